@@ -1,0 +1,3 @@
+from adaptsched.cli import main
+
+raise SystemExit(main())

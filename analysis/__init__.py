@@ -1,0 +1,1 @@
+"""adaptsched.analysis"""

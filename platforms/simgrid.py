@@ -1,0 +1,175 @@
+"""SimGrid platform files: reading the hosts Batsim uses, and generating clusters.
+
+Reading follows Batsim 4.2.1 (``src/machines.cpp``) on SimGrid 3.32:
+
+- every ``<host>`` and every host of a ``<cluster>`` (``prefix`` + number +
+  ``suffix`` for each number of ``radical``) is a machine, whatever its zone;
+- the master host is the one whose ``role`` property is ``master`` (``<prop>``
+  children of a ``<cluster>`` apply to each of its hosts), or else the host named
+  ``master_host`` (Batsim's default ``-m``); every other host computes;
+- compute hosts get resource ids 0..N-1 in the byte order of their names
+  (``Engine::get_all_hosts()`` sorts by name), so ``host10`` comes before ``host2``.
+  Generated platforms zero-pad their names so that this order is the numeric one;
+- a host's speed is its first power state (``speed="100Mf, 50Mf"`` is 100 Mflop/s).
+
+Generated platforms have **no network links**: a single ``routing="Full"`` zone
+with no routes. SimGrid gives such a zone an implicit loopback link (10 GB/s by
+default, so each 1-byte message between Batsim's processes on the master host
+would take 1e-10 s; these offsets add up along a trace and reorder simultaneous
+events); the generated files set it to 1e20 B/s. Every message between Batsim's
+processes, and so every job start, then takes zero simulated time (equivalent to
+zero-latency, infinite-bandwidth links) and times stay exact. On platforms with link latencies, real Batsim starts each job after the
+message latency (2.4 ms on Batsim's ``cluster512.xml``); the embedded engine
+models no network at all, so only zero-latency platforms give identical outputs.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adaptsched.errors import InputError
+
+#: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
+SHIPPED_SIZES = (64, 100, 128, 338, 430)
+
+_SPEED_UNITS = {
+    "f": 1.0, "kf": 1e3, "Mf": 1e6, "Gf": 1e9, "Tf": 1e12, "Pf": 1e15, "Ef": 1e18, "Zf": 1e21, "Yf": 1e24,
+}
+_SPEED_RE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kMGTPEZY]?f)?(?:lops)?\s*$")
+
+
+@dataclass(frozen=True)
+class Host:
+    name: str
+    speed_flops: float
+    properties: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Platform:
+    """The machines of a platform file, as Batsim numbers them."""
+
+    path: str
+    master: Host
+    compute_hosts: tuple  # of Host, index = Batsim resource id
+
+    @property
+    def nb_hosts(self) -> int:
+        return len(self.compute_hosts)
+
+
+def parse_speed(text: str, *, path="<platform>", what="speed") -> float:
+    """Flop/s of a SimGrid speed string; only the first power state counts.
+
+    >>> parse_speed("1Gf"), parse_speed("98.095Mf"), parse_speed("100.0Mf, 88Mf")
+    (1000000000.0, 98095000.0, 100000000.0)
+    """
+    first = text.split(",")[0]
+    match = _SPEED_RE.match(first)
+    if not match:
+        raise InputError(path, f"{what} {text!r} is not a SimGrid speed such as '1Gf'")
+    value = float(match.group(1)) * _SPEED_UNITS[match.group(2) or "f"]
+    if value <= 0:
+        raise InputError(path, f"{what} {text!r} must be positive")
+    return value
+
+
+def _radical_numbers(radical: str, path) -> list[int]:
+    numbers = []
+    for part in radical.split(","):
+        bounds = part.strip().split("-")
+        try:
+            if len(bounds) == 1:
+                numbers.append(int(bounds[0]))
+            elif len(bounds) == 2:
+                numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+            else:
+                raise ValueError
+        except ValueError:
+            raise InputError(path, f"cluster radical {radical!r} is not like '0-127' or '0-3,8'") from None
+    return numbers
+
+
+def _props(element) -> dict:
+    return {p.get("id"): p.get("value", "") for p in element.findall("prop")}
+
+
+def read_platform(path) -> Platform:
+    """Reads the machines of a SimGrid platform XML file the way Batsim does."""
+    path = str(path)
+    try:
+        root = ET.parse(path).getroot()
+    except FileNotFoundError:
+        raise InputError(path, "no such platform file") from None
+    except ET.ParseError as error:
+        line = error.position[0] if error.position else None
+        raise InputError(path, f"not valid XML ({error.msg if hasattr(error, 'msg') else error})", line=line) from None
+    if root.tag != "platform":
+        raise InputError(path, f"root element is <{root.tag}>, expected <platform>")
+
+    hosts = []
+    for element in root.iter():
+        if element.tag == "host":
+            name = element.get("id")
+            if not name:
+                raise InputError(path, "a <host> has no 'id'")
+            speed = parse_speed(element.get("speed", ""), path=path, what=f"host {name!r} speed")
+            hosts.append(Host(name, speed, _props(element)))
+        elif element.tag == "cluster":
+            cid = element.get("id", "?")
+            speed = parse_speed(element.get("speed", ""), path=path, what=f"cluster {cid!r} speed")
+            props = _props(element)
+            prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
+            for number in _radical_numbers(element.get("radical", ""), path):
+                hosts.append(Host(f"{prefix}{number}{suffix}", speed, dict(props)))
+
+    masters = [h for h in hosts if h.properties.get("role") == "master"]
+    if not masters:
+        masters = [h for h in hosts if h.name == "master_host"]
+    if len(masters) != 1:
+        found = ", ".join(h.name for h in masters) or "none"
+        raise InputError(path, f"needs exactly one master host (property role=master), found {found}")
+    master = masters[0]
+    compute = sorted((h for h in hosts if h is not master), key=lambda h: h.name.encode())
+    if not compute:
+        raise InputError(path, "has no compute host (every host but the master computes)")
+    names = [h.name for h in compute]
+    if len(set(names)) != len(names):
+        raise InputError(path, "host names must be unique")
+    return Platform(path, master, tuple(compute))
+
+
+def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
+    """XML of a homogeneous cluster: a master plus ``nb_hosts`` compute hosts, no links."""
+    if nb_hosts < 1:
+        raise ValueError("a cluster needs at least one compute host")
+    parse_speed(speed)
+    width = len(str(nb_hosts - 1))
+    lines = [
+        "<?xml version='1.0'?>",
+        '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+        '<platform version="4.1">',
+        f"  <!-- adaptsched: {nb_hosts} compute hosts at {speed}, plus a master. No links and an",
+        "       instantaneous loopback: Batsim's messages and job starts take zero simulated time. -->",
+        '  <config><prop id="network/loopback-bw" value="1e20"/></config>',
+        '  <zone id="cluster" routing="Full">',
+        f'    <host id="master" speed="{speed}"><prop id="role" value="master"/></host>',
+    ]
+    lines += [f'    <host id="host{i:0{width}d}" speed="{speed}"/>' for i in range(nb_hosts)]
+    lines += ["  </zone>", "</platform>", ""]
+    return "\n".join(lines)
+
+
+def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
+    path = Path(path)
+    path.write_text(cluster_xml(nb_hosts, speed=speed))
+    return path
+
+
+def shipped_platform(nb_hosts: int) -> Path | None:
+    """Path of the shipped ``cluster<N>.xml``, or None."""
+    candidate = Path(__file__).with_name(f"cluster{nb_hosts}.xml")
+    return candidate if candidate.exists() else None

@@ -1,0 +1,691 @@
+"""Batsim 4.2.1's processes, re-implemented on the SimGrid-like kernel.
+
+Each function below is the Python twin of a Batsim actor, step for step, so that
+the scheduler receives the same messages, batched the same way, in the same
+order, at the same times as with real Batsim on a network-less platform:
+
+========================  ==========================================================
+``server``                ``src/server.cpp``: handles one internal message at a time;
+                          sends the accumulated events to the scheduler when it is
+                          ready and the server mailbox is empty.
+``static_job_submitter``  ``src/job_submitter.cpp``: submits the jobs of one workload
+                          at their submission times, grouped by equal times.
+``execute_job``           ``src/jobs_execution.cpp``: runs one job (delay or
+                          parallel_homogeneous_total profile) with its walltime.
+``waiter``                ``waiter_process``: answers CALL_ME_LATER.
+``killer``                ``killer_process``: KILL_JOB.
+``request_reply``         ``src/network.cpp`` + ``src/protocol.cpp``: one exchange
+                          with the scheduler, then its decisions delivered to the
+                          server at their timestamps, then SCHED_READY.
+========================  ==========================================================
+
+Every check Batsim makes on a decision (unknown job, allocation of the wrong size,
+busy host, job started twice, ...) stops the run with a
+:class:`~adaptsched.errors.SimulationError` naming the event.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from adaptsched.errors import SimulationError
+from adaptsched.engines.embedded.jsonfmt import RawJson, dumps
+from adaptsched.engines.embedded.kernel import (
+    CREATE, EXEC_CANCEL, EXEC_START, EXEC_WAIT, KILL, SLEEP, Kernel, Mailbox, get, put,
+)
+from adaptsched.engines.embedded.outputs import JobsTracer, interval_string
+from adaptsched.workloads.batsim_json import Job, Workload, parse_job, parse_profile
+
+COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
+                    "COMPLETED_KILLED")
+SUPPORTED_EVENTS = ("EXECUTE_JOB", "REJECT_JOB", "KILL_JOB", "CALL_ME_LATER", "NOTIFY",
+                    "SET_JOB_METADATA", "REGISTER_JOB", "REGISTER_PROFILE", "ANSWER")
+
+
+class Options:
+    """Batsim command-line switches the embedded engine honours."""
+
+    def __init__(self, *, dynamic_jobs=False, ack_dynamic_jobs=False, profile_reuse=False,
+                 forward_profiles=False, sched_config=""):
+        self.dynamic_jobs = dynamic_jobs  # --enable-dynamic-jobs
+        self.ack_dynamic_jobs = ack_dynamic_jobs  # --acknowledge-dynamic-jobs
+        self.profile_reuse = profile_reuse  # --enable-profile-reuse
+        self.forward_profiles = forward_profiles  # --forward-profiles-on-submission
+        self.sched_config = sched_config  # --sched-cfg
+
+    @property
+    def garbage_collect_profiles(self) -> bool:
+        return not (self.dynamic_jobs and self.profile_reuse)
+
+
+class EventBuffer:
+    """Batsim's ``JsonProtocolWriter``: the events waiting to be sent."""
+
+    def __init__(self):
+        self.events = []
+
+    def append(self, timestamp: float, etype: str, data):
+        self.events.append('{"timestamp":%f,"type":"%s","data":%s}' % (timestamp, etype, data))
+
+    def empty(self) -> bool:
+        return not self.events
+
+    def message(self, now: float) -> str:
+        text = '{"now":%f,"events":[%s]}' % (now, ",".join(self.events))
+        self.events = []
+        return text
+
+
+class EmbeddedBatsim:
+    """One simulation: a platform, static workloads and a scheduler connection."""
+
+    def __init__(self, platform, workloads: list[Workload], connection, export_prefix: str, *,
+                 options: Options | None = None, progress=None):
+        self.platform = platform
+        self.workloads = {w.name: w for w in workloads}
+        self.static_workloads = [w.name for w in workloads]
+        self.connection = connection
+        self.options = options or Options()
+        self.progress = progress  # called with the number of completed jobs
+        self.kernel = Kernel()
+        self.mbox = Mailbox("server")
+        self.events = EventBuffer()
+        self.nb_hosts = platform.nb_hosts
+        self.speeds = [h.speed_flops for h in platform.compute_hosts]
+        self.host_job = [None] * self.nb_hosts
+        self.host_busy_since = [0.0] * self.nb_hosts  # last state change of each host
+        self.time_computing = 0.0
+        self.time_idle = 0.0
+        self.tracer = JobsTracer(export_prefix, self.nb_hosts)
+        # server state (ServerData)
+        self.sched_ready = True
+        self.end_sent = False
+        self.end_ack = False
+        self.nb_submitted = self.nb_completed = self.nb_running = 0
+        self.nb_waiters = self.nb_killers = 0
+        self.submitters_finished = 0
+        self.registration_finished = False
+        self.jobs_to_delete = []
+        self.met = set()  # every job id ever registered (Batsim's _jobs_met)
+        self.jobs = {}  # live jobs: full id -> Job
+        self.job_profiles = {}  # full id -> Profile, kept while the job lives
+        for workload in workloads:
+            for job in workload.jobs.values():
+                self.jobs[job.id] = job
+                self.met.add(job.id)
+                self.job_profiles[job.id] = workload.profiles[job.profile]
+        self.scheduling_time_s = 0.0
+        self.nb_messages = 0
+
+    # -- running --------------------------------------------------------------
+    def run(self):
+        """Runs the simulation; outputs are written even when it fails."""
+        try:
+            for name in self.static_workloads:
+                self.kernel.spawn(f"workload_submitter_{name}", self.static_job_submitter(name))
+            self.kernel.spawn("server", self.server())
+            self.kernel.run()
+            if not self.end_ack:
+                raise SimulationError(
+                    f"the simulation deadlocked at t={self.kernel.now:f}: no event can happen any more "
+                    f"but {self.nb_submitted - self.nb_completed} submitted job(s) are not finished "
+                    "(a scheduler with dynamic job registration must send NOTIFY registration_finished)")
+        finally:
+            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s,
+                                 time_computing=self.time_computing, time_idle=self.time_idle)
+        return self
+
+    @property
+    def now(self) -> float:
+        return self.kernel.now
+
+    def fail(self, message: str):
+        raise SimulationError(f"t={self.kernel.now:f}: {message}")
+
+    # -- jobs and profiles ------------------------------------------------------
+    def workload(self, name: str) -> Workload:
+        try:
+            return self.workloads[name]
+        except KeyError:
+            self.fail(f"workload '{name}' does not exist")
+
+    def job_at(self, job_id: str) -> Job:
+        job = self.jobs.get(job_id)
+        if job is None:
+            if "!" not in job_id:
+                self.fail(f"invalid job identifier '{job_id}': should be WORKLOAD!NAME, e.g. 'w0!42'")
+            self.workload(job_id.split("!", 1)[0])
+            self.fail(f"cannot get job '{job_id}': it does not exist")
+        return job
+
+    def job_is_registered(self, job_id: str) -> bool:
+        if "!" not in job_id:
+            self.fail(f"invalid job identifier '{job_id}': should be WORKLOAD!NAME, e.g. 'w0!42'")
+        self.workload(job_id.split("!", 1)[0])
+        return job_id in self.met
+
+    def delete_jobs(self):
+        for job_id in self.jobs_to_delete:
+            job = self.jobs.pop(job_id)
+            del self.job_profiles[job_id]
+            if self.options.garbage_collect_profiles:
+                self.workloads[job.workload].profiles[job.profile] = None
+        self.jobs_to_delete = []
+
+    # -- machines -------------------------------------------------------------
+    def hosts_start(self, job, hosts):
+        now = self.kernel.now
+        for host in hosts:
+            self.time_idle += now - self.host_busy_since[host]
+            self.host_busy_since[host] = now
+            self.host_job[host] = job.id
+
+    def hosts_end(self, hosts):
+        now = self.kernel.now
+        for host in hosts:
+            self.time_computing += now - self.host_busy_since[host]
+            self.host_busy_since[host] = now
+            self.host_job[host] = None
+
+    # -- messages to the scheduler --------------------------------------------
+    def append_job_completed(self, job):
+        self.events.append(self.kernel.now, "JOB_COMPLETED",
+                           '{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}'
+                           % (dumps(job.id), job.state, job.return_code, interval_string(job.allocation)))
+
+    def write_job(self, job):
+        alloc = "" if job.allocation is None else interval_string(job.allocation)
+        self.tracer.write_job(job, job.workload, alloc)
+        if self.progress is not None:
+            self.progress(self.tracer.nb_jobs)
+
+    def simulation_begins(self):
+        resources = [{"id": i, "name": h.name, "state": "idle",
+                      "properties": {"role": "", **h.properties}, "zone_properties": {}}
+                     for i, h in enumerate(self.platform.compute_hosts)]
+        config = {
+            "redis-enabled": False, "redis-hostname": "127.0.0.1", "redis-port": 6379,
+            "redis-prefix": "default",
+            "profiles-forwarded-on-submission": self.options.forward_profiles,
+            "dynamic-jobs-enabled": self.options.dynamic_jobs,
+            "dynamic-jobs-acknowledged": self.options.ack_dynamic_jobs,
+            "profile-reuse-enabled": not self.options.garbage_collect_profiles,
+            "sched-config": self.options.sched_config,
+            "forward-unknown-events": False,
+        }
+        profiles = {name: {p: RawJson(prof.json) for p, prof in w.profiles.items() if prof is not None}
+                    for name, w in self.workloads.items()}
+        data = {
+            "nb_resources": self.nb_hosts, "nb_compute_resources": self.nb_hosts,
+            "nb_storage_resources": 0, "allow_compute_sharing": False, "allow_storage_sharing": True,
+            "config": config, "compute_resources": resources, "storage_resources": [],
+            "workloads": {name: w.path for name, w in self.workloads.items()},
+            "profiles": profiles,
+        }
+        self.events.append(self.kernel.now, "SIMULATION_BEGINS", dumps(data))
+
+    # -- actors ---------------------------------------------------------------
+    def server(self):
+        self.simulation_begins()
+        yield from self.generate_and_send()
+        handlers = {
+            "JOB_SUBMITTED": self.on_job_submitted, "JOB_COMPLETED": self.on_job_completed,
+            "SCHED_READY": self.on_sched_ready, "SCHED_EXECUTE_JOB": self.on_execute_job,
+            "SCHED_REJECT_JOB": self.on_reject_job, "SCHED_KILL_JOB": self.on_kill_jobs,
+            "SCHED_CALL_ME_LATER": self.on_call_me_later, "WAITING_DONE": self.on_waiting_done,
+            "KILLING_DONE": self.on_killing_done, "SCHED_SET_JOB_METADATA": self.on_set_job_metadata,
+            "JOB_REGISTERED_BY_DP": self.on_register_job, "PROFILE_REGISTERED_BY_DP": None,
+            "END_DYNAMIC_REGISTER": self.on_end_dynamic_register,
+            "CONTINUE_DYNAMIC_REGISTER": self.on_continue_dynamic_register,
+            "SUBMITTER_HELLO": None, "SUBMITTER_BYE": self.on_submitter_bye,
+        }
+        while not self.end_ack:
+            message = yield from get(self.mbox)
+            handler = handlers[message[0]]
+            if handler is not None:
+                creation = handler(message)
+                if creation is not None:  # handlers that start an actor do it by a simcall
+                    actor = yield creation
+                    if creation[0] == CREATE and len(creation) > 3:
+                        creation[3].actor = actor  # the job this actor executes
+            if self.sched_ready and not self.end_ack and self.mbox.empty():
+                if not self.events.empty():
+                    yield from self.generate_and_send()
+                    if self.jobs_to_delete:
+                        self.delete_jobs()
+                elif self.simulation_finished() and not self.end_sent:
+                    self.events.append(self.kernel.now, "SIMULATION_ENDS", "{}")
+                    yield from self.generate_and_send()
+                    self.end_sent = True
+
+    def generate_and_send(self):
+        text = self.events.message(self.kernel.now)
+        self.nb_messages += 1
+        yield (CREATE, "Scheduler REQ-REP", self.request_reply(text))
+        self.sched_ready = False
+
+    def simulation_finished(self) -> bool:
+        return (self.submitters_finished == len(self.static_workloads)
+                and (not self.options.dynamic_jobs or self.registration_finished)
+                and self.nb_completed == self.nb_submitted and self.nb_running == 0
+                and self.nb_waiters == 0 and self.nb_killers == 0)
+
+    def static_job_submitter(self, workload_name: str):
+        mbox = self.mbox
+        yield from put(mbox, ("SUBMITTER_HELLO",))
+        current = self.kernel.now
+        jobs = sorted(self.workloads[workload_name].jobs.values(), key=lambda j: (j.subtime, j.id))
+        to_send = []
+        for job in jobs:
+            if job.subtime > current:
+                if to_send:
+                    yield from put(mbox, ("JOB_SUBMITTED", to_send))
+                    to_send = []
+                yield (SLEEP, job.subtime - current)
+                current = self.kernel.now
+            to_send.append(job)
+        if to_send:
+            yield from put(mbox, ("JOB_SUBMITTED", to_send))
+        yield from put(mbox, ("SUBMITTER_BYE",))
+
+    def execute_job(self, job, hosts):
+        kernel = self.kernel
+        job.starting_time = kernel.now
+        job.allocation = hosts
+        remaining = job.walltime
+        profile = self.job_profiles[job.id]
+        self.hosts_start(job, hosts)
+        if profile.type == "delay":
+            job.delay_start = kernel.now
+            job.delay_required = profile.delay
+            if remaining < 0 or profile.delay < remaining:
+                yield (SLEEP, profile.delay)
+                code = profile.ret
+            else:
+                yield (SLEEP, remaining)
+                code = -1
+        else:  # parallel_homogeneous_total: cpu/n flops on each host; the slowest ends it
+            share = profile.cpu / len(hosts)
+            duration = max(share / self.speeds[h] for h in hosts)
+            job.exec_start = kernel.now
+            job.exec_duration = duration
+            execution = yield (EXEC_START, duration)
+            job.execution = execution
+            outcome = yield (EXEC_WAIT, execution, remaining if remaining >= 0 else None)
+            code = profile.ret if outcome == "done" else (-1 if outcome == "timeout" else -2)
+        job.return_code = code
+        if code == 0:
+            job.state = "COMPLETED_SUCCESSFULLY"
+        elif code > 0:
+            job.state = "COMPLETED_FAILED"
+        elif code == -1:
+            job.state = "COMPLETED_WALLTIME_REACHED"
+        else:
+            job.state = "COMPLETED_KILLED"
+        self.hosts_end(hosts)
+        job.runtime = kernel.now - job.starting_time
+        if job.runtime == 0:
+            job.runtime = 1e-5  # Batsim's epsilon for null runtimes
+        if job.state != "COMPLETED_KILLED":
+            yield from put(self.mbox, ("JOB_COMPLETED", job))
+
+    def waiter(self, target: float):
+        current = self.kernel.now
+        if current < target:
+            yield (SLEEP, max(target - current, 1e-5))
+        if not (self.end_sent or self.end_ack):
+            yield from put(self.mbox, ("WAITING_DONE",))
+
+    def killer(self, job_ids):
+        progress = {}
+        for job_id in job_ids:
+            job = self.job_at(job_id)
+            if job.state in ("REJECTED", "SUBMITTED", "NOT_SUBMITTED"):
+                self.fail(f"bad kill: job {job_id} has not been started")
+            if job.state != "RUNNING":
+                continue
+            now = self.kernel.now
+            profile = self.job_profiles[job.id]
+            if profile.type == "delay":
+                ratio = (now - job.delay_start) / job.delay_required
+            else:
+                ratio = (now - job.exec_start) / job.exec_duration if job.exec_duration > 0 else 1.0
+            progress[job_id] = {"profile_name": job.profile, "progress": float(ratio)}
+            if profile.type != "delay":
+                yield (EXEC_CANCEL, job.execution)  # the job's actor ends it as killed
+                continue
+            yield (KILL, job.actor)
+            job.state = "COMPLETED_KILLED"  # its return code keeps its initial value, -1
+            self.hosts_end(job.allocation)
+            job.runtime = self.kernel.now - job.starting_time
+            if job.runtime == 0:
+                job.runtime = 1e-5
+        yield from put(self.mbox, ("KILLING_DONE", job_ids, progress))
+
+    # -- server handlers (server.cpp) -----------------------------------------
+    def on_submitter_bye(self, message):
+        self.submitters_finished += 1
+        if self.submitters_finished == len(self.static_workloads):
+            self.events.append(self.kernel.now, "NOTIFY", '{"type":"no_more_static_job_to_submit"}')
+
+    def on_job_submitted(self, message):
+        now = self.kernel.now
+        forward = self.options.forward_profiles
+        for job in message[1]:
+            job.state = "SUBMITTED"
+            self.nb_submitted += 1
+            if forward:
+                data = '{"job_id":%s,"job":%s,"profile":%s}' % (
+                    dumps(job.id), job.json, self.job_profiles[job.id].json)
+            else:
+                data = '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json)
+            self.events.append(now, "JOB_SUBMITTED", data)
+
+    def on_job_completed(self, message):
+        job = message[1]
+        self.nb_running -= 1
+        self.nb_completed += 1
+        self.append_job_completed(job)
+        self.write_job(job)
+        self.jobs_to_delete.append(job.id)
+
+    def on_sched_ready(self, message):
+        self.sched_ready = True
+        if self.end_sent:
+            self.end_ack = True
+
+    def on_waiting_done(self, message):
+        self.events.append(self.kernel.now, "REQUESTED_CALL", "{}")
+        self.nb_waiters -= 1
+
+    def on_killing_done(self, message):
+        job_ids, progress = message[1], message[2]
+        for job_id in job_ids:
+            job = self.job_at(job_id)
+            if job.state == "COMPLETED_KILLED":
+                self.nb_running -= 1
+                self.nb_completed += 1
+                self.append_job_completed(job)
+                self.write_job(job)
+                self.jobs_to_delete.append(job.id)
+        data = {"job_ids": list(job_ids), "job_progress": {j: progress[j] for j in job_ids if j in progress}}
+        self.events.append(self.kernel.now, "JOB_KILLED", dumps(data))
+        self.nb_killers -= 1
+
+    def on_register_job(self, message):
+        job = message[1]
+        self.nb_submitted += 1
+        if self.options.ack_dynamic_jobs:
+            self.events.append(self.kernel.now, "JOB_SUBMITTED",
+                               '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json))
+
+    def on_end_dynamic_register(self, message):
+        self.registration_finished = True
+
+    def on_continue_dynamic_register(self, message):
+        self.registration_finished = False
+
+    def on_set_job_metadata(self, message):
+        job_id, metadata = message[1], message[2]
+        if not self.job_is_registered(job_id):
+            self.fail(f"the job '{job_id}' does not exist, cannot set its metadata")
+        self.job_at(job_id).metadata = metadata
+
+    def on_reject_job(self, message):
+        job_id = message[1]
+        if not self.job_is_registered(job_id):
+            self.fail(f"REJECT_JOB: job '{job_id}' does not exist")
+        job = self.job_at(job_id)
+        if job.state != "SUBMITTED":
+            self.fail(f"invalid rejection received: job '{job_id}' cannot be rejected at the present time "
+                      f"(its state is {job.state}); to be rejected, a job must be submitted and not allocated yet")
+        job.state = "REJECTED"
+        self.nb_completed += 1
+        self.write_job(job)
+        self.jobs_to_delete.append(job.id)
+
+    def on_kill_jobs(self, message):
+        to_kill = []
+        for job_id in message[1]:
+            if not self.job_is_registered(job_id):
+                self.fail(f"trying to kill job '{job_id}' but it does not exist")
+            job = self.job_at(job_id)
+            if not job.kill_requested:
+                if job.state != "RUNNING" and job.state not in COMPLETED_STATES:
+                    self.fail(f"invalid KILL_JOB: job '{job_id}' is neither running nor completed "
+                              f"(its state is {job.state})")
+                job.kill_requested = True
+                to_kill.append(job_id)
+        if to_kill:
+            self.nb_killers += 1
+            return (CREATE, "killer_process", self.killer(to_kill))
+        return None
+
+    def on_call_me_later(self, message):
+        target = message[1]
+        if not target > self.kernel.now:
+            self.fail(f"CALL_ME_LATER: you asked to be awaken in the past! (you ask: {target:f}, "
+                      f"it is: {self.kernel.now:f})")
+        self.nb_waiters += 1
+        return (CREATE, f"waiter {target:f}", self.waiter(target))
+
+    def on_execute_job(self, message):
+        job, hosts, alloc_text = message[1], message[2], message[3]
+        if job.state != "SUBMITTED":
+            self.fail(f"cannot execute job '{job.id}': its state ({job.state}) is not SUBMITTED "
+                      "(a job can be started only once)")
+        job.state = "RUNNING"
+        self.nb_running += 1
+        for host in hosts:
+            if self.host_job[host] is not None:
+                self.fail(f"job '{job.id}': invalid allocation ('{alloc_text}'): machine {host} "
+                          f"(hostname='{self.platform.compute_hosts[host].name}') is currently computing "
+                          f"jobs (these ones: {{{self.host_job[host]}}}) whereas time-sharing on compute "
+                          "machines is disabled")
+        profile = self.job_profiles[job.id]
+        if profile.type != "parallel_homogeneous_total" and len(hosts) != job.res:
+            self.fail(f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
+                      f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles "
+                      "may run on another number of machines)")
+        actor_gen = self.execute_job(job, hosts)
+        return (CREATE, f"job_{job.id}", actor_gen, job)
+
+    # -- the exchange with the scheduler (network.cpp, protocol.cpp) ----------
+    def request_reply(self, text: str):
+        start = time.perf_counter()
+        reply = self.connection.exchange(text)
+        self.scheduling_time_s += time.perf_counter() - start
+        try:
+            doc = json.loads(reply)
+        except json.JSONDecodeError as error:
+            self.fail(f"invalid JSON message from the scheduler: could not be parsed ({error.msg})")
+        if not isinstance(doc, dict):
+            self.fail("invalid JSON message from the scheduler: not a JSON object")
+        now = doc.get("now")
+        if not isinstance(now, (int, float)) or isinstance(now, bool):
+            self.fail("invalid JSON message from the scheduler: no numeric 'now' key")
+        events = doc.get("events")
+        if not isinstance(events, list):
+            self.fail("invalid JSON message from the scheduler: 'events' should be an array")
+        kernel = self.kernel
+        for number, event in enumerate(events):
+            timestamp, message = self.parse_event(number, event, float(now))
+            if message is None:
+                continue
+            if timestamp > kernel.now:
+                yield (SLEEP, timestamp - kernel.now)
+            yield from put(self.mbox, message)
+        if now > kernel.now:
+            yield (SLEEP, now - kernel.now)
+        yield from put(self.mbox, ("SCHED_READY",))
+
+    def parse_event(self, number: int, event, now: float):
+        """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""
+        where = f"invalid JSON message: event {number}"
+        if not isinstance(event, dict):
+            self.fail(f"{where} should be an object")
+        timestamp = event.get("timestamp")
+        if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
+            self.fail(f"{where} should have a numeric 'timestamp' key")
+        if timestamp > now:
+            self.fail(f"{where}: timestamp {timestamp:g} should be lower than or equal to now={now:g}")
+        etype = event.get("type")
+        if not isinstance(etype, str):
+            self.fail(f"{where} should have a string 'type' key")
+        data = event.get("data")
+        if "data" not in event:
+            self.fail(f"{where} should have a 'data' key")
+        where = f"{where} ({etype})"
+        if etype not in SUPPORTED_EVENTS:
+            self.fail(f"{where}: the embedded engine does not support {etype} events "
+                      f"(it supports {', '.join(SUPPORTED_EVENTS)}); use --engine batsim")
+        if not isinstance(data, dict):
+            self.fail(f"{where}: the 'data' value should be an object")
+        return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
+
+    def _job_id(self, where, data, key="job_id") -> str:
+        value = data.get(key)
+        if not isinstance(value, str):
+            self.fail(f"{where}: the '{key}' value should be a string")
+        return value
+
+    def parse_execute_job(self, where, data):
+        if len(data) not in (2, 3):
+            self.fail(f"{where}: the 'data' value should be of size in {{2,3}} (size={len(data)})")
+        job_id = self._job_id(where, data)
+        job = self.job_at(job_id)
+        alloc = data.get("alloc")
+        if not isinstance(alloc, str):
+            self.fail(f"{where}: the 'alloc' value should be a string")
+        hosts = self.parse_interval_set(where, alloc)
+        if not hosts:
+            self.fail(f"{where}: the number of allocated resources should be strictly positive (got 0)")
+        extra = set(data) - {"job_id", "alloc"}
+        if extra:
+            self.fail(f"{where}: the embedded engine does not support '{sorted(extra)[0]}' in EXECUTE_JOB; "
+                      "use --engine batsim")
+        return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
+
+    def parse_interval_set(self, where, text: str) -> list:
+        hosts = set()
+        for part in text.split(" "):
+            if not part:
+                continue
+            bounds = part.split("-")
+            try:
+                if len(bounds) == 1:
+                    low = high = int(bounds[0])
+                elif len(bounds) == 2:
+                    low, high = int(bounds[0]), int(bounds[1])
+                else:
+                    raise ValueError
+            except ValueError:
+                self.fail(f"{where}: invalid interval set '{text}'")
+            if low < 0 or high < low:
+                self.fail(f"{where}: invalid interval '{part}' in '{text}'")
+            if high >= self.nb_hosts:
+                self.fail(f"{where}: machine {high} does not exist (the platform has {self.nb_hosts} "
+                          f"compute machines, 0-{self.nb_hosts - 1})")
+            hosts.update(range(low, high + 1))
+        return sorted(hosts)
+
+    def parse_reject_job(self, where, data):
+        if len(data) != 1:
+            self.fail(f"{where}: the 'data' value should be of size 1 (size={len(data)})")
+        return ("SCHED_REJECT_JOB", self._job_id(where, data))
+
+    def parse_kill_job(self, where, data):
+        ids = data.get("job_ids")
+        if len(data) != 1 or not isinstance(ids, list) or not ids:
+            self.fail(f"{where}: the 'data' value should be {{'job_ids': [non-empty array]}}")
+        if not all(isinstance(i, str) for i in ids):
+            self.fail(f"{where}: every job id should be a string")
+        return ("SCHED_KILL_JOB", list(ids))
+
+    def parse_call_me_later(self, where, data):
+        target = data.get("timestamp")
+        if len(data) != 1 or not isinstance(target, (int, float)) or isinstance(target, bool):
+            self.fail(f"{where}: the 'data' value should be {{'timestamp': number}}")
+        return ("SCHED_CALL_ME_LATER", float(target))
+
+    def parse_notify(self, where, data):
+        kind = data.get("type")
+        if kind == "registration_finished":
+            return ("END_DYNAMIC_REGISTER",)
+        if kind == "continue_registration":
+            return ("CONTINUE_DYNAMIC_REGISTER",)
+        self.fail(f"unknown NOTIFY type received ({kind!r})")
+
+    def parse_set_job_metadata(self, where, data):
+        metadata = data.get("metadata")
+        if len(data) != 2 or not isinstance(metadata, str):
+            self.fail(f"{where}: the 'data' value should be {{'job_id': string, 'metadata': string}}")
+        if '"' in metadata:
+            self.fail(f"{where}: the 'metadata' value should not contain double quotes (got ###{metadata}###)")
+        return ("SCHED_SET_JOB_METADATA", self._job_id(where, data), metadata)
+
+    def parse_answer(self, where, data):
+        if "estimate_waiting_time" not in data or len(data) != 1:
+            self.fail(f"{where}: unknown ANSWER type")
+        return None  # Batsim only warns that it does not know what to do with it
+
+    def parse_register_profile(self, where, data):
+        if not self.options.dynamic_jobs:
+            self.fail(f"{where}: dynamic profile registration received but the option seems disabled "
+                      "(enable dynamic jobs)")
+        if self.registration_finished:
+            self.fail(f"{where}: dynamic profile registration received after registration_finished")
+        workload_name = data.get("workload_name")
+        profile_name = data.get("profile_name")
+        if not isinstance(workload_name, str) or not isinstance(profile_name, str):
+            self.fail(f"{where}: 'workload_name' and 'profile_name' should be strings")
+        if not isinstance(data.get("profile"), dict):
+            self.fail(f"{where}: ['data']['profile'] should be an object")
+        workload = self.workloads.get(workload_name)
+        if workload is None:
+            workload = self.workloads[workload_name] = Workload(workload_name, "", 0, {}, {})
+        if profile_name in workload.profiles:
+            self.fail(f"invalid new profile registration: profile '{profile_name}' already existed "
+                      f"in workload '{workload_name}'")
+        try:
+            workload.profiles[profile_name] = parse_profile(
+                profile_name, data["profile"], ("scheduler", f"{where}: "))
+        except Exception as error:  # InputError: report as a decision error
+            self.fail(str(error).split(": ", 1)[-1])
+        return ("PROFILE_REGISTERED_BY_DP",)
+
+    def parse_register_job(self, where, data):
+        if not self.options.dynamic_jobs:
+            self.fail(f"{where}: dynamic job registration received but the option seems disabled "
+                      "(enable dynamic jobs)")
+        if self.registration_finished:
+            self.fail(f"{where}: dynamic job registration received after registration_finished")
+        job_id = self._job_id(where, data)
+        desc = data.get("job")
+        if not isinstance(desc, dict):
+            self.fail(f"{where}: ['data']['job'] should be an object")
+        if "!" not in job_id:
+            self.fail(f"{where}: invalid job identifier '{job_id}': should be WORKLOAD!NAME")
+        workload_name = job_id.split("!", 1)[0]
+        if workload_name not in self.workloads:
+            self.fail(f"{where}: workload '{workload_name}' should exist (register a profile in it first)")
+        if job_id in self.met:
+            self.fail(f"cannot register new job '{job_id}', it already exists in the workload")
+        workload = self.workloads[workload_name]
+        live_profiles = {name: p for name, p in workload.profiles.items() if p is not None}
+        profile_name = desc.get("profile")
+        if isinstance(profile_name, str) and profile_name in workload.profiles and profile_name not in live_profiles:
+            self.fail(f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
+                      "accessible (profiles are freed with their last job unless profile reuse is enabled)")
+        desc = dict(desc)
+        desc["id"] = job_id
+        try:
+            job = parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: "))
+        except Exception as error:  # InputError: report as a decision error
+            self.fail(str(error).split(": ", 1)[-1])
+        job.state = "SUBMITTED"
+        self.jobs[job.id] = job
+        self.met.add(job.id)
+        self.job_profiles[job.id] = live_profiles[job.profile]
+        return ("JOB_REGISTERED_BY_DP", job)

@@ -1,0 +1,295 @@
+"""A minimal discrete-event kernel with SimGrid 3.32's scheduling semantics.
+
+Batsim is a set of SimGrid actors exchanging messages through mailboxes. Which
+events reach the scheduler together, and in which order, follows from how SimGrid
+interleaves those actors at equal simulated times, so the embedded engine runs
+the same actors (``batsim.py``) on a kernel that reproduces that interleaving
+(SimGrid sources: ``src/kernel/EngineImpl.cpp``, ``activity/CommImpl.cpp``,
+``activity/ActivityImpl.cpp``, ``surf/ptask_L07.cpp``):
+
+- Actors are generators. Each ``yield`` is a *simcall*. A sub-round runs every
+  ready actor up to its next simcall, then handles the simcalls in the order the
+  actors ran. An answered simcall puts its actor back in the ready list, in
+  answer order; an actor created by a simcall is ready before its creator.
+- ``isend``/``irecv`` match the oldest opposite request of the mailbox (FIFO) and
+  start the transfer; ``wait`` blocks until it completes. A put or get is these
+  two simcalls, so each costs two sub-rounds.
+- Time only moves when no actor is ready (``solve``). Transfers take zero time on
+  the platforms we generate, but still complete in a later solve. Every action
+  done by the earliest end finishes in that solve: sleeps and wait timeouts
+  within SimGrid's timing precision (1e-9 s), executions within 1e-14 of their
+  work. They finish in creation order (ptask_L07 keeps one started-action list),
+  and the waiters of each are answered in the order they started waiting.
+
+Network-less platforms with an instantaneous loopback (what ``adaptsched platform``
+generates) make every transfer take zero time; on other platforms real Batsim
+adds message latencies that this kernel does not model.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from itertools import count
+
+# Simcall opcodes (first item of the tuple an actor yields).
+ISEND, IRECV, WAIT, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(9)
+
+TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
+WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
+
+
+class Actor:
+    __slots__ = ("name", "gen", "answer", "dead", "action", "waiting_on", "data")
+
+    def __init__(self, name, gen, data=None):
+        self.name = name
+        self.gen = gen
+        self.answer = None
+        self.dead = False
+        self.action = None  # pending timed action (sleep/exec), for kills
+        self.waiting_on = None  # comm it waits for, for kills
+        self.data = data
+
+
+class Comm:
+    __slots__ = ("payload", "waiters", "done", "is_send")
+
+    def __init__(self, is_send, payload=None):
+        self.is_send = is_send
+        self.payload = payload
+        self.waiters = []
+        self.done = False
+
+
+class Mailbox:
+    """Pending, unmatched requests of one mailbox, oldest first."""
+
+    __slots__ = ("name", "pending")
+
+    def __init__(self, name):
+        self.name = name
+        self.pending = deque()
+
+    def empty(self) -> bool:
+        return not self.pending
+
+
+class TimedAction:
+    """A sleep, a parallel execution or a wait timeout: ends at its date unless cancelled."""
+
+    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration")
+
+    def __init__(self, kind, actor=None, duration=0.0):
+        self.kind = kind  # "sleep", "exec" or "timeout"
+        self.actor = actor  # who is answered when it ends (an exec's waiter)
+        self.partner = None  # an exec's timeout, or a timeout's exec
+        self.cancelled = False
+        self.done = False
+        self.duration = duration
+
+
+class Kernel:
+    def __init__(self):
+        self.now = 0.0
+        self._ready = []
+        self._heap = []  # (end, seq, action): timed actions and zero-time transfers
+        self._seq = count()
+        self._ended = []
+        self.sub_rounds = 0
+
+    # -- actors ---------------------------------------------------------------
+    def spawn(self, name, gen, data=None) -> Actor:
+        actor = Actor(name, gen, data)
+        self._ready.append(actor)
+        return actor
+
+    # -- main loop ------------------------------------------------------------
+    def run(self):
+        """Runs until no actor can ever run again."""
+        handle = self._handle
+        heap = self._heap
+        while True:
+            ready = self._ready
+            while ready:
+                self._ready = []
+                self.sub_rounds += 1
+                calls = []
+                for actor in ready:
+                    if actor.dead:
+                        continue
+                    try:
+                        call = actor.gen.send(actor.answer)
+                    except StopIteration:
+                        actor.dead = True
+                        continue
+                    actor.answer = None
+                    calls.append((actor, call))
+                for actor, call in calls:
+                    if not actor.dead:
+                        handle(actor, call)
+                if self._ended:  # actions cancelled by simcalls end after them
+                    ended, self._ended = self._ended, []
+                    for action in ended:
+                        self._finish(action, cancelled=True)
+                ready = self._ready
+            if not heap:
+                return
+            self._solve()
+
+    def _solve(self):
+        """Advances to the earliest end and finishes every action done by then.
+
+        As SimGrid: a sleep (or wait timeout) whose remaining duration is below
+        the timing precision (1e-9 s) ends now; an execution ends when its
+        remaining work is below 1e-14 of the whole; transfers take zero time.
+        """
+        heap = self._heap
+        end, seq, action = heapq.heappop(heap)
+        finished = [(seq, action)]
+        while heap:
+            next_end, next_seq, candidate = heap[0]
+            if next_end - end >= self._precision(candidate):
+                break
+            heapq.heappop(heap)
+            finished.append((next_seq, candidate))
+        if len(finished) > 1:
+            finished.sort(key=lambda item: item[0])  # creation order
+        if end > self.now:
+            self.now = end
+        for _, action in finished:
+            self._finish(action)
+
+    @staticmethod
+    def _precision(action) -> float:
+        if isinstance(action, TimedAction) and action.kind == "exec":
+            return WORK_PRECISION * action.duration
+        return TIMING_PRECISION_S
+
+    def _finish(self, action, cancelled=False):
+        if isinstance(action, Comm):
+            action.done = True
+            for waiter in action.waiters:
+                if not waiter.dead:
+                    waiter.waiting_on = None
+                    waiter.answer = action.payload
+                    self._ready.append(waiter)
+            return
+        if action.cancelled and not cancelled:
+            return  # lazily deleted from the heap
+        action.done = True
+        if action.kind == "sleep":
+            answer = None
+        elif action.kind == "exec":
+            if action.partner is not None:  # the exec ended first: drop its timeout
+                action.partner.cancelled = True
+            answer = "cancelled" if cancelled else "done"
+        else:  # a timeout: the wait gives up and the exec is abandoned
+            action.partner.cancelled = True
+            answer = "timeout"
+        actor = action.actor
+        if actor is not None and not actor.dead:
+            actor.action = None
+            actor.answer = answer
+            self._ready.append(actor)
+
+    # -- simcalls -------------------------------------------------------------
+    def _schedule(self, end, action):
+        heapq.heappush(self._heap, (end, next(self._seq), action))
+
+    def _handle(self, actor, call):
+        op = call[0]
+        if op == ISEND or op == IRECV:
+            mailbox = call[1]
+            mine = Comm(op == ISEND, call[2] if op == ISEND else None)
+            pending = mailbox.pending
+            if pending and pending[0].is_send != mine.is_send:
+                other = pending.popleft()
+                if op == ISEND:
+                    other.payload = mine.payload
+                self._schedule(self.now, other)  # zero-time transfer
+                comm = other
+            else:
+                pending.append(mine)
+                comm = mine
+            actor.answer = comm
+            self._ready.append(actor)
+        elif op == WAIT:
+            comm = call[1]
+            if comm.done:
+                actor.answer = comm.payload
+                self._ready.append(actor)
+            else:
+                comm.waiters.append(actor)
+                actor.waiting_on = comm
+        elif op == SLEEP:
+            action = TimedAction("sleep", actor)
+            actor.action = action
+            self._schedule(self.now + call[1], action)
+        elif op == EXEC_START:
+            # (EXEC_START, duration_s): starts a parallel execution, answers its action.
+            action = TimedAction("exec", duration=call[1])
+            self._schedule(self.now + call[1], action)
+            actor.answer = action
+            self._ready.append(actor)
+        elif op == EXEC_WAIT:
+            # (EXEC_WAIT, action, timeout_s or None): answers "done", "timeout" or "cancelled".
+            action = call[1]
+            if action.done:
+                actor.answer = "cancelled" if action.cancelled else "done"
+                self._ready.append(actor)
+            else:
+                action.actor = actor
+                actor.action = action
+                if call[2] is not None:
+                    timeout = TimedAction("timeout", actor)
+                    timeout.partner = action
+                    action.partner = timeout
+                    self._schedule(self.now + call[2], timeout)
+        elif op == EXEC_CANCEL:
+            # The execution fails now; its waiter is answered after this sub-round's simcalls.
+            action = call[1]
+            if not action.done and not action.cancelled:
+                action.cancelled = True
+                if action.partner is not None:
+                    action.partner.cancelled = True
+                self._ended.append(action)
+            self._ready.append(actor)
+        elif op == CREATE:
+            name, gen, data = call[1], call[2], call[3] if len(call) > 3 else None
+            created = self.spawn(name, gen, data)
+            actor.answer = created
+            self._ready.append(actor)
+        elif op == KILL:
+            self._kill(call[1])
+            self._ready.append(actor)
+        else:  # pragma: no cover - programming error
+            raise ValueError(f"unknown simcall {call!r}")
+
+    def _kill(self, victim):
+        if victim.dead:
+            return
+        victim.dead = True
+        action = victim.action
+        if action is not None:
+            action.cancelled = True
+            if action.partner is not None:
+                action.partner.cancelled = True
+            victim.action = None
+        if victim.waiting_on is not None:
+            victim.waiting_on.waiters.remove(victim)
+            victim.waiting_on = None
+        victim.gen.close()
+
+
+def put(mailbox, payload):
+    """Blocking send (``Mailbox::put``): isend then wait."""
+    comm = yield (ISEND, mailbox, payload)
+    yield (WAIT, comm)
+
+
+def get(mailbox):
+    """Blocking receive (``Mailbox::get``): irecv then wait; returns the payload."""
+    comm = yield (IRECV, mailbox)
+    payload = yield (WAIT, comm)
+    return payload

@@ -1,0 +1,143 @@
+"""``PREFIX_jobs.csv`` and ``PREFIX_schedule.csv`` exactly as Batsim 4.2.1 writes them.
+
+Source: Batsim ``src/export.cpp`` (``JobsTracer``). A job's row is written when it
+completes or is rejected, so rows come in completion order; numbers are printed
+with ``%f``; rejected jobs have empty time columns. The schedule summary's means
+divide by every job, rejected ones included, and its ``time_*`` columns sum the
+host-seconds spent in each state *up to each host's last state change* (the idle
+tail after a host's last job is not counted), as Batsim does.
+
+Rows are flushed to disk regularly, so a run that stops early (a crashed
+scheduler, an invalid decision) keeps every row already produced.
+"""
+
+from __future__ import annotations
+
+import time
+
+JOBS_COLUMNS = (
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
+    "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
+    "waiting_time", "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
+)
+
+SCHEDULE_COLUMNS = (
+    "batsim_version", "consumed_joules", "makespan", "max_slowdown", "max_turnaround_time",
+    "max_waiting_time", "mean_slowdown", "mean_turnaround_time", "mean_waiting_time",
+    "nb_computing_machines", "nb_grouped_switches", "nb_jobs", "nb_jobs_finished", "nb_jobs_killed",
+    "nb_jobs_rejected", "nb_jobs_success", "nb_machine_switches", "scheduling_time",
+    "simulation_time", "success_rate", "time_computing", "time_idle", "time_sleeping",
+    "time_switching_off", "time_switching_on", "time_unavailable",
+)
+
+#: What the embedded engine writes in ``batsim_version``: the protocol it speaks.
+VERSION = "4.2.1-adaptsched-embedded"
+
+
+def interval_string(hosts) -> str:
+    """Batsim's interval-set text of sorted host ids: ``[0,1,2,3,7]`` -> ``'0-3 7'``."""
+    parts = []
+    start = prev = None
+    for host in hosts:
+        if prev is not None and host == prev + 1:
+            prev = host
+            continue
+        if start is not None:
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
+        start = prev = host
+    if start is not None:
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    return " ".join(parts)
+
+
+class JobsTracer:
+    def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512):
+        self.jobs_path = f"{prefix}_jobs.csv"
+        self.schedule_path = f"{prefix}_schedule.csv"
+        self.nb_machines = nb_machines
+        self._file = open(self.jobs_path, "w")
+        self._file.write(",".join(JOBS_COLUMNS) + "\n")
+        self._file.flush()
+        self._pending = 0
+        self._flush_every = flush_every
+        self.nb_jobs = self.nb_finished = self.nb_success = self.nb_killed = self.nb_rejected = 0
+        self.sum_wait = self.sum_turnaround = self.sum_slowdown = 0.0
+        self.makespan = self.max_wait = self.max_turnaround = self.max_slowdown = 0.0
+        self.started_at = time.perf_counter()
+
+    def write_job(self, job, workload_name: str, allocation_text: str):
+        self.nb_jobs += 1
+        state = job.state
+        rejected = state == "REJECTED"
+        success = 1 if state == "COMPLETED_SUCCESSFULLY" else 0
+        if rejected:
+            self.nb_rejected += 1
+            times = ["", "", "", "", "", "", ""]
+        else:
+            self.nb_finished += 1
+            if success:
+                self.nb_success += 1
+            else:
+                self.nb_killed += 1
+            start, runtime = job.starting_time, job.runtime
+            finish = start + runtime
+            wait = start - job.subtime
+            turnaround = finish - job.subtime
+            slowdown = turnaround / runtime
+            self.sum_wait += wait
+            self.sum_turnaround += turnaround
+            self.sum_slowdown += slowdown
+            self.makespan = max(self.makespan, finish)
+            self.max_wait = max(self.max_wait, wait)
+            self.max_turnaround = max(self.max_turnaround, turnaround)
+            self.max_slowdown = max(self.max_slowdown, slowdown)
+            times = ["%f" % start, "%f" % runtime, "%f" % finish, "%f" % wait, "%f" % turnaround,
+                     "%f" % slowdown, "%f" % -1.0]
+        row = [
+            job.name, workload_name, job.profile, "%f" % job.subtime, str(job.res), "%f" % job.walltime,
+            str(success), state, times[0], times[1], times[2], times[3], times[4], times[5],
+            allocation_text, times[6], '"' + job.metadata + '"',
+        ]
+        self._file.write(",".join(row) + "\n")
+        self._pending += 1
+        if self._pending >= self._flush_every:
+            self._file.flush()
+            self._pending = 0
+
+    def finalize(self, *, scheduling_time_s: float, time_computing: float, time_idle: float):
+        """Closes the jobs file and writes the schedule summary."""
+        if not self._file.closed:
+            self._file.close()
+        n = self.nb_jobs
+        mean = (lambda total: total / n) if n else (lambda total: float("nan"))
+        values = {
+            "batsim_version": VERSION,
+            "consumed_joules": "%f" % 0.0,
+            "makespan": "%f" % self.makespan,
+            "max_slowdown": "%f" % self.max_slowdown,
+            "max_turnaround_time": "%f" % self.max_turnaround,
+            "max_waiting_time": "%f" % self.max_wait,
+            "mean_slowdown": "%f" % mean(self.sum_slowdown),
+            "mean_turnaround_time": "%f" % mean(self.sum_turnaround),
+            "mean_waiting_time": "%f" % mean(self.sum_wait),
+            "nb_computing_machines": str(self.nb_machines),
+            "nb_grouped_switches": "0",
+            "nb_jobs": str(n),
+            "nb_jobs_finished": str(self.nb_finished),
+            "nb_jobs_killed": str(self.nb_killed),
+            "nb_jobs_rejected": str(self.nb_rejected),
+            "nb_jobs_success": str(self.nb_success),
+            "nb_machine_switches": "0",
+            "scheduling_time": "%f" % scheduling_time_s,
+            "simulation_time": "%f" % (time.perf_counter() - self.started_at),
+            "success_rate": "%f" % (self.nb_success / n if n else float("nan")),
+            "time_computing": "%f" % time_computing,
+            "time_idle": "%f" % time_idle,
+            "time_sleeping": "%f" % 0.0,
+            "time_switching_off": "%f" % 0.0,
+            "time_switching_on": "%f" % 0.0,
+            "time_unavailable": "%f" % 0.0,
+        }
+        with open(self.schedule_path, "w") as out:
+            out.write(",".join(SCHEDULE_COLUMNS) + "\n")
+            out.write(",".join(values[c] for c in SCHEDULE_COLUMNS) + "\n")

@@ -1,0 +1,139 @@
+"""The pybatsim scheduler process and the ZeroMQ link to it, shared by both engines.
+
+The scheduler runs in a child process started with pybatsim's own launcher
+(``python -m batsim.cmds.launcher``, i.e. the ``pybatsim`` command) exactly as a
+user would start it by hand, so any pybatsim plugin works unchanged. Its socket
+is bound to a private ``ipc://`` endpoint in a fresh temporary directory: nothing
+listens on a network interface and parallel runs never collide on ports
+(pybatsim's default ``tcp://*:28000`` would listen on every interface).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import deque
+from pathlib import Path
+
+import zmq
+
+from adaptsched.errors import SimulationError
+
+
+def tail(path, lines: int = 12) -> str:
+    """The last lines of a log file, indented, for error messages."""
+    try:
+        with open(path, errors="replace") as log:
+            last = deque(log, maxlen=lines)
+    except OSError:
+        return "    (no log)"
+    text = "".join(last).rstrip()
+    return "\n".join("    " + line for line in text.splitlines()) if text else "    (empty log)"
+
+
+class Endpoint:
+    """A private ``ipc://`` endpoint in its own temporary directory."""
+
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="adaptsched-")
+        self.url = f"ipc://{self.directory}/scheduler.sock"
+
+    def close(self):
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+class SchedulerProcess:
+    """A pybatsim scheduler (plugin name or ``.py`` path) in a child process."""
+
+    def __init__(self, scheduler: str, options: dict, endpoint: Endpoint, log_path, *, verbosity="warning",
+                 fixed_addresses: bool = False):
+        self.scheduler = scheduler
+        self.options = options
+        self.endpoint = endpoint
+        self.log_path = Path(log_path)
+        self.command = [
+            sys.executable, "-m", "batsim.cmds.launcher", scheduler,
+            "-s", endpoint.url, "-t", "0", "-v", verbosity, "-o", json.dumps(options),
+        ]
+        if fixed_addresses:
+            # Some schedulers iterate over sets of objects hashed by address (pybatsim's
+            # fillerSched): without address randomisation their choices are reproducible.
+            setarch = shutil.which("setarch")
+            if setarch is None:
+                raise SimulationError("fixed_addresses needs the 'setarch' command (util-linux)")
+            self.command = [setarch, os.uname().machine, "-R"] + self.command
+        self.process = None
+        self._log = None
+
+    def start(self):
+        self._log = open(self.log_path, "w")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.process = subprocess.Popen(self.command, stdout=self._log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, env=env)
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return self.process.wait()
+
+    def kill(self):
+        if self.alive():
+            self.process.kill()
+            self.process.wait()
+
+    def close(self):
+        self.kill()
+        if self._log is not None:
+            self._log.close()
+
+    def describe_failure(self) -> str:
+        code = self.process.poll() if self.process else None
+        state = "is still running" if code is None else f"exited with code {code}"
+        return (f"the scheduler process ({' '.join(self.command[3:5])}) {state}; "
+                f"last lines of {self.log_path}:\n{tail(self.log_path)}")
+
+
+class Connection:
+    """Batsim's side of the protocol: a REQ socket that sends and waits for the reply.
+
+    While waiting it checks every ``poll_s`` seconds that the scheduler is alive, so
+    a crashed scheduler stops the run with its last log lines instead of a hang.
+    """
+
+    def __init__(self, process: SchedulerProcess, *, poll_s: float = 0.2, timeout_s: float | None = None):
+        self.process = process
+        self.poll_ms = int(poll_s * 1000)
+        self.timeout_s = timeout_s
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.REQ)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.connect(process.endpoint.url)
+        self.exchanges = 0
+
+    def exchange(self, message: str) -> str:
+        socket = self.socket
+        socket.send_string(message)
+        waited = 0.0
+        while not socket.poll(self.poll_ms):
+            if not self.process.alive():
+                raise SimulationError("the scheduler stopped answering: " + self.process.describe_failure())
+            waited += self.poll_ms / 1000
+            if self.timeout_s is not None and waited > self.timeout_s:
+                raise SimulationError(f"the scheduler did not answer within {self.timeout_s:g} s: "
+                                      + self.process.describe_failure())
+        self.exchanges += 1
+        return socket.recv_string()
+
+    def close(self):
+        self.socket.close(0)
+        self.context.term()

@@ -1,0 +1,186 @@
+"""Side-by-side comparison of several Batsim runs (``compare_runs``).
+
+Files written into ``out_dir``:
+
+* ``comparison.md``: Markdown table, one column per run (overall metrics, then mean wait and
+  mean bounded slowdown per job class), and the images below;
+* ``comparison.csv``: the same numbers unformatted (column ``metric``, then one column per run);
+* ``comparison.json``: the full :func:`~adaptsched.analysis.metrics.compute_metrics` dict of
+  every run, keyed by label;
+* ``overall_bars.png``: mean wait, mean bounded slowdown, utilization and p90 wait per run;
+* ``class_bsld.png``: mean bounded slowdown per job class, grouped bars (one per run);
+* ``wait_cdf.png``: wait-time CDF of all runs;
+* ``gantt_<label>.png``: one evalys Gantt chart per run, all over the same time window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .gantt import choose_window, plot_gantt
+from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
+from .metrics import (CLASSES, class_label, fmt_number, fmt_percent, fmt_seconds,
+                      analyse)
+from .plots import plot_class_bsld, plot_overall_bars, plot_wait_cdf
+
+#: (key in metrics["overall"], label, formatter) of the comparison rows.
+OVERALL_ROWS = (
+    ("hosts", "hosts", fmt_number),
+    ("jobs", "jobs", fmt_number),
+    ("completed", "completed", fmt_number),
+    ("killed", "killed", fmt_number),
+    ("failed", "failed", fmt_number),
+    ("rejected", "rejected", fmt_number),
+    ("resubmitted_jobs", "jobs run more than once", fmt_number),
+    ("makespan_s", "makespan", fmt_seconds),
+    ("wait_mean_s", "wait, mean", fmt_seconds),
+    ("wait_median_s", "wait, median", fmt_seconds),
+    ("wait_p90_s", "wait, p90", fmt_seconds),
+    ("response_mean_s", "response, mean", fmt_seconds),
+    ("response_median_s", "response, median", fmt_seconds),
+    ("response_p90_s", "response, p90", fmt_seconds),
+    ("bsld_mean", "bounded slowdown, mean", fmt_number),
+    ("utilization", "utilization", fmt_percent),
+    ("wasted_node_s", "wasted host-seconds", lambda v: fmt_number(v, 0)),
+    ("mean_queue_hosts", "queue, mean requested hosts", fmt_number),
+)
+
+
+def _labels(runs, labels) -> list[str]:
+    if labels is not None:
+        labels = [str(label) for label in labels]
+        if len(labels) != len(runs):
+            raise ValueError(f"{len(labels)} labels for {len(runs)} runs")
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels must be distinct, got {labels}")
+        return labels
+    out = [run_label(run) for run in runs]
+    for i, label in enumerate(out):  # same basename in two folders: add the folder
+        if out.count(label) > 1:
+            parent = resolve_jobs_path(runs[i]).parent.name
+            out[i] = f"{parent}/{label}" if parent else label
+    seen: dict[str, int] = {}
+    for i, label in enumerate(out):
+        if label in seen:
+            seen[label] += 1
+            out[i] = f"{label}#{seen[label]}"
+        else:
+            seen[label] = 1
+    return out
+
+
+def _safe(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_") or "run"
+
+
+def comparison_rows(metrics: list[dict]) -> list[tuple[str, str, list]]:
+    """(key, label, values per run) for the comparison table."""
+    rows = []
+    for key, label, _ in OVERALL_ROWS:
+        values = [m["hosts"] if key == "hosts" else m["overall"].get(key) for m in metrics]
+        rows.append((key, label, values))
+    params = metrics[0]["parameters"]
+    for cls in CLASSES:
+        for key, what in (("jobs", "jobs"), ("wait_mean_s", "mean wait"),
+                          ("bsld_mean", "mean bounded slowdown")):
+            rows.append((f"{cls}.{key}", f"{class_label(cls, params)}: {what}",
+                         [m["classes"][cls].get(key) for m in metrics]))
+    return rows
+
+
+def _format(key: str, value) -> str:
+    name = key.split(".")[-1]
+    for k, _, fmt in OVERALL_ROWS:
+        if k == name:
+            return fmt(value)
+    return fmt_seconds(value) if name.endswith("_s") else fmt_number(value)
+
+
+def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=None,
+                 gantt_window=None) -> dict:
+    """Compare Batsim runs and write tables and charts into ``out_dir`` (see module doc).
+
+    ``runs``: prefixes (``/x/out/easy`` for ``/x/out/easy_jobs.csv``) or jobs.csv paths.
+    ``labels``: run names (default: the prefix basenames). ``hosts``: machine size, one int
+    for all runs or one per run (default: each run's schedule.csv, else inferred).
+    ``gantt_window``: ``(start_s, end_s)`` of the Gantt charts (default: see
+    :mod:`.gantt`). Returns ``{role: path}`` with roles ``markdown``, ``csv``, ``json``,
+    ``overall_bars``, ``class_bsld``, ``wait_cdf`` and ``gantt:<label>``.
+    """
+    if isinstance(runs, (str, os.PathLike)):
+        runs = [runs]
+    runs = list(runs)
+    if not runs:
+        raise ValueError("compare_runs needs at least one run")
+    labels = _labels(runs, labels)
+    if hosts is None or isinstance(hosts, (int, np.integer)):
+        hosts_list = [hosts] * len(runs)
+    else:
+        hosts_list = list(hosts)
+        if len(hosts_list) != len(runs):
+            raise ValueError(f"{len(hosts_list)} host counts for {len(runs)} runs")
+    paths = [resolve_jobs_path(run) for run in runs]
+    raws = [with_alloc_columns(read_jobs_csv(path)) for path in paths]
+    results = [analyse(raw, source=str(path), bound_s=bound_s, hosts=h)
+               for raw, path, h in zip(raws, paths, hosts_list)]
+    metrics = [m for m, _ in results]
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, str] = {}
+
+    # Tables.
+    rows = comparison_rows(metrics)
+    table = pd.DataFrame({"metric": [key for key, _, _ in rows]})
+    for i, label in enumerate(labels):
+        table[label] = pd.Series([values[i] for _, _, values in rows], dtype=object)
+    table.to_csv(out / "comparison.csv", index=False)
+    written["csv"] = str(out / "comparison.csv")
+    with open(out / "comparison.json", "w") as handle:
+        json.dump({label: m for label, m in zip(labels, metrics)}, handle, indent=2)
+    written["json"] = str(out / "comparison.json")
+
+    # Charts.
+    written["overall_bars"] = plot_overall_bars(metrics, labels, out / "overall_bars.png")
+    written["class_bsld"] = plot_class_bsld(metrics, labels, out / "class_bsld.png")
+    waits = [jobs["waiting_time"].dropna().to_numpy(dtype=float) for _, jobs in results]
+    written["wait_cdf"] = plot_wait_cdf(waits, labels, out / "wait_cdf.png")
+    window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
+    gantts = {}
+    for raw, label, m in zip(raws, labels, metrics):
+        target = out / f"gantt_{_safe(label)}.png"
+        gantts[label] = plot_gantt(raw, target, hosts=m["hosts"] or None, window=window,
+                                   title=label)
+        written[f"gantt:{label}"] = str(target)
+
+    # Markdown last: it links the images.
+    params = metrics[0]["parameters"]
+    lines = ["# Comparison of runs", ""]
+    for label, path, m in zip(labels, paths, metrics):
+        lines.append(f"- **{label}**: `{path}`, {m['hosts']} hosts (source: "
+                     f"{m['hosts_source']})")
+    lines += ["", f"Bounded slowdown bound {params['bound_s']:g} s; attempts of resubmitted "
+                  "or copied jobs folded into one job; classes over executed jobs.", "",
+              "| metric | " + " | ".join(labels) + " |",
+              "|---|" + "---:|" * len(labels)]
+    for key, label, values in rows:
+        lines.append(f"| {label} | " + " | ".join(_format(key, v) for v in values) + " |")
+    lines += ["", "## Charts", "", "![overall metrics](overall_bars.png)", "",
+              "![bounded slowdown per class](class_bsld.png)", "",
+              "![wait-time CDF](wait_cdf.png)", "", "## Gantt charts", ""]
+    if window is not None:
+        lines += [f"Window: {window[0]:,.0f}-{window[1]:,.0f} s of simulation time "
+                  "(same for every run).", ""]
+    for label in labels:
+        info = gantts[label]
+        lines += [f"### {label} ({info['jobs_drawn']} job attempts drawn)", "",
+                  f"![Gantt chart of {label}]({Path(info['path']).name})", ""]
+    (out / "comparison.md").write_text("\n".join(lines))
+    written["markdown"] = str(out / "comparison.md")
+    return written

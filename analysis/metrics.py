@@ -1,0 +1,293 @@
+"""Scheduling metrics of one Batsim run (``compute_metrics``) and their Markdown table.
+
+Definitions (all times in seconds; "executed" = the job started, whatever its final state;
+statistics are over the **folded** jobs, see :mod:`.fold`):
+
+* ``jobs``: all jobs (folded rows, rejected ones included); ``completed``: final state
+  COMPLETED_SUCCESSFULLY; ``killed``: COMPLETED_WALLTIME_REACHED or COMPLETED_KILLED;
+  ``failed``: COMPLETED_FAILED; ``rejected``: no executed attempt. A killed or rejected
+  attempt is never a completion; only the final attempt's state counts.
+* window = [first submission of any job, last finish of any executed attempt];
+  ``makespan_s`` = its length.
+* wait = start of the final attempt - submission of the original job; response = turnaround
+  = finish - submission. ``mean``, ``median``, ``p90`` (numpy linear-interpolated
+  90th percentile) over executed jobs.
+* bounded slowdown of a job = max(1, (wait + runtime) / max(runtime, bound_s)), runtime =
+  execution time of the final attempt, ``bound_s`` = 10 s by default (the usual value in the
+  literature, Feitelson et al.: it stops sub-10-second jobs from dominating the mean);
+  ``bsld_mean`` is the mean over executed jobs (killed ones included).
+* utilization = busy host-seconds / (hosts x makespan), the busy host-seconds being the
+  integral of evalys' utilisation curve over **all executed attempts** (killed attempts
+  occupied their hosts too). Hosts: the ``hosts`` argument, else ``nb_computing_machines``
+  of the sibling ``PREFIX_schedule.csv``, else highest allocated host id + 1
+  (``hosts_source`` says which).
+* ``mean_queue_hosts``: evalys' queue curve (hosts requested by submitted, not yet started
+  attempts) averaged over the window. (No maximum is reported: evalys rebuilds start times as
+  submission + wait, and float rounding can leave spurious instants where two jobs overlap.)
+* ``wasted_node_s``: host-seconds of non-final attempts that did not succeed;
+  ``resubmitted_jobs``: jobs with more than one executed attempt.
+
+Classes partition the executed jobs: by runtime ``short`` (< ``short_s``, 1 h), ``medium``,
+``long`` (>= ``long_s``, 10 h); by requested hosts ``narrow`` (<= ``wide_hosts``, 16) and
+``wide``. A class's ``utilization`` is its share: busy host-seconds of its jobs' attempts over
+the same hosts x makespan, so runtime (or width) classes add up to the overall value.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .evalys_bridge import executed_rows, integral, load_curve
+from .fold import fold_attempts, root_keys
+from .jobs import (FAILED, HIDDEN_COLUMNS, KILLED_STATES, SUCCESS, read_jobs_csv,
+                   resolve_hosts, resolve_jobs_path, with_alloc_columns)
+
+RUNTIME_CLASSES = ("short", "medium", "long")
+WIDTH_CLASSES = ("narrow", "wide")
+CLASSES = RUNTIME_CLASSES + WIDTH_CLASSES
+
+
+def _num(value):
+    """Plain Python float (None for NaN/inf/None) for JSON."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _stats(values: np.ndarray, prefix: str) -> dict:
+    if len(values) == 0:
+        return {f"{prefix}_mean_s": None, f"{prefix}_median_s": None, f"{prefix}_p90_s": None}
+    return {f"{prefix}_mean_s": _num(np.mean(values)),
+            f"{prefix}_median_s": _num(np.median(values)),
+            f"{prefix}_p90_s": _num(np.percentile(values, 90))}
+
+
+def bounded_slowdown(wait, runtime, bound_s: float = 10.0) -> np.ndarray:
+    """max(1, (wait + runtime) / max(runtime, bound_s)), element-wise."""
+    wait = np.asarray(wait, dtype=float)
+    runtime = np.asarray(runtime, dtype=float)
+    return np.maximum(1.0, (wait + runtime) / np.maximum(runtime, bound_s))
+
+
+def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
+    """Counts, wait/response statistics and mean bounded slowdown of folded jobs."""
+    state = jobs["final_state"]
+    ran = jobs["starting_time"].notna()
+    wait = jobs.loc[ran, "waiting_time"].to_numpy(dtype=float)
+    response = jobs.loc[ran, "turnaround_time"].to_numpy(dtype=float)
+    runtime = jobs.loc[ran, "execution_time"].to_numpy(dtype=float)
+    out = {
+        "jobs": int(len(jobs)),
+        "executed": int(ran.sum()),
+        "completed": int((state == SUCCESS).sum()),
+        "killed": int(state.isin(KILLED_STATES).sum()),
+        "failed": int((state == FAILED).sum()),
+        "rejected": int((~ran).sum()),
+    }
+    out.update(_stats(wait, "wait"))
+    out.update(_stats(response, "response"))
+    out["bsld_mean"] = _num(np.mean(bounded_slowdown(wait, runtime, bound_s))) if len(wait) \
+        else None
+    out["resubmitted_jobs"] = int((jobs["attempts"] > 1).sum())
+    out["wasted_node_s"] = _num(jobs["wasted_node_s"].sum())
+    return out
+
+
+def metrics_from_frames(raw: pd.DataFrame, *, source: str, **options) -> dict:
+    """:func:`compute_metrics` on an already read (unfolded) frame."""
+    return analyse(raw, source=source, **options)[0]
+
+
+def analyse(raw: pd.DataFrame, *, source: str, bound_s: float = 10.0, hosts=None,
+            short_s: float = 3600.0, long_s: float = 36000.0, wide_hosts: int = 16,
+            fold: bool = True) -> tuple[dict, pd.DataFrame]:
+    """(metrics dict, folded jobs frame) of an already read (unfolded) frame."""
+    if not bound_s > 0:
+        raise ValueError(f"bound_s must be > 0, got {bound_s!r}")
+    if not 0 < short_s <= long_s:
+        raise ValueError(f"need 0 < short_s <= long_s, got {short_s!r}, {long_s!r}")
+    if not wide_hosts >= 1:
+        raise ValueError(f"wide_hosts must be >= 1, got {wide_hosts!r}")
+    raw = with_alloc_columns(raw)  # parse the allocations once
+    nb_hosts, hosts_source = resolve_hosts(source, raw, hosts)
+    roots = root_keys(raw) if fold else raw["workload_name"] + "!" + raw["job_id"]
+    jobs = fold_attempts(raw, roots)  # without links (fold=False): rows unchanged
+    jobs["_root"] = jobs["workload_name"] + "!" + jobs["job_id"]
+
+    overall = _job_stats(jobs, bound_s)
+    ran_raw = executed_rows(raw)
+    if len(ran_raw):
+        begin = float(jobs["submission_time"].min())
+        end = float(ran_raw["finish_time"].max())
+    else:
+        begin = end = None
+    makespan = end - begin if begin is not None else None
+    capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
+    busy = integral(load_curve(raw, "utilisation"))
+    queue = load_curve(raw, "queue")
+    overall.update({
+        "window_start_s": _num(begin),
+        "window_end_s": _num(end),
+        "makespan_s": _num(makespan),
+        "busy_node_s": _num(busy),
+        "utilization": _num(busy / capacity) if capacity else None,
+        "mean_queue_hosts": _num(integral(queue) / makespan) if makespan else None,
+    })
+
+    # Classes over the executed folded jobs; attempts follow the class of their job.
+    ran_jobs = jobs[jobs["starting_time"].notna()]
+    runtime = ran_jobs["execution_time"]
+    width = ran_jobs["requested_number_of_resources"]
+    members = {
+        "short": runtime < short_s,
+        "medium": (runtime >= short_s) & (runtime < long_s),
+        "long": runtime >= long_s,
+        "narrow": width <= wide_hosts,
+        "wide": width > wide_hosts,
+    }
+    raw_roots = roots[ran_raw.index] if len(ran_raw) else roots.iloc[:0]
+    classes = {}
+    for name in CLASSES:
+        subset = ran_jobs[members[name]]
+        stats = _job_stats(subset, bound_s)
+        del stats["rejected"], stats["executed"]
+        class_busy = integral(load_curve(ran_raw[raw_roots.isin(subset["_root"]).to_numpy()],
+                                         "utilisation")) if len(subset) else 0.0
+        stats["busy_node_s"] = _num(class_busy)
+        stats["utilization"] = _num(class_busy / capacity) if capacity else None
+        classes[name] = stats
+
+    metrics = {
+        "source": source,
+        "hosts": nb_hosts,
+        "hosts_source": hosts_source,
+        "parameters": {"bound_s": float(bound_s), "short_s": float(short_s),
+                       "long_s": float(long_s), "wide_hosts": int(wide_hosts),
+                       "fold": bool(fold)},
+        "overall": overall,
+        "classes": classes,
+    }
+    return metrics, jobs.drop(columns=["_root", *HIDDEN_COLUMNS])
+
+
+def compute_metrics(jobs_csv, *, bound_s: float = 10.0, hosts=None, short_s: float = 3600.0,
+                    long_s: float = 36000.0, wide_hosts: int = 16, fold: bool = True) -> dict:
+    """Metrics of one Batsim run, as JSON-serialisable plain Python types.
+
+    ``jobs_csv``: a ``PREFIX_jobs.csv`` path (or the prefix). ``bound_s``: bounded-slowdown
+    bound in seconds. ``hosts``: machine size (default: schedule.csv, else inferred).
+    ``short_s``/``long_s``/``wide_hosts``: class thresholds. ``fold``: fold attempts of a
+    resubmitted/copied job into one job (default True). See the module doc for formulas.
+
+    Returns ``{"source", "hosts", "hosts_source", "parameters", "overall": {...},
+    "classes": {"short"|"medium"|"long"|"narrow"|"wide": {...}}}``.
+    """
+    path = resolve_jobs_path(os.fspath(jobs_csv))
+    raw = read_jobs_csv(path)
+    return metrics_from_frames(raw, source=str(path), bound_s=bound_s, hosts=hosts,
+                               short_s=short_s, long_s=long_s, wide_hosts=wide_hosts, fold=fold)
+
+
+# --------------------------------------------------------------------------- formatting
+def fmt_seconds(value) -> str:
+    if value is None:
+        return "-"
+    if abs(value) >= 3600:
+        return f"{value:,.1f} s ({value / 3600:,.2f} h)"
+    return f"{value:,.1f} s"
+
+
+def fmt_number(value, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.{digits}f}"
+
+
+def fmt_percent(value) -> str:
+    return "-" if value is None else f"{100 * value:.1f} %"
+
+
+_OVERALL_ROWS = (
+    ("jobs", "jobs", fmt_number),
+    ("completed", "completed successfully", fmt_number),
+    ("killed", "killed (walltime or scheduler)", fmt_number),
+    ("failed", "failed", fmt_number),
+    ("rejected", "rejected", fmt_number),
+    ("resubmitted_jobs", "jobs run more than once", fmt_number),
+    ("makespan_s", "makespan", fmt_seconds),
+    ("wait_mean_s", "wait, mean", fmt_seconds),
+    ("wait_median_s", "wait, median", fmt_seconds),
+    ("wait_p90_s", "wait, p90", fmt_seconds),
+    ("response_mean_s", "response, mean", fmt_seconds),
+    ("response_median_s", "response, median", fmt_seconds),
+    ("response_p90_s", "response, p90", fmt_seconds),
+    ("bsld_mean", "bounded slowdown, mean", fmt_number),
+    ("utilization", "utilization", fmt_percent),
+    ("busy_node_s", "busy host-seconds", lambda v: fmt_number(v, 0)),
+    ("wasted_node_s", "wasted host-seconds (killed attempts)", lambda v: fmt_number(v, 0)),
+    ("mean_queue_hosts", "queue, mean requested hosts", fmt_number),
+)
+
+_CLASS_COLUMNS = (
+    ("jobs", "jobs", fmt_number),
+    ("completed", "completed", fmt_number),
+    ("killed", "killed", fmt_number),
+    ("wait_mean_s", "mean wait", fmt_seconds),
+    ("wait_p90_s", "p90 wait", fmt_seconds),
+    ("response_mean_s", "mean response", fmt_seconds),
+    ("bsld_mean", "mean bsld", fmt_number),
+    ("utilization", "utilization share", fmt_percent),
+)
+
+
+def _human_threshold(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g} {unit}"
+    return f"{seconds:g} s"
+
+
+def class_label(name: str, parameters: dict) -> str:
+    p = parameters
+    short, long_ = _human_threshold(p["short_s"]), _human_threshold(p["long_s"])
+    return {
+        "short": f"short (< {short})",
+        "medium": f"medium ({short} to {long_})",
+        "long": f"long (>= {long_})",
+        "narrow": f"narrow (<= {p['wide_hosts']} hosts)",
+        "wide": f"wide (> {p['wide_hosts']} hosts)",
+    }[name]
+
+
+def format_metrics(metrics: dict) -> str:
+    """A Markdown report (overall table + per-class table) of :func:`compute_metrics`."""
+    p = metrics["parameters"]
+    lines = [
+        f"## Metrics of {Path(metrics['source']).name}",
+        "",
+        f"{metrics['hosts'] or '?'} hosts (source: {metrics['hosts_source']}); bounded "
+        "slowdown bound "
+        f"{p['bound_s']:g} s; attempts {'folded' if p['fold'] else 'not folded'}.",
+        "",
+        "| metric | value |",
+        "|---|---:|",
+    ]
+    overall = metrics["overall"]
+    for key, label, fmt in _OVERALL_ROWS:
+        lines.append(f"| {label} | {fmt(overall.get(key))} |")
+    lines += ["", "### Per class (executed jobs)", "",
+              "| class | " + " | ".join(label for _, label, _ in _CLASS_COLUMNS) + " |",
+              "|---|" + "---:|" * len(_CLASS_COLUMNS)]
+    for name in CLASSES:
+        stats = metrics["classes"][name]
+        cells = [fmt(stats.get(key)) for key, _, fmt in _CLASS_COLUMNS]
+        lines.append(f"| {class_label(name, p)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

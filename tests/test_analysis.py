@@ -1,0 +1,384 @@
+"""adaptsched.analysis: reading, attempt folding, metrics, comparisons, Gantt charts.
+
+Real fixtures (tests/fixtures/analysis/, see README.md there) are Batsim 4.2.1 outputs of the
+same 60-job workload on 8 hosts: ``easy`` (pybatsim easyBackfill), ``filler``
+(pybatsim fillerSched) and ``kr`` (kill_resubmit_sched.py: jobs killed and resubmitted with
+pybatsim's resubmit_job, others executed through a copy while the original is rejected).
+The hand-made cases below are small enough to check every number by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from adaptsched.analysis import (bounded_slowdown, compare_runs, compute_metrics,
+                                 format_metrics, load_jobs, report_run, to_jobset)
+from adaptsched.analysis.gantt import choose_window
+from adaptsched.analysis.jobs import alloc_stats, read_jobs_csv
+from adaptsched.errors import InputError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
+HEADER = ("job_id,workload_name,profile,submission_time,requested_number_of_resources,"
+          "requested_time,success,final_state,starting_time,execution_time,finish_time,"
+          "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def row(job_id, sub, res, state, start=None, runtime=None, alloc="", meta="", walltime=-1):
+    """One Batsim v4 jobs.csv line (6-decimal floats, quoted metadata, empty if rejected)."""
+    success = int(state == "COMPLETED_SUCCESSFULLY")
+    if start is None:
+        times = ",,,,,"
+        energy = ""
+    else:
+        finish = start + runtime
+        times = (f"{start:.6f},{runtime:.6f},{finish:.6f},{start - sub:.6f},"
+                 f"{finish - sub:.6f},{(finish - sub) / runtime:.6f}")
+        energy = "-1.000000"
+    meta = meta.replace('"', '""')
+    return (f"{job_id},w0,p,{sub:.6f},{res},{walltime:.6f},{success},{state},{times},"
+            f"{alloc},{energy},\"{meta}\"")
+
+
+def write_run(tmp_path, name, rows, nb_machines=None):
+    path = tmp_path / f"{name}_jobs.csv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    if nb_machines is not None:
+        (tmp_path / f"{name}_schedule.csv").write_text(
+            "batsim_version,makespan,nb_computing_machines,nb_jobs\n"
+            f"4.2.1,0.000000,{nb_machines},{len(rows)}\n")
+    return path
+
+
+# j1: wait 0, runtime 100 on 2 hosts; j2: wait 90, runtime 5 (< bound);
+# j3: wait 30, runtime 40, walltime reached; j4: rejected.
+THREE_JOBS = [
+    row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1"),
+    row(2, 10, 1, "COMPLETED_SUCCESSFULLY", 100, 5, "2"),
+    row(3, 20, 1, "COMPLETED_WALLTIME_REACHED", 50, 40, "3"),
+    row(4, 30, 2, "REJECTED"),
+]
+
+
+# --------------------------------------------------------------------------- metrics
+def test_hand_worked_metrics(tmp_path):
+    path = write_run(tmp_path, "three", THREE_JOBS)
+    m = compute_metrics(path, hosts=4)
+    o = m["overall"]
+    assert (o["jobs"], o["executed"], o["completed"], o["killed"], o["rejected"]) == \
+        (4, 3, 2, 1, 1)
+    assert o["wait_mean_s"] == pytest.approx(40.0)  # (0 + 90 + 30) / 3
+    assert o["wait_median_s"] == pytest.approx(30.0)
+    assert o["wait_p90_s"] == pytest.approx(78.0)  # 30 + 0.8 * (90 - 30)
+    assert o["response_mean_s"] == pytest.approx((100 + 95 + 70) / 3)
+    assert o["response_p90_s"] == pytest.approx(99.0)  # 95 + 0.8 * 5
+    # bsld: j1 max(1, 100/100) = 1; j2 (90+5)/max(5,10) = 9.5; j3 (30+40)/40 = 1.75
+    assert o["bsld_mean"] == pytest.approx((1 + 9.5 + 1.75) / 3)
+    # window [0, 105]: busy 2*100 + 5 + 40 = 245 host-s over 4 hosts
+    assert o["makespan_s"] == pytest.approx(105.0)
+    assert o["busy_node_s"] == pytest.approx(245.0)
+    assert o["utilization"] == pytest.approx(245 / (4 * 105))
+    # queue: j2 waits 90 s and j3 30 s, one host each; both wait during [20, 50]
+    assert o["mean_queue_hosts"] == pytest.approx(120 / 105)
+    assert m["hosts"] == 4 and m["hosts_source"] == "hosts argument"
+    json.dumps(m)  # plain types only
+
+
+def test_bound_parameter_and_formula():
+    assert bounded_slowdown([90, 0], [5, 100], 10.0).tolist() == [9.5, 1.0]
+    assert bounded_slowdown([90], [5], 1.0).tolist() == [19.0]
+    assert bounded_slowdown([0], [0.5], 10.0).tolist() == [1.0]  # never below 1
+
+
+def test_bound_s_changes_short_jobs_only(tmp_path):
+    path = write_run(tmp_path, "three", THREE_JOBS)
+    m = compute_metrics(path, hosts=4, bound_s=1.0)
+    assert m["overall"]["bsld_mean"] == pytest.approx((1 + 19 + 1.75) / 3)
+    assert m["parameters"]["bound_s"] == 1.0
+
+
+def test_class_breakdown(tmp_path):
+    path = write_run(tmp_path, "three", THREE_JOBS)
+    m = compute_metrics(path, hosts=4, short_s=30, long_s=100, wide_hosts=1)
+    c = m["classes"]
+    assert [c[k]["jobs"] for k in ("short", "medium", "long", "narrow", "wide")] == \
+        [1, 1, 1, 2, 1]
+    assert c["short"]["wait_mean_s"] == pytest.approx(90.0)
+    assert c["short"]["bsld_mean"] == pytest.approx(9.5)
+    assert c["medium"]["killed"] == 1 and c["medium"]["completed"] == 0
+    assert c["long"]["bsld_mean"] == pytest.approx(1.0)
+    assert c["narrow"]["wait_mean_s"] == pytest.approx(60.0)
+    assert c["narrow"]["bsld_mean"] == pytest.approx((9.5 + 1.75) / 2)
+    # utilization shares add up: busy host-s of the class over 4 hosts x 105 s
+    assert c["long"]["utilization"] == pytest.approx(200 / 420)
+    assert c["wide"]["utilization"] == pytest.approx(200 / 420)
+    assert c["narrow"]["utilization"] == pytest.approx(45 / 420)
+    assert sum(c[k]["utilization"] for k in ("short", "medium", "long")) == \
+        pytest.approx(m["overall"]["utilization"])
+    # default thresholds: all short and narrow; empty classes have None statistics
+    d = compute_metrics(path, hosts=4)["classes"]
+    assert d["short"]["jobs"] == 3 and d["long"]["jobs"] == 0
+    assert d["long"]["wait_mean_s"] is None and d["wide"]["bsld_mean"] is None
+
+
+def test_hosts_inference(tmp_path):
+    inferred = write_run(tmp_path, "nosched", THREE_JOBS)
+    m = compute_metrics(inferred)
+    assert m["hosts"] == 4 and "highest allocated host id" in m["hosts_source"]
+    from_schedule = write_run(tmp_path, "sched", THREE_JOBS, nb_machines=16)
+    m = compute_metrics(from_schedule)
+    assert m["hosts"] == 16 and "sched_schedule.csv" in m["hosts_source"]
+    assert m["overall"]["utilization"] == pytest.approx(245 / (16 * 105))
+    assert compute_metrics(from_schedule, hosts=5)["hosts"] == 5  # argument wins
+    with pytest.raises(ValueError, match="host id 3"):
+        compute_metrics(from_schedule, hosts=2)
+
+
+def test_real_output_matches_batsim_schedule():
+    m = compute_metrics(FIXTURES / "easy")  # prefix accepted too
+    sched = pd.read_csv(FIXTURES / "easy_schedule.csv").iloc[0]
+    o = m["overall"]
+    assert m["hosts"] == 8
+    assert o["jobs"] == sched["nb_jobs"] == 60
+    assert o["completed"] == sched["nb_jobs_success"]
+    assert o["killed"] == sched["nb_jobs_killed"] == 12
+    assert o["wait_mean_s"] == pytest.approx(sched["mean_waiting_time"], abs=1e-6)
+    assert o["response_mean_s"] == pytest.approx(sched["mean_turnaround_time"], abs=1e-6)
+    assert o["busy_node_s"] == pytest.approx(sched["time_computing"])  # evalys' integral
+    assert o["makespan_s"] == pytest.approx(sched["makespan"])
+    assert o["utilization"] == pytest.approx(1130 / (8 * 186))
+    text = format_metrics(m)
+    assert text.startswith("## Metrics of easy_jobs.csv")
+    assert "| utilization | 75.9 % |" in text and "| short (< 1 h) | 60 |" in text
+
+
+def test_header_only_file_gives_empty_metrics(tmp_path):
+    path = write_run(tmp_path, "none", [])
+    assert load_jobs(path).empty
+    m = compute_metrics(path, hosts=2)
+    assert m["overall"]["jobs"] == 0 and m["overall"]["utilization"] is None
+    format_metrics(m)
+
+
+# --------------------------------------------------------------------------- folding
+RESUBMITTED = [
+    # job 1: killed after 10 s on 4 hosts, resubmitted (pybatsim convention), then succeeds
+    row(1, 0, 4, "COMPLETED_KILLED", 0, 10, "0-3"),
+    row("1#1", 10, 4, "COMPLETED_SUCCESSFULLY", 12, 30, "0-1",
+        meta="{'parent_job': 'w0!1', 'nb_resubmit': 1}"),
+    # job 2: original rejected, executed through a copy (JSON metadata, bare parent id)
+    row(2, 5, 1, "REJECTED"),
+    row("2c", 5, 1, "COMPLETED_SUCCESSFULLY", 42, 8, "2", meta='{"parent_job": "2"}'),
+    # job 3: killed twice, the third attempt reaches its walltime
+    row(3, 0, 1, "COMPLETED_KILLED", 0, 5, "4"),
+    row("3#1", 5, 1, "COMPLETED_KILLED", 5, 5, "4",
+        meta="{'parent_job': 'w0!3', 'nb_resubmit': 1}"),
+    row("3#2", 10, 1, "COMPLETED_WALLTIME_REACHED", 10, 20, "4-5",
+        meta="{'parent_job': 'w0!3', 'nb_resubmit': 2}"),
+]
+
+
+def test_fold_killed_and_resubmitted(tmp_path):
+    jobs = load_jobs(write_run(tmp_path, "resub", RESUBMITTED)).set_index("job_id")
+    assert list(jobs.index) == ["1", "2", "3"]
+    one = jobs.loc["1"]
+    assert (one.submission_time, one.starting_time, one.finish_time) == (0, 12, 42)
+    assert (one.waiting_time, one.turnaround_time) == (12, 42)
+    assert one.final_state == "COMPLETED_SUCCESSFULLY" and one.success == 1
+    assert one.allocated_resources == "0-1" and one.requested_number_of_resources == 4
+    assert one.attempts == 2 and one.wasted_node_s == 40.0  # 4 hosts x 10 s
+    three = jobs.loc["3"]
+    assert three.attempts == 3 and three.wasted_node_s == 10.0  # final attempt excluded
+    assert three.final_state == "COMPLETED_WALLTIME_REACHED" and three.success == 0
+
+
+def test_fold_copy_and_rejected_original(tmp_path):
+    jobs = load_jobs(write_run(tmp_path, "resub", RESUBMITTED)).set_index("job_id")
+    two = jobs.loc["2"]
+    assert (two.submission_time, two.starting_time, two.waiting_time) == (5, 42, 37)
+    assert two.final_state == "COMPLETED_SUCCESSFULLY" and two.allocated_resources == "2"
+    assert two.attempts == 1 and two.wasted_node_s == 0.0
+
+
+def test_fold_original_missing_from_file(tmp_path):
+    rows = [row("9#1", 3, 2, "COMPLETED_KILLED", 3, 4, "0-1",
+                meta="{'parent_job': 'w0!9', 'nb_resubmit': 1}"),
+            row("9#2", 7, 2, "COMPLETED_SUCCESSFULLY", 8, 2, "2-3",
+                meta="{'parent_job': 'w0!9', 'nb_resubmit': 2}")]
+    jobs = load_jobs(write_run(tmp_path, "orphan", rows))
+    assert len(jobs) == 1
+    job = jobs.iloc[0]
+    assert (job.job_id, job.workload_name, job.submission_time, job.starting_time) == \
+        ("9", "w0", 3.0, 8.0)
+    assert (job.attempts, job.wasted_node_s, job.waiting_time) == (2, 8.0, 5.0)
+
+
+def test_fold_metrics_never_count_killed_or_rejected_attempts(tmp_path):
+    path = write_run(tmp_path, "resub", RESUBMITTED)
+    o = compute_metrics(path, hosts=6)["overall"]
+    assert (o["jobs"], o["completed"], o["killed"], o["rejected"]) == (3, 2, 1, 0)
+    assert o["resubmitted_jobs"] == 2 and o["wasted_node_s"] == 50.0
+    # utilization counts every attempt: 40 + 60 + 8 + 5 + 5 + 40 host-seconds
+    assert o["busy_node_s"] == pytest.approx(158.0)
+    raw = compute_metrics(path, hosts=6, fold=False)["overall"]
+    assert (raw["jobs"], raw["completed"], raw["killed"], raw["rejected"]) == (7, 2, 4, 1)
+
+
+def test_unfolded_and_unlinked_rows_unchanged(tmp_path):
+    path = write_run(tmp_path, "resub", RESUBMITTED)
+    raw = load_jobs(path, fold=False)
+    assert len(raw) == 7 and "attempts" not in raw.columns
+    easy_raw = read_jobs_csv(FIXTURES / "easy_jobs.csv")
+    easy = load_jobs(FIXTURES / "easy_jobs.csv")
+    assert easy["attempts"].eq(1).all() and easy["wasted_node_s"].eq(0).all()
+    pd.testing.assert_frame_equal(easy.drop(columns=["attempts", "wasted_node_s"]), easy_raw)
+    assert load_jobs(path).set_index("job_id").loc["2", "attempts"] == 1
+    rejected = load_jobs(write_run(tmp_path, "rej", THREE_JOBS)).set_index("job_id")
+    assert rejected.loc["4", "attempts"] == 0
+
+
+def test_fold_real_kill_resubmit_output():
+    raw = load_jobs(FIXTURES / "kr_jobs.csv", fold=False)
+    jobs = load_jobs(FIXTURES / "kr_jobs.csv").set_index("job_id")
+    assert len(raw) == 80 and len(jobs) == 60
+    assert (raw["final_state"] == "REJECTED").sum() == 12
+    assert not (jobs["final_state"] == "REJECTED").any()
+    three = jobs.loc["3"]  # killed at 11 and 13 (4 hosts x 2 s each), done 13 -> 21
+    assert (three.attempts, three.wasted_node_s, three.waiting_time) == (3, 16.0, 4.0)
+    assert three.final_state == "COMPLETED_SUCCESSFULLY"
+    ten = jobs.loc["10"]  # killed once (3 hosts x 2 s), then walltime reached
+    assert (ten.attempts, ten.wasted_node_s, ten.final_state) == \
+        (2, 6.0, "COMPLETED_WALLTIME_REACHED")
+    two = jobs.loc["2"]  # rejected original + copy
+    assert (two.attempts, two.starting_time, two.allocated_resources) == (1, 6.0, "0 3-4")
+    m = compute_metrics(FIXTURES / "kr")
+    assert m["overall"]["completed"] == 48 and m["overall"]["killed"] == 12
+    assert m["overall"]["busy_node_s"] == pytest.approx(1180.0)  # Batsim time_computing
+
+
+# --------------------------------------------------------------------------- evalys
+def test_to_jobset():
+    js = to_jobset(load_jobs(FIXTURES / "easy"), hosts=8)
+    assert len(js.df) == 60 and js.MaxProcs == 8
+    assert float(js.utilisation["area"].sum()) == pytest.approx(1130.0)
+    assert to_jobset(load_jobs(FIXTURES / "kr", fold=False)).MaxProcs == 8
+
+
+def test_to_jobset_rejected_only(tmp_path):
+    path = write_run(tmp_path, "rejonly", [row(1, 0, 2, "REJECTED"), row(2, 1, 1, "REJECTED")])
+    with pytest.raises(InputError, match="all 2 jobs were rejected") as info:
+        to_jobset(load_jobs(path))
+    assert "rejonly_jobs.csv" in str(info.value)
+
+
+def test_alloc_stats_matches_procset():
+    from procset import ProcSet
+    texts = ["0-3 7", "", "12", "5-6 9 100-200", "3-4 6-7 9"]
+    sizes, tops = alloc_stats(texts)
+    assert sizes.tolist() == [len(ProcSet.from_str(t)) for t in texts]
+    assert tops.tolist() == [7, -1, 12, 200, 9]
+
+
+def test_default_gantt_window_caps_jobs():
+    raw = read_jobs_csv(FIXTURES / "easy_jobs.csv")
+    assert choose_window([raw]) == (0.0, 186.0)  # small run: everything
+    begin, end = choose_window([raw], max_jobs=10)
+    tenth_start = sorted(raw["starting_time"])[9]
+    assert (begin, end) == (0.0, tenth_start)
+    assert choose_window([raw], max_span_s=50.0) == (0.0, 50.0)
+
+
+# --------------------------------------------------------------------------- bad input
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="no such file") as info:
+        compute_metrics(tmp_path / "nothere_jobs.csv")
+    assert "nothere_jobs.csv" in str(info.value)
+    with pytest.raises(InputError, match="ghost_jobs.csv"):  # a prefix names the file
+        load_jobs(tmp_path / "ghost")
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty_jobs.csv"
+    path.write_text("")
+    with pytest.raises(InputError, match="empty file") as info:
+        load_jobs(path)
+    assert str(path) in str(info.value)
+
+
+def test_not_a_batsim_file(tmp_path):
+    path = tmp_path / "other.csv"
+    path.write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(InputError, match="missing column") as info:
+        compute_metrics(path)
+    assert info.value.path == str(path) and "other.csv" in str(info.value)
+
+
+def test_bad_values_are_located(tmp_path):
+    bad = write_run(tmp_path, "bad", [THREE_JOBS[0], THREE_JOBS[1].replace(",100.000000,",
+                                                                         ",soon,", 1)])
+    with pytest.raises(InputError, match="not a number") as info:
+        load_jobs(bad)
+    assert (info.value.line, info.value.field) == (3, "starting_time")
+    noalloc = write_run(tmp_path, "noalloc", [THREE_JOBS[0].replace(",0-1,", ",,")])
+    with pytest.raises(InputError, match="interval set") as info:
+        load_jobs(noalloc)
+    assert info.value.line == 2 and "noalloc_jobs.csv" in str(info.value)
+
+
+def test_bad_schedule_file(tmp_path):
+    path = write_run(tmp_path, "s", THREE_JOBS)
+    (tmp_path / "s_schedule.csv").write_text("nb_computing_machines\n")
+    with pytest.raises(InputError, match="s_schedule.csv"):
+        compute_metrics(path)
+
+
+# --------------------------------------------------------------------------- outputs
+def _is_png(path) -> bool:
+    data = Path(path).read_bytes()
+    return data[:8] == PNG_MAGIC and len(data) > 10_000
+
+
+def test_compare_runs_writes_everything(tmp_path):
+    written = compare_runs([FIXTURES / "easy", FIXTURES / "kr_jobs.csv"], tmp_path / "cmp")
+    assert set(written) == {"markdown", "csv", "json", "overall_bars", "class_bsld",
+                            "wait_cdf", "gantt:easy", "gantt:kr"}
+    names = sorted(Path(p).name for p in written.values())
+    assert names == ["class_bsld.png", "comparison.csv", "comparison.json", "comparison.md",
+                     "gantt_easy.png", "gantt_kr.png", "overall_bars.png", "wait_cdf.png"]
+    for key, path in written.items():
+        if path.endswith(".png"):
+            assert _is_png(path), key
+    table = pd.read_csv(written["csv"], index_col="metric")
+    assert list(table.columns) == ["easy", "kr"]
+    assert table.loc["jobs", "kr"] == 60 and table.loc["resubmitted_jobs", "kr"] == 7
+    assert table.loc["wait_mean_s", "easy"] == pytest.approx(7 / 3)
+    assert {"short.wait_mean_s", "short.bsld_mean", "wide.bsld_mean"} <= set(table.index)
+    md = Path(written["markdown"]).read_text()
+    assert "| metric | easy | kr |" in md and "![Gantt chart of kr](gantt_kr.png)" in md
+    assert set(json.loads(Path(written["json"]).read_text())) == {"easy", "kr"}
+
+
+def test_compare_runs_labels_window_and_errors(tmp_path):
+    written = compare_runs([FIXTURES / "easy"], tmp_path / "one", labels=["EASY bf"],
+                           gantt_window=(20, 60))
+    assert Path(written["gantt:EASY bf"]).name == "gantt_EASY_bf.png"
+    assert "Window: 20-60 s" in Path(written["markdown"]).read_text()
+    with pytest.raises(ValueError, match="labels"):
+        compare_runs([FIXTURES / "easy"], tmp_path / "x", labels=["a", "b"])
+    with pytest.raises(InputError, match="missing_jobs.csv"):
+        compare_runs([FIXTURES / "easy", tmp_path / "missing"], tmp_path / "x")
+
+
+def test_report_run(tmp_path):
+    out = report_run(FIXTURES / "kr", tmp_path / "rep", bound_s=20.0)
+    assert Path(out["markdown"]).name == "kr_metrics.md" and _is_png(out["gantt"])
+    assert json.loads(Path(out["json"]).read_text())["parameters"]["bound_s"] == 20.0
+    assert out["metrics"]["overall"]["jobs"] == 60 and out["text"].startswith("## Metrics")
+    rejected = write_run(tmp_path, "rej", [row(1, 0, 2, "REJECTED")])
+    out = report_run(rejected)  # no executed job: placeholder chart, no crash
+    assert Path(out["gantt"]).parent == tmp_path and Path(out["gantt"]).is_file()
+    assert out["metrics"]["overall"]["rejected"] == 1 and out["metrics"]["hosts"] is None

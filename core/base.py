@@ -1,0 +1,119 @@
+"""The interface every pure-Python scheduler implements, and its bookkeeping.
+
+A scheduler is told about arrivals (:meth:`OnlineScheduler.submit`) and
+completions (:meth:`OnlineScheduler.complete`) and, once per batch of
+simultaneous events, decides (:meth:`OnlineScheduler.schedule`): jobs to start
+on given hosts, jobs to reject, metadata to record, a time to be called back.
+It needs neither ZeroMQ nor a simulator: the pybatsim plugins
+(``adaptsched.schedulers``) are thin adapters over it, and what-if simulations
+(``adaptsched.core.replay``) drive it directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from adaptsched.core.hosts import HostPool
+from adaptsched.core.queue import WaitingQueue
+
+INF = float("inf")
+
+
+class Job:
+    """What a scheduler knows of a job: its request, not its true runtime."""
+
+    __slots__ = ("id", "submit_s", "res", "walltime_s", "fields")
+
+    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict | None = None):
+        self.id = id
+        self.submit_s = submit_s
+        self.res = res
+        self.walltime_s = walltime_s if walltime_s > 0 else INF  # Batsim's -1: no walltime
+        self.fields = fields or {}
+
+    def __repr__(self):
+        return f"Job({self.id!r}, submit={self.submit_s:g}, res={self.res}, walltime={self.walltime_s:g})"
+
+
+class Running:
+    """A started job: its hosts and its expected end (start + walltime)."""
+
+    __slots__ = ("job", "start_s", "end_s", "hosts")
+
+    def __init__(self, job: Job, start_s: float, hosts: list):
+        self.job = job
+        self.start_s = start_s
+        self.end_s = start_s + job.walltime_s
+        self.hosts = hosts
+
+
+@dataclass
+class Decisions:
+    starts: list = field(default_factory=list)  # (job id, host ids)
+    rejects: list = field(default_factory=list)  # job ids
+    metadata: dict = field(default_factory=dict)  # job id -> dict
+    wake_at: float | None = None  # CALL_ME_LATER time
+
+    def __bool__(self):
+        return bool(self.starts or self.rejects or self.metadata or self.wake_at is not None)
+
+
+class OnlineScheduler:
+    """Waiting queue (in the chosen order), running jobs and host pool.
+
+    Subclasses implement :meth:`plan`, which fills a :class:`Decisions` through
+    :meth:`start`. Jobs wider than the machine (or asking for no host) are
+    rejected on arrival.
+    """
+
+    name = "base"
+    options: dict = {"order": ("fcfs", "queue order (adaptsched.core.queue)")}  # name -> (default, help)
+
+    def __init__(self, nb_hosts: int, *, order: str = "fcfs"):
+        self.nb_hosts = nb_hosts
+        self.pool = HostPool(nb_hosts)
+        self.queue = WaitingQueue(order)
+        self.running = {}  # job id -> Running
+        self._rejects = []
+
+    # -- events -----------------------------------------------------------------
+    def submit(self, job: Job, now: float):
+        if job.res > self.nb_hosts or job.res <= 0:
+            self._rejects.append(job.id)
+            return
+        self.queue.push(job)
+        self.on_submit(job, now)
+
+    def complete(self, job_id: str, now: float):
+        running = self.running.pop(job_id, None)
+        if running is None:
+            return  # not ours (e.g. a killed job reported twice)
+        self.pool.release(running.hosts)
+        self.on_complete(running, now)
+
+    def schedule(self, now: float) -> Decisions:
+        decisions = Decisions(rejects=self._rejects)
+        self._rejects = []
+        self._decisions = decisions
+        self.plan(now)
+        return decisions
+
+    # -- for subclasses -----------------------------------------------------------
+    def on_submit(self, job: Job, now: float):
+        pass
+
+    def on_complete(self, running: Running, now: float):
+        pass
+
+    def plan(self, now: float):
+        raise NotImplementedError
+
+    def start(self, job: Job, now: float) -> Running:
+        hosts = self.pool.allocate(job.res)
+        running = self.running[job.id] = Running(job, now, hosts)
+        self._decisions.starts.append((job.id, hosts))
+        return running
+
+    def record(self, job: Job, **values):
+        """Metadata for the job's row of ``_jobs.csv`` (merged with earlier values)."""
+        self._decisions.metadata.setdefault(job.id, {}).update(values)

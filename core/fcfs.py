@@ -1,0 +1,23 @@
+"""First come, first served without backfilling.
+
+Jobs start in queue order while they fit; the first job that does not fit blocks
+every job behind it, even jobs that would fit in the idle hosts.
+"""
+
+from __future__ import annotations
+
+from adaptsched.core.base import OnlineScheduler
+
+
+class Fcfs(OnlineScheduler):
+    name = "fcfs"
+
+    def plan(self, now: float):
+        queue = self.queue
+        started = []
+        for job in queue:
+            if job.res > self.pool.nb_free:
+                break
+            self.start(job, now)
+            started.append(job)
+        queue.remove_all(started)

@@ -1,0 +1,132 @@
+"""Availability profile: the number of free hosts over time, as a step function.
+
+The profile is the planning data structure of backfilling schedulers (Mu'alem &
+Feitelson 2001, "Utilization, predictability, workloads, and user runtime
+estimates in scheduling the IBM SP2 with backfilling"): running jobs occupy their
+hosts until their *expected* end (start + walltime), reserved jobs from their
+reserved start to their expected end. ``earliest_fit`` finds the first time a job
+of ``n`` hosts can run for ``duration_s`` without any other job being delayed.
+
+Counts suffice (no host identities): any free host can serve any job, so a
+count-feasible plan is always executable when jobs start.
+
+>>> p = AvailabilityProfile(4, now=0.0)
+>>> p.reserve(0.0, 10.0, 3)        # a running job on 3 hosts until t=10
+>>> p.earliest_fit(2, 5.0, after=0.0)
+10.0
+>>> p.earliest_fit(1, 100.0, after=0.0)
+0.0
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+INF = float("inf")
+
+
+class AvailabilityProfile:
+    """``free[i]`` hosts are free on ``[times[i], times[i+1])``; the last step never ends."""
+
+    __slots__ = ("nb_hosts", "times", "free")
+
+    def __init__(self, nb_hosts: int, now: float = 0.0):
+        self.nb_hosts = nb_hosts
+        self.times = [now]
+        self.free = [nb_hosts]
+
+    def copy(self) -> "AvailabilityProfile":
+        clone = AvailabilityProfile.__new__(AvailabilityProfile)
+        clone.nb_hosts = self.nb_hosts
+        clone.times = list(self.times)
+        clone.free = list(self.free)
+        return clone
+
+    def __repr__(self):
+        steps = ", ".join(f"{t:g}:{f}" for t, f in zip(self.times, self.free))
+        return f"AvailabilityProfile({steps})"
+
+    # -- queries ----------------------------------------------------------------
+    def free_at(self, t: float) -> int:
+        i = bisect_right(self.times, t) - 1
+        return self.free[max(i, 0)]
+
+    def earliest_fit(self, n: int, duration_s: float, after: float, before: float = INF) -> float | None:
+        """Earliest start >= ``after`` (and <= ``before``) with ``n`` hosts free for
+        ``duration_s`` seconds; None if there is none by ``before``."""
+        times, free = self.times, self.free
+        if n > self.nb_hosts:
+            return None
+        size = len(times)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        start = after if after > times[0] else times[0]
+        while start <= before:
+            end = start + duration_s
+            j = i
+            while j < size and times[j] < end:
+                if free[j] < n:
+                    break
+                j += 1
+            else:
+                return start
+            # step j is too busy: the job can only start after it
+            if j + 1 >= size:
+                return None  # the last step never ends and has too few hosts
+            i = j + 1
+            start = times[i]
+        return None
+
+    # -- updates ----------------------------------------------------------------
+    def _split(self, t: float) -> int:
+        """Index of the step that starts exactly at ``t`` (created if needed)."""
+        times = self.times
+        i = bisect_right(times, t) - 1
+        if i >= 0 and times[i] == t:
+            return i
+        if i < 0:  # before the profile's start: extend it
+            times.insert(0, t)
+            self.free.insert(0, self.nb_hosts)
+            return 0
+        times.insert(i + 1, t)
+        self.free.insert(i + 1, self.free[i])
+        return i + 1
+
+    def reserve(self, start: float, end: float, n: int):
+        """Takes ``n`` hosts on [start, end)."""
+        self._add(start, end, -n)
+
+    def release(self, start: float, end: float, n: int):
+        """Gives back ``n`` hosts on [start, end) (undoes a ``reserve``)."""
+        self._add(start, end, n)
+
+    def _add(self, start: float, end: float, delta: int):
+        if end <= start:
+            return
+        first = self._split(start)
+        last = self._split(end) if end < INF else len(self.times)
+        free = self.free
+        for k in range(first, last):
+            free[k] += delta
+            if free[k] < 0:
+                raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+        # merge equal neighbours around the changed range to keep the profile small
+        self._merge(last)
+        self._merge(first)
+
+    def _merge(self, k: int):
+        times, free = self.times, self.free
+        if 0 < k < len(times) and free[k] == free[k - 1]:
+            del times[k]
+            del free[k]
+
+    def advance(self, now: float):
+        """Forgets the steps that ended before ``now``."""
+        times, free = self.times, self.free
+        i = bisect_right(times, now) - 1
+        if i > 0:
+            del times[:i]
+            del free[:i]
+        if times[0] < now:
+            times[0] = now

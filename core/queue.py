@@ -1,0 +1,62 @@
+"""Queue orders: which waiting job a scheduler considers first.
+
+An order is a key function of a waiting job (smaller key = considered first);
+ties are broken by arrival order, so every order is deterministic. Schedulers
+take the order by name (option ``order``), so that adding an order never means
+copying a scheduler.
+
+======== ===============================================================
+fcfs     arrival order (first come, first served)
+sjf      shortest requested time (walltime) first
+ljf      longest requested time first
+small    fewest hosts first
+large    most hosts first
+saf      smallest area (hosts x requested time) first
+======== ===============================================================
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+
+ORDERS = {
+    "fcfs": lambda job: 0,
+    "sjf": lambda job: job.walltime_s,
+    "ljf": lambda job: -job.walltime_s,
+    "small": lambda job: job.res,
+    "large": lambda job: -job.res,
+    "saf": lambda job: job.res * job.walltime_s,
+}
+
+
+class WaitingQueue:
+    """Waiting jobs kept sorted by ``(order key, arrival number)``."""
+
+    __slots__ = ("order", "_key", "_entries", "_arrivals")
+
+    def __init__(self, order: str = "fcfs"):
+        if order not in ORDERS:
+            raise ValueError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+        self.order = order
+        self._key = ORDERS[order]
+        self._entries = []  # (key, arrival number, job)
+        self._arrivals = 0
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __iter__(self):
+        return (entry[2] for entry in self._entries)
+
+    def __getitem__(self, index):
+        return self._entries[index][2]
+
+    def push(self, job):
+        self._arrivals += 1
+        insort(self._entries, (self._key(job), self._arrivals, job), key=lambda e: (e[0], e[1]))
+
+    def remove_all(self, jobs):
+        """Removes the given jobs (an iterable of job objects) in one pass."""
+        gone = {id(job) for job in jobs}
+        if gone:
+            self._entries = [e for e in self._entries if id(e[2]) not in gone]

@@ -1,1 +1,33 @@
-"""adaptsched.schedulers"""
+"""adaptsched's pybatsim plugins and their registry.
+
+Each plugin is a file whose class is its capitalised file name, as pybatsim
+requires, so that stock pybatsim loads it by path against real Batsim::
+
+    pybatsim /path/to/adaptsched/schedulers/easy.py -s ipc:///tmp/sched.sock
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+
+# name -> (plugin file, one-line description, "module:class" of the pure scheduler)
+SCHEDULERS = {
+    "fcfs": ("fcfs.py", "first come, first served, no backfilling", "adaptsched.core.fcfs:Fcfs"),
+    "easy": ("easy.py", "EASY backfilling: only the head job holds a reservation, which is never delayed",
+             "adaptsched.core.easy:EasyBackfilling"),
+    "conservative": ("conservative.py",
+                     "conservative backfilling: every job holds a reservation that is never delayed",
+                     "adaptsched.core.conservative:ConservativeBackfilling"),
+}
+
+
+def plugin_path(name: str) -> Path:
+    return _HERE / SCHEDULERS[name][0]
+
+
+def core_class(name: str):
+    module, _, cls = SCHEDULERS[name][2].partition(":")
+    from importlib import import_module
+    return getattr(import_module(module), cls)

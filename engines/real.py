@@ -1,0 +1,90 @@
+"""Runs real Batsim (4.2.x, C++/SimGrid) against a pybatsim scheduler process.
+
+Batsim is found, in this order: the ``batsim`` argument, the ``BATSIM``
+environment variable, ``batsim`` on PATH, and the shared build kit's install
+prefix ``/opt/batsim/bin/batsim``. Both processes talk over a private ``ipc://``
+endpoint, so parallel runs never collide. If either process fails, the other is
+stopped and the error shows the last lines of both logs (``PREFIX_batsim.log``,
+``PREFIX_sched.log``); whatever Batsim wrote is kept.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from adaptsched.errors import SimulationError
+from adaptsched.engines.process import pin, tail
+
+BUILD_KIT_PREFIX = Path("/opt/batsim/bin/batsim")
+
+
+def find_batsim(explicit: str | None = None) -> str | None:
+    """Path of the Batsim executable, or None when none is installed."""
+    for candidate in (explicit, os.environ.get("BATSIM")):
+        if candidate:
+            path = shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)
+            if path is None:
+                raise SimulationError(f"Batsim executable {candidate!r} not found")
+            return path
+    found = shutil.which("batsim")
+    if found:
+        return found
+    return str(BUILD_KIT_PREFIX) if BUILD_KIT_PREFIX.is_file() else None
+
+
+def batsim_version(batsim: str) -> str:
+    result = subprocess.run([batsim, "--version"], capture_output=True, text=True, timeout=30)
+    return result.stdout.strip() or result.stderr.strip()
+
+
+def run_batsim(batsim: str, platform, workload, prefix: str, scheduler, *, dynamic_jobs=False,
+               ack_dynamic_jobs=False, profile_reuse=False, progress=None, poll_s: float = 0.2,
+               cpu: int | None = None) -> float:
+    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess."""
+    command = [batsim, "-p", str(platform), "-w", str(workload), "-e", str(prefix),
+               "-s", scheduler.endpoint.url, "--disable-schedule-tracing",
+               "--disable-machine-state-tracing", "-q"]
+    if dynamic_jobs:
+        command.append("--enable-dynamic-jobs")
+    if ack_dynamic_jobs:
+        command.append("--acknowledge-dynamic-jobs")
+    if profile_reuse:
+        command.append("--enable-profile-reuse")
+    log_path = f"{prefix}_batsim.log"
+    jobs_csv = Path(f"{prefix}_jobs.csv")
+    start = time.perf_counter()
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        pin(process.pid, cpu)
+        try:
+            while process.poll() is None:
+                if not scheduler.alive():
+                    process.kill()
+                    process.wait()
+                    raise SimulationError(
+                        "real Batsim stopped: " + scheduler.describe_failure()
+                        + f"\nlast lines of {log_path}:\n{tail(log_path)}")
+                if progress is not None and jobs_csv.exists():
+                    progress(_count_rows(jobs_csv))
+                time.sleep(poll_s)
+        except BaseException:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            raise
+    if process.returncode != 0:
+        scheduler.kill()
+        raise SimulationError(f"real Batsim failed with code {process.returncode}; last lines of {log_path}:\n"
+                              f"{tail(log_path)}\nscheduler log {scheduler.log_path}:\n{tail(scheduler.log_path)}")
+    if progress is not None and jobs_csv.exists():
+        progress(_count_rows(jobs_csv))
+    return time.perf_counter() - start
+
+
+def _count_rows(path: Path) -> int:
+    with open(path, "rb") as handle:
+        return max(sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b"")) - 1, 0)

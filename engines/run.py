@@ -1,0 +1,235 @@
+"""One simulation, end to end: resolve the inputs, run an engine, write the outputs.
+
+Inputs:
+
+- *scheduler*: an adaptsched scheduler name (``adaptsched schedulers`` lists them),
+  a pybatsim built-in (``easyBackfill``, ``fillerSched``...) or a ``.py`` plugin path;
+- *workload*: a Batsim JSON file, or an SWF trace (``.swf``/``.swf.gz``) converted on
+  the fly for the platform's size (``PREFIX_workload.json``);
+- *platform*: a SimGrid XML file, or a number of hosts (a generated cluster,
+  ``PREFIX_platform.xml``).
+
+Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``, plus the
+scheduler's log ``PREFIX_sched.log`` (and ``PREFIX_batsim.log`` with real Batsim).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
+from adaptsched.platforms.simgrid import read_platform, write_cluster
+from adaptsched import schedulers as registry
+
+ENGINES = ("embedded", "batsim")
+
+
+@dataclass
+class RunResult:
+    prefix: str
+    engine: str
+    scheduler: str
+    wall_s: float
+    nb_jobs: int
+    nb_hosts: int
+    notes: list = field(default_factory=list)
+
+    @property
+    def jobs_csv(self) -> str:
+        return f"{self.prefix}_jobs.csv"
+
+    @property
+    def schedule_csv(self) -> str:
+        return f"{self.prefix}_schedule.csv"
+
+
+def pybatsim_builtins() -> Path:
+    """pybatsim's own ``schedulers`` folder (found by file: our root has a folder of that name)."""
+    spec = importlib.util.find_spec("batsim")
+    return Path(spec.origin).parent.parent / "schedulers"
+
+
+def resolve_scheduler(scheduler: str) -> tuple[str, object]:
+    """(what to hand to pybatsim, the pure scheduler class or None)."""
+    if scheduler in registry.SCHEDULERS:
+        return str(registry.plugin_path(scheduler)), registry.core_class(scheduler)
+    if scheduler.endswith(".py"):
+        if not Path(scheduler).is_file():
+            raise InputError(scheduler, "no such scheduler plugin file")
+        return str(Path(scheduler).resolve()), None
+    if "/" not in scheduler and "." not in scheduler and (pybatsim_builtins() / f"{scheduler}.py").is_file():
+        return scheduler, None  # a pybatsim built-in
+    names = ", ".join(registry.SCHEDULERS)
+    raise AdaptschedError(f"unknown scheduler {scheduler!r}: use one of {names}, a pybatsim built-in "
+                          "(e.g. easyBackfill) or the path of a .py pybatsim plugin")
+
+
+def parse_options(pairs, core_class) -> dict:
+    """``["order=sjf", ...]`` -> typed options (types from the scheduler's defaults)."""
+    options = {}
+    for pair in pairs or []:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
+        if core_class is not None:
+            if key not in core_class.options:
+                raise AdaptschedError(f"scheduler {core_class.name!r} has no option {key!r}; "
+                                      f"its options are: {', '.join(core_class.options) or 'none'}")
+            default = core_class.options[key][0]
+            options[key] = _typed(key, text, default)
+        else:
+            try:
+                options[key] = json.loads(text)
+            except json.JSONDecodeError:
+                options[key] = text
+    return options
+
+
+def _typed(key, text, default):
+    if isinstance(default, bool):
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise AdaptschedError(f"option {key}={text!r}: expected true or false")
+    if isinstance(default, (int, float)):
+        try:
+            return type(default)(text)
+        except ValueError:
+            raise AdaptschedError(f"option {key}={text!r}: expected a {type(default).__name__}") from None
+    return text
+
+
+def resolve_platform(platform, prefix: str) -> Path:
+    if isinstance(platform, int) or (isinstance(platform, str) and platform.isdigit()):
+        nb_hosts = int(platform)
+        if nb_hosts < 1:
+            raise AdaptschedError("a platform needs at least one host")
+        return write_cluster(nb_hosts, f"{prefix}_platform.xml")
+    path = Path(platform)
+    if not path.is_file():
+        raise InputError(platform, "no such platform file")
+    return path
+
+
+def resolve_workload(workload, nb_hosts: int, prefix: str, *, say=print) -> Path:
+    path = Path(workload)
+    if not path.exists():
+        raise InputError(workload, "no such workload file")
+    name = path.name.lower()
+    if name.endswith(".swf") or name.endswith(".swf.gz"):
+        from adaptsched.workloads.convert import convert_swf, write_workload
+        converted, report = convert_swf(path, hosts=nb_hosts)
+        out = write_workload(converted, f"{prefix}_workload.json")
+        say(report.summary())
+        return Path(out)
+    return path
+
+
+class Progress:
+    """A progress bar of completed jobs on a terminal (stderr); silent otherwise."""
+
+    def __init__(self, total: int, label: str, enabled: bool | None = None):
+        self.bar = None
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        if enabled and total > 0:
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, desc=label, unit="job", file=sys.stderr, smoothing=0.1, leave=True)
+
+    def __call__(self, done: int):
+        if self.bar is not None:
+            self.bar.update(max(done - self.bar.n, 0))
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded", options=None,
+        batsim: str | None = None, dynamic_jobs: bool = False, ack_dynamic_jobs: bool = False,
+        profile_reuse: bool = False, progress: bool | None = None, fixed_addresses: bool = False,
+        pin_cpu: bool = True, say=print) -> RunResult:
+    """Runs one simulation and returns where its outputs are."""
+    if engine not in ENGINES:
+        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
+    prefix = str(prefix)
+    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
+    plugin, core_class = resolve_scheduler(scheduler)
+    options = options if isinstance(options, dict) else parse_options(options, core_class)
+    platform_path = resolve_platform(platform, prefix)
+    machines = read_platform(platform_path)
+    workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
+
+    from adaptsched.workloads.batsim_json import load_workload
+    loaded = load_workload(workload_path, embedded=(engine == "embedded"))
+    if loaded.nb_res != machines.nb_hosts:
+        say(f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
+            "the platform decides")
+
+    endpoint = Endpoint()
+    cpu = pick_cpu() if pin_cpu else None
+    process = SchedulerProcess(plugin, options, endpoint, f"{prefix}_sched.log",
+                               fixed_addresses=fixed_addresses, cpu=cpu)
+    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
+    start = time.perf_counter()
+    affinity = _affinity()
+    try:
+        process.start()
+        if engine == "embedded":
+            pin(0, cpu)
+            _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar)
+        else:
+            from adaptsched.engines.real import find_batsim, run_batsim
+            executable = find_batsim(batsim)
+            if executable is None:
+                raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
+                                      "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
+            run_batsim(executable, platform_path, workload_path, prefix, process, dynamic_jobs=dynamic_jobs,
+                       ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse, progress=bar, cpu=cpu)
+        code = process.wait(timeout=60)
+    finally:
+        _restore_affinity(affinity)
+        bar.close()
+        process.close()
+        endpoint.close()
+    wall = time.perf_counter() - start
+    result = RunResult(prefix, engine, scheduler, wall, loaded.nb_jobs, machines.nb_hosts)
+    if code != 0:
+        result.notes.append(f"the pybatsim process exited with code {code} after the simulation ended "
+                            f"(see {prefix}_sched.log)")
+    return result
+
+
+def _affinity():
+    try:
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return None
+
+
+def _restore_affinity(cpus):
+    if cpus is not None:
+        try:
+            os.sched_setaffinity(0, cpus)
+        except OSError:
+            pass
+
+
+def _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar):
+    from adaptsched.engines.embedded.batsim import EmbeddedBatsim, Options
+
+    connection = Connection(process)
+    try:
+        options = Options(dynamic_jobs=dynamic_jobs, ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse)
+        EmbeddedBatsim(machines, [loaded], connection, prefix, options=options,
+                       progress=bar if bar.bar is not None else None).run()
+    finally:
+        connection.close()

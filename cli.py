@@ -1,6 +1,219 @@
-"""adaptsched command line (placeholder while the foundation lands)."""
+"""The ``adaptsched`` command line.
+
+Every command exits with status 0 on success and, on any error, prints a
+one-paragraph message (no traceback) and exits with status 1 (2 for usage
+errors, 130 when interrupted). Set ADAPTSCHED_DEBUG=1 to see tracebacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+from adaptsched import __version__
+from adaptsched.errors import AdaptschedError
 
 
-def main(argv=None):
-    print("adaptsched")
+def _say(*args):
+    print(*args, flush=True)
+
+
+# -- run ----------------------------------------------------------------------------
+def cmd_run(args):
+    from adaptsched.engines.run import run
+
+    result = run(args.scheduler, args.workload, args.platform, args.out, engine=args.engine,
+                 options=args.option, batsim=args.batsim, dynamic_jobs=args.dynamic_jobs,
+                 ack_dynamic_jobs=args.ack_dynamic_jobs, profile_reuse=args.profile_reuse,
+                 progress=None if args.progress == "auto" else args.progress == "on",
+                 pin_cpu=not args.no_pin, say=_say)
+    rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
+    _say(f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)")
+    _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}")
+    for note in result.notes:
+        _say(f"note: {note}")
+    if args.report:
+        from adaptsched.analysis import report_run
+
+        report = report_run(result.prefix, bound_s=args.bound)
+        _say(report["text"])
+        _say(f"report: {report['markdown']}, {report['gantt']}")
     return 0
+
+
+# -- schedulers ---------------------------------------------------------------------
+def cmd_schedulers(args):
+    from adaptsched import schedulers as registry
+
+    for name, (_, description, _) in registry.SCHEDULERS.items():
+        core = registry.core_class(name)
+        _say(f"{name}: {description}")
+        _say(f"    plugin: {registry.plugin_path(name)}")
+        for option, (default, help_text) in core.options.items():
+            _say(f"    --option {option}=... (default {default}): {help_text}")
+    _say("pybatsim's own schedulers (e.g. easyBackfill, fillerSched) and any .py pybatsim plugin path "
+         "are accepted by 'adaptsched run --scheduler' too.")
+    return 0
+
+
+# -- convert / platform ---------------------------------------------------------------
+def cmd_convert(args):
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    workload, report = convert_swf(args.trace, hosts=args.hosts, first=args.first, start_s=args.start,
+                                   end_s=args.end, missing_estimate=args.missing_estimate,
+                                   over_estimate=args.over_estimate, zero_runtime=args.zero_runtime)
+    path = write_workload(workload, args.output)
+    _say(report.summary())
+    _say(f"wrote {path} ({len(workload['jobs'])} jobs, nb_res={workload['nb_res']})")
+    return 0
+
+
+def cmd_platform(args):
+    from adaptsched.platforms.simgrid import write_cluster
+
+    path = write_cluster(args.hosts, args.output, speed=args.speed)
+    _say(f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
+         "(Batsim's messages take zero simulated time)")
+    return 0
+
+
+# -- analysis -----------------------------------------------------------------------
+def cmd_metrics(args):
+    from adaptsched.analysis import compute_metrics, format_metrics
+
+    metrics = compute_metrics(args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short,
+                              long_s=args.long, wide_hosts=args.wide)
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+    else:
+        _say(format_metrics(metrics))
+    return 0
+
+
+def cmd_compare(args):
+    from adaptsched.analysis import compare_runs
+
+    written = compare_runs(args.runs, args.out, bound_s=args.bound, hosts=args.hosts)
+    _say(Path(written["markdown"]).read_text())
+    _say(f"comparison written to {Path(args.out).resolve()}: " + ", ".join(
+        Path(p).name for key, p in written.items() if key != "json"))
+    return 0
+
+
+# -- demo -----------------------------------------------------------------------------
+def cmd_demo(args):
+    from adaptsched.demo import demo
+
+    demo(out=args.out, jobs=args.jobs, hosts=args.hosts, engine=args.engine, trace=args.trace, say=_say)
+    return 0
+
+
+# -- parser -----------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adaptsched", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Adaptive batch scheduling on Batsim: run schedulers on workloads, convert traces, "
+                    "analyse and compare schedules.",
+        epilog=textwrap.dedent("""\
+            examples:
+              adaptsched demo
+              adaptsched run --scheduler easy --workload trace.swf.gz --platform 338 --out results/easy --report
+              adaptsched compare results/fcfs results/easy --out results/cmp"""))
+    parser.add_argument("--version", action="version", version=f"adaptsched {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("run", help="simulate one scheduler on one workload")
+    p.add_argument("--scheduler", required=True, help="adaptsched name (see 'schedulers'), pybatsim built-in "
+                   "(easyBackfill, fillerSched...) or path of a .py pybatsim plugin")
+    p.add_argument("--workload", required=True, help="Batsim JSON, or SWF trace (.swf, .swf.gz) converted on the fly")
+    p.add_argument("--platform", required=True, help="SimGrid platform XML, or a number of hosts")
+    p.add_argument("--out", required=True, help="output prefix: writes OUT_jobs.csv and OUT_schedule.csv")
+    p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded",
+                   help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
+    p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
+    p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
+    p.add_argument("--dynamic-jobs", action="store_true", help="allow dynamic job registration (Batsim's "
+                   "--enable-dynamic-jobs)")
+    p.add_argument("--ack-dynamic-jobs", action="store_true", help="acknowledge registered jobs")
+    p.add_argument("--profile-reuse", action="store_true", help="keep profiles after their jobs end")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="progress bar (auto: only on a terminal)")
+    p.add_argument("--no-pin", action="store_true", help="do not bind the engine and the scheduler to one CPU")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("schedulers", help="list the schedulers, their options and plugin paths")
+    p.set_defaults(func=cmd_schedulers)
+
+    p = sub.add_parser("convert", help="convert an SWF trace to a Batsim JSON workload")
+    p.add_argument("trace", help="SWF trace (.swf or .swf.gz)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument("--hosts", type=int, help="machine size (default: the header's MaxNodes)")
+    p.add_argument("--first", type=int, help="keep only the first N jobs")
+    p.add_argument("--start", type=float, help="keep jobs submitted at or after this SWF time (s)")
+    p.add_argument("--end", type=float, help="keep jobs submitted before this SWF time (s)")
+    p.add_argument("--missing-estimate", default="runtime+1", help="walltime of jobs without an estimate: "
+                   "runtime+S (default runtime+1), runtime, factor:K or drop")
+    p.add_argument("--over-estimate", default="keep", choices=("keep", "extend", "drop"),
+                   help="jobs running past their estimate: keep (killed at the walltime, default), extend, drop")
+    p.add_argument("--zero-runtime", default="drop", help="jobs with runtime 0: drop (default) or min:S")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("platform", help="write a homogeneous cluster platform for Batsim")
+    p.add_argument("--hosts", type=int, required=True, help="number of compute hosts")
+    p.add_argument("--speed", default="1Gf", help="host speed (default 1Gf)")
+    p.add_argument("output", help="platform XML to write")
+    p.set_defaults(func=cmd_platform)
+
+    p = sub.add_parser("metrics", help="metrics of a run (PREFIX_jobs.csv)")
+    p.add_argument("jobs_csv", help="a Batsim _jobs.csv (or its prefix)")
+    p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
+    p.add_argument("--short", type=float, default=3600.0, help="short jobs run less than this (s, default 3600)")
+    p.add_argument("--long", type=float, default=36000.0, help="long jobs run at least this (s, default 36000)")
+    p.add_argument("--wide", type=int, default=16, help="wide jobs use more hosts than this (default 16)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=cmd_metrics)
+
+    p = sub.add_parser("compare", help="compare runs: tables, charts and Gantt charts")
+    p.add_argument("runs", nargs="+", help="run prefixes (or _jobs.csv files)")
+    p.add_argument("--out", required=True, help="directory for the comparison")
+    p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
+    p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")
+    p.add_argument("--jobs", type=int, default=5000, help="number of jobs (default 5000)")
+    p.add_argument("--hosts", type=int, default=338, help="machine size (default 338, CTC's batch partition)")
+    p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
+    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2, else the committed excerpt)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except AdaptschedError as error:
+        print(f"adaptsched {args.command}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"adaptsched {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # a bug: say so in one paragraph, traceback on demand
+        if os.environ.get("ADAPTSCHED_DEBUG"):
+            raise
+        print(f"adaptsched {args.command}: internal error: {type(error).__name__}: {error} "
+              "(set ADAPTSCHED_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        return 1

@@ -65,24 +65,29 @@ def choose_window(raws, *, max_jobs: int = MAX_JOBS, max_span_s: float = MAX_SPA
                   max_boxes: int = MAX_BOXES) -> tuple[float, float] | None:
     """Common Gantt window of one or several runs (frames of attempts), None if nothing ran.
 
-    Start: earliest submission. End: the earliest of start + ``max_span_s`` and, over the
-    runs, the start time of the ``max_jobs``-th started attempt or of the attempt that brings
-    the number of rectangles (allocation intervals) past ``max_boxes``; at most the last
-    finish.
+    Start: the start time, over all runs, that begins the ``max_span_s``-long window
+    holding the most job starts (the busiest period, where schedulers differ; the
+    trace's first submission would often show an idle machine). End: the earliest of
+    start + ``max_span_s`` and, over the runs, the start time of the ``max_jobs``-th
+    attempt started in the window or of the attempt that brings the number of
+    rectangles (allocation intervals) past ``max_boxes``; at most the last finish.
     """
     ran = [executed_rows(df) for df in raws]
     ran = [df for df in ran if len(df)]
     if not ran:
         return None
-    begin = float(min(df["submission_time"].min() for df in ran))
+    all_starts = np.sort(np.concatenate([df["starting_time"].to_numpy(dtype=float) for df in ran]))
+    in_window = np.searchsorted(all_starts, all_starts + max_span_s, side="left") - np.arange(len(all_starts))
+    begin = float(all_starts[int(np.argmax(in_window))])
     last = float(max(df["finish_time"].max() for df in ran))
     end = min(begin + max_span_s, last)
     for df in ran:
         order = np.argsort(df["starting_time"].to_numpy(dtype=float), kind="stable")
         starts = df["starting_time"].to_numpy(dtype=float)[order]
         boxes = (df["allocated_resources"].str.count(" ").to_numpy() + 1)[order]
-        limit = min(max_jobs - 1, int(np.searchsorted(np.cumsum(boxes), max_boxes,
-                                                      side="right")))
+        first = int(np.searchsorted(starts, begin, side="left"))
+        starts, boxes = starts[first:], boxes[first:]
+        limit = min(max_jobs - 1, int(np.searchsorted(np.cumsum(boxes), max_boxes, side="right")))
         if limit < len(starts):
             end = min(end, float(starts[limit]))
     if end <= begin:  # hundreds of jobs start at once: show at least the first finish

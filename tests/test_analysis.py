@@ -289,7 +289,12 @@ def test_default_gantt_window_caps_jobs():
     begin, end = choose_window([raw], max_jobs=10)
     tenth_start = sorted(raw["starting_time"])[9]
     assert (begin, end) == (0.0, tenth_start)
-    assert choose_window([raw], max_span_s=50.0) == (0.0, 50.0)
+    # A shorter span: the window starts where job starts are densest.
+    begin, end = choose_window([raw], max_span_s=50.0)
+    starts = sorted(raw["starting_time"].dropna())
+    held = lambda t: sum(t <= s < t + 50.0 for s in starts)  # noqa: E731
+    assert begin in starts and end == begin + 50.0
+    assert held(begin) == max(held(t) for t in starts)
 
 
 # --------------------------------------------------------------------------- bad input

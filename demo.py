@@ -1,0 +1,53 @@
+"""README's main job: the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative.
+
+Uses ``../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`` next to the repository when it
+is there, and otherwise the real excerpt committed in ``workloads/excerpts`` (the
+same first 5,000 jobs). Writes the runs, then a comparison (Markdown and CSV
+tables, PNG charts, one Gantt chart per run) into the results folder it names.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from adaptsched.errors import InputError
+
+REPO = Path(__file__).resolve().parent
+SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+SCHEDULERS = ("fcfs", "easy", "conservative")
+
+
+def find_trace() -> Path:
+    return SHARED_TRACE if SHARED_TRACE.is_file() else EXCERPT
+
+
+def demo(out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None,
+         say=print) -> Path:
+    from adaptsched.analysis import compare_runs
+    from adaptsched.engines.run import run
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    trace = Path(trace) if trace else find_trace()
+    if not trace.is_file():
+        raise InputError(trace, "no such trace")
+    say(f"trace: {trace}" + ("" if trace != EXCERPT else " (committed excerpt: ../shared/traces is absent)"))
+    workload, report = convert_swf(trace, hosts=hosts, first=jobs)
+    workload_path = write_workload(workload, out / f"ctc_first{jobs}.json")
+    say(report.summary())
+    platform = write_cluster(hosts, out / f"cluster{hosts}.xml")
+    prefixes = []
+    for name in SCHEDULERS:
+        start = time.perf_counter()
+        result = run(name, workload_path, platform, out / name, engine=engine, say=say)
+        say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s "
+            f"({engine} engine)")
+        prefixes.append(str(out / name))
+    written = compare_runs(prefixes, out / "comparison")
+    say(Path(written["markdown"]).read_text())
+    say(f"report: {out / 'comparison'} (comparison.md, comparison.csv, PNG charts, one Gantt chart per run)")
+    return out / "comparison"

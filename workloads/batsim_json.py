@@ -41,7 +41,7 @@ class Job:
     __slots__ = (
         "id", "name", "workload", "subtime", "res", "walltime", "profile", "json",
         "state", "starting_time", "runtime", "allocation", "metadata", "kill_requested",
-        "return_code", "actor", "execution", "delay_start", "delay_required", "exec_start", "exec_duration",
+        "return_code", "actor", "execution", "alloc_text", "delay_start", "delay_required", "exec_start", "exec_duration",
     )
 
     def __init__(self, workload, name, subtime, res, walltime, profile, json_text):
@@ -57,6 +57,7 @@ class Job:
         self.starting_time = -1.0
         self.runtime = -1.0
         self.allocation = None
+        self.alloc_text = ""  # Batsim's text of the allocation, once executed
         self.metadata = ""
         self.kill_requested = False
         self.return_code = -1  # Batsim's initial value

@@ -26,6 +26,7 @@ busy host, job started twice, ...) stops the run with a
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 
@@ -95,8 +96,6 @@ class EmbeddedBatsim:
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.host_job = [None] * self.nb_hosts
         self.host_busy_since = [0.0] * self.nb_hosts  # last state change of each host
-        self.time_computing = 0.0
-        self.time_idle = 0.0
         self.tracer = JobsTracer(export_prefix, self.nb_hosts)
         # server state (ServerData)
         self.sched_ready = True
@@ -121,6 +120,7 @@ class EmbeddedBatsim:
     # -- running --------------------------------------------------------------
     def run(self):
         """Runs the simulation; outputs are written even when it fails."""
+        gc.freeze()  # the workload lives for the whole run: the cyclic GC need not scan it (-20% time)
         try:
             for name in self.static_workloads:
                 self.kernel.spawn(f"workload_submitter_{name}", self.static_job_submitter(name))
@@ -132,8 +132,8 @@ class EmbeddedBatsim:
                     f"but {self.nb_submitted - self.nb_completed} submitted job(s) are not finished "
                     "(a scheduler with dynamic job registration must send NOTIFY registration_finished)")
         finally:
-            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s,
-                                 time_computing=self.time_computing, time_idle=self.time_idle)
+            gc.unfreeze()
+            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.host_busy_since)
         return self
 
     @property
@@ -176,27 +176,26 @@ class EmbeddedBatsim:
     # -- machines -------------------------------------------------------------
     def hosts_start(self, job, hosts):
         now = self.kernel.now
+        busy_since, host_job = self.host_busy_since, self.host_job
         for host in hosts:
-            self.time_idle += now - self.host_busy_since[host]
-            self.host_busy_since[host] = now
-            self.host_job[host] = job.id
+            busy_since[host] = now
+            host_job[host] = job.id
 
     def hosts_end(self, hosts):
         now = self.kernel.now
+        busy_since, host_job = self.host_busy_since, self.host_job
         for host in hosts:
-            self.time_computing += now - self.host_busy_since[host]
-            self.host_busy_since[host] = now
-            self.host_job[host] = None
+            busy_since[host] = now
+            host_job[host] = None
 
     # -- messages to the scheduler --------------------------------------------
     def append_job_completed(self, job):
         self.events.append(self.kernel.now, "JOB_COMPLETED",
                            '{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}'
-                           % (dumps(job.id), job.state, job.return_code, interval_string(job.allocation)))
+                           % (dumps(job.id), job.state, job.return_code, job.alloc_text))
 
     def write_job(self, job):
-        alloc = "" if job.allocation is None else interval_string(job.allocation)
-        self.tracer.write_job(job, job.workload, alloc)
+        self.tracer.write_job(job, job.workload, job.alloc_text)
         if self.progress is not None:
             self.progress(self.tracer.nb_jobs)
 
@@ -293,6 +292,7 @@ class EmbeddedBatsim:
         kernel = self.kernel
         job.starting_time = kernel.now
         job.allocation = hosts
+        job.alloc_text = interval_string(hosts)
         remaining = job.walltime
         profile = self.job_profiles[job.id]
         self.hosts_start(job, hosts)
@@ -496,6 +496,16 @@ class EmbeddedBatsim:
         start = time.perf_counter()
         reply = self.connection.exchange(text)
         self.scheduling_time_s += time.perf_counter() - start
+        if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
+            try:
+                now = float(reply[8:-15])
+            except ValueError:
+                pass
+            else:
+                if now > self.kernel.now:
+                    yield (SLEEP, now - self.kernel.now)
+                yield from put(self.mbox, ("SCHED_READY",))
+                return
         try:
             doc = json.loads(reply)
         except json.JSONDecodeError as error:
@@ -568,27 +578,29 @@ class EmbeddedBatsim:
         return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
 
     def parse_interval_set(self, where, text: str) -> list:
-        hosts = set()
-        for part in text.split(" "):
-            if not part:
-                continue
-            bounds = part.split("-")
+        """Host ids of Batsim's interval-set text ("0-3 7"), sorted; their union if they overlap."""
+        hosts = []
+        last = -1
+        ordered = True
+        for part in text.split():
+            low, sep, high = part.partition("-")
             try:
-                if len(bounds) == 1:
-                    low = high = int(bounds[0])
-                elif len(bounds) == 2:
-                    low, high = int(bounds[0]), int(bounds[1])
-                else:
-                    raise ValueError
+                low = int(low)
+                high = int(high) if sep else low
             except ValueError:
                 self.fail(f"{where}: invalid interval set '{text}'")
             if low < 0 or high < low:
                 self.fail(f"{where}: invalid interval '{part}' in '{text}'")
-            if high >= self.nb_hosts:
-                self.fail(f"{where}: machine {high} does not exist (the platform has {self.nb_hosts} "
-                          f"compute machines, 0-{self.nb_hosts - 1})")
-            hosts.update(range(low, high + 1))
-        return sorted(hosts)
+            if low <= last:
+                ordered = False
+            last = high
+            hosts.extend(range(low, high + 1))
+        if not ordered:
+            hosts = sorted(set(hosts))
+        if hosts and hosts[-1] >= self.nb_hosts:
+            self.fail(f"{where}: machine {hosts[-1]} does not exist (the platform has {self.nb_hosts} "
+                      f"compute machines, 0-{self.nb_hosts - 1})")
+        return hosts
 
     def parse_reject_job(self, where, data):
         if len(data) != 1:

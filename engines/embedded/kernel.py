@@ -12,8 +12,11 @@ the same actors (``batsim.py``) on a kernel that reproduces that interleaving
   actors ran. An answered simcall puts its actor back in the ready list, in
   answer order; an actor created by a simcall is ready before its creator.
 - ``isend``/``irecv`` match the oldest opposite request of the mailbox (FIFO) and
-  start the transfer; ``wait`` blocks until it completes. A put or get is these
-  two simcalls, so each costs two sub-rounds.
+  start the transfer; ``wait`` blocks until it completes. SimGrid's blocking
+  put and get are these two simcalls; here they are one (``PUT``, ``GET``), which
+  changes nothing observable: the wait only registers the actor on its transfer,
+  it registers in the same order relative to the other party, and no other
+  actor's simcall or position in the ready list depends on it.
 - Time only moves when no actor is ready (``solve``). Transfers take zero time on
   the platforms we generate, but still complete in a later solve. Every action
   done by the earliest end finishes in that solve: sleeps and wait timeouts
@@ -33,19 +36,20 @@ from collections import deque
 from itertools import count
 
 # Simcall opcodes (first item of the tuple an actor yields).
-ISEND, IRECV, WAIT, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(9)
+ISEND, IRECV, WAIT, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL, PUT, GET = range(11)
 
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
 
 
 class Actor:
-    __slots__ = ("name", "gen", "answer", "dead", "action", "waiting_on", "data")
+    __slots__ = ("name", "gen", "answer", "call", "dead", "action", "waiting_on", "data")
 
     def __init__(self, name, gen, data=None):
         self.name = name
         self.gen = gen
         self.answer = None
+        self.call = None
         self.dead = False
         self.action = None  # pending timed action (sleep/exec), for kills
         self.waiting_on = None  # comm it waits for, for kills
@@ -54,6 +58,7 @@ class Actor:
 
 class Comm:
     __slots__ = ("payload", "waiters", "done", "is_send")
+    precision = TIMING_PRECISION_S  # transfers end at a solve like sleeps
 
     def __init__(self, is_send, payload=None):
         self.is_send = is_send
@@ -78,7 +83,7 @@ class Mailbox:
 class TimedAction:
     """A sleep, a parallel execution or a wait timeout: ends at its date unless cancelled."""
 
-    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration")
+    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration", "precision")
 
     def __init__(self, kind, actor=None, duration=0.0):
         self.kind = kind  # "sleep", "exec" or "timeout"
@@ -87,6 +92,8 @@ class TimedAction:
         self.cancelled = False
         self.done = False
         self.duration = duration
+        # how close to its end it counts as done (SimGrid: 1e-9 s, or 1e-14 of the work)
+        self.precision = WORK_PRECISION * duration if kind == "exec" else TIMING_PRECISION_S
 
 
 class Kernel:
@@ -106,33 +113,81 @@ class Kernel:
 
     # -- main loop ------------------------------------------------------------
     def run(self):
-        """Runs until no actor can ever run again."""
+        """Runs until no actor can ever run again.
+
+        The frequent simcalls (isend, irecv, wait, sleep) are handled inline: this
+        loop is the engine's hot path, about 13 simcalls per message to the scheduler.
+        """
         handle = self._handle
         heap = self._heap
+        heappush = heapq.heappush
+        seq = self._seq
         while True:
-            ready = self._ready
-            while ready:
-                self._ready = []
+            while self._ready:
+                ready = self._ready
+                self._ready = ready_next = []
+                append = ready_next.append
                 self.sub_rounds += 1
-                calls = []
-                for actor in ready:
+                ran = []
+                for actor in ready:  # every ready actor runs up to its next simcall...
                     if actor.dead:
                         continue
                     try:
-                        call = actor.gen.send(actor.answer)
+                        actor.call = actor.gen.send(actor.answer)
                     except StopIteration:
                         actor.dead = True
                         continue
                     actor.answer = None
-                    calls.append((actor, call))
-                for actor, call in calls:
-                    if not actor.dead:
+                    ran.append(actor)
+                for actor in ran:  # ...then the simcalls are handled, in that order
+                    if actor.dead:
+                        continue
+                    call = actor.call
+                    op = call[0]
+                    if op == PUT or op == GET:
+                        pending = call[1].pending
+                        is_send = op == PUT
+                        if pending and pending[0].is_send != is_send:
+                            comm = pending.popleft()
+                            if is_send:
+                                comm.payload = call[2]
+                            heappush(heap, (self.now, next(seq), comm))  # a zero-time transfer
+                        else:
+                            comm = Comm(is_send, call[2] if is_send else None)
+                            pending.append(comm)
+                        comm.waiters.append(actor)
+                        actor.waiting_on = comm
+                    elif op == WAIT:
+                        comm = call[1]
+                        if comm.done:
+                            actor.answer = comm.payload
+                            append(actor)
+                        else:
+                            comm.waiters.append(actor)
+                            actor.waiting_on = comm
+                    elif op == ISEND or op == IRECV:
+                        pending = call[1].pending
+                        is_send = op == ISEND
+                        if pending and pending[0].is_send != is_send:
+                            comm = pending.popleft()
+                            if is_send:
+                                comm.payload = call[2]
+                            heappush(heap, (self.now, next(seq), comm))  # a zero-time transfer
+                        else:
+                            comm = Comm(is_send, call[2] if is_send else None)
+                            pending.append(comm)
+                        actor.answer = comm
+                        append(actor)
+                    elif op == SLEEP:
+                        action = TimedAction("sleep", actor)
+                        actor.action = action
+                        heappush(heap, (self.now + call[1], next(seq), action))
+                    else:
                         handle(actor, call)
                 if self._ended:  # actions cancelled by simcalls end after them
                     ended, self._ended = self._ended, []
                     for action in ended:
                         self._finish(action, cancelled=True)
-                ready = self._ready
             if not heap:
                 return
             self._solve()
@@ -146,25 +201,21 @@ class Kernel:
         """
         heap = self._heap
         end, seq, action = heapq.heappop(heap)
+        if end > self.now:
+            self.now = end
+        if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case: one action
+            self._finish(action)
+            return
         finished = [(seq, action)]
         while heap:
             next_end, next_seq, candidate = heap[0]
-            if next_end - end >= self._precision(candidate):
+            if next_end - end >= candidate.precision:
                 break
             heapq.heappop(heap)
             finished.append((next_seq, candidate))
-        if len(finished) > 1:
-            finished.sort(key=lambda item: item[0])  # creation order
-        if end > self.now:
-            self.now = end
+        finished.sort(key=lambda item: item[0])  # creation order
         for _, action in finished:
             self._finish(action)
-
-    @staticmethod
-    def _precision(action) -> float:
-        if isinstance(action, TimedAction) and action.kind == "exec":
-            return WORK_PRECISION * action.duration
-        return TIMING_PRECISION_S
 
     def _finish(self, action, cancelled=False):
         if isinstance(action, Comm):
@@ -283,13 +334,11 @@ class Kernel:
 
 
 def put(mailbox, payload):
-    """Blocking send (``Mailbox::put``): isend then wait."""
-    comm = yield (ISEND, mailbox, payload)
-    yield (WAIT, comm)
+    """Blocking send (``Mailbox::put``: isend then wait, as one simcall)."""
+    yield (PUT, mailbox, payload)
 
 
 def get(mailbox):
-    """Blocking receive (``Mailbox::get``): irecv then wait; returns the payload."""
-    comm = yield (IRECV, mailbox)
-    payload = yield (WAIT, comm)
+    """Blocking receive (``Mailbox::get``: irecv then wait, as one simcall); returns the payload."""
+    payload = yield (GET, mailbox)
     return payload

@@ -13,6 +13,7 @@ scheduler, an invalid decision) keeps every row already produced.
 
 from __future__ import annotations
 
+import math
 import time
 
 JOBS_COLUMNS = (
@@ -61,7 +62,9 @@ class JobsTracer:
         self._pending = 0
         self._flush_every = flush_every
         self.nb_jobs = self.nb_finished = self.nb_success = self.nb_killed = self.nb_rejected = 0
-        self.sum_wait = self.sum_turnaround = self.sum_slowdown = 0.0
+        # Batsim sums in long double; exact sums (math.fsum at the end) print the same digits
+        self.starts, self.finishes, self.submits, self.slowdowns = [], [], [], []
+        self.busy = []  # (start, finish, hosts) of every executed job
         self.makespan = self.max_wait = self.max_turnaround = self.max_slowdown = 0.0
         self.started_at = time.perf_counter()
 
@@ -84,9 +87,11 @@ class JobsTracer:
             wait = start - job.subtime
             turnaround = finish - job.subtime
             slowdown = turnaround / runtime
-            self.sum_wait += wait
-            self.sum_turnaround += turnaround
-            self.sum_slowdown += slowdown
+            self.starts.append(start)
+            self.finishes.append(finish)
+            self.submits.append(job.subtime)
+            self.slowdowns.append(slowdown)
+            self.busy.append((start, finish, job.res if job.allocation is None else len(job.allocation)))
             self.makespan = max(self.makespan, finish)
             self.max_wait = max(self.max_wait, wait)
             self.max_turnaround = max(self.max_turnaround, turnaround)
@@ -104,12 +109,25 @@ class JobsTracer:
             self._file.flush()
             self._pending = 0
 
-    def finalize(self, *, scheduling_time_s: float, time_computing: float, time_idle: float):
-        """Closes the jobs file and writes the schedule summary."""
+    def time_computing(self) -> float:
+        """Host-seconds spent computing: sum over jobs and hosts of finish - start, exactly."""
+        return math.fsum(t for start, finish, hosts in self.busy for t in (finish, -start) for _ in range(hosts))
+
+    def finalize(self, *, scheduling_time_s: float, last_changes):
+        """Closes the jobs file and writes the schedule summary.
+
+        ``last_changes``: each host's last state change. A host's idle time that
+        Batsim counts is its time before that change minus its computing time.
+        """
         if not self._file.closed:
             self._file.close()
         n = self.nb_jobs
         mean = (lambda total: total / n) if n else (lambda total: float("nan"))
+        time_computing = self.time_computing()
+        time_idle = math.fsum(list(last_changes)) - time_computing
+        sum_wait = math.fsum(self.starts + [-t for t in self.submits])
+        sum_turnaround = math.fsum(self.finishes + [-t for t in self.submits])
+        sum_slowdown = math.fsum(self.slowdowns)
         values = {
             "batsim_version": VERSION,
             "consumed_joules": "%f" % 0.0,
@@ -117,9 +135,9 @@ class JobsTracer:
             "max_slowdown": "%f" % self.max_slowdown,
             "max_turnaround_time": "%f" % self.max_turnaround,
             "max_waiting_time": "%f" % self.max_wait,
-            "mean_slowdown": "%f" % mean(self.sum_slowdown),
-            "mean_turnaround_time": "%f" % mean(self.sum_turnaround),
-            "mean_waiting_time": "%f" % mean(self.sum_wait),
+            "mean_slowdown": "%f" % mean(sum_slowdown),
+            "mean_turnaround_time": "%f" % mean(sum_turnaround),
+            "mean_waiting_time": "%f" % mean(sum_wait),
             "nb_computing_machines": str(self.nb_machines),
             "nb_grouped_switches": "0",
             "nb_jobs": str(n),

@@ -12,14 +12,28 @@ reservation (its own old slot is always still free), so reservations only move
 earlier. Arrivals of the same instant are placed after the compression, in
 arrival order.
 
+A job whose reservation is due starts as soon as its hosts are free: Batsim may
+report a completion due at that very instant in a later message of the same
+time, so the job then starts at the same simulated time.
+
+A reservation need not coincide with any event: compression is one pass in queue
+order, so a job re-placed before a later job moves keeps a start that nothing
+triggers (with nothing running, the simulation would stop there). Whenever the
+earliest reservation comes before every running job's expected end, the
+scheduler asks to be called back then (CALL_ME_LATER).
+
 Each job's first reservation is recorded in its metadata (``reservation_s``);
 the guarantee ``start <= reservation_s`` holds for every job.
 """
 
 from __future__ import annotations
 
-from adaptsched.core.base import OnlineScheduler
+from sortedcontainers import SortedKeyList
+
+from adaptsched.core.base import INF, OnlineScheduler
 from adaptsched.core.profile import AvailabilityProfile
+
+EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
 
 
 class ConservativeBackfilling(OnlineScheduler):
@@ -37,12 +51,16 @@ class ConservativeBackfilling(OnlineScheduler):
         self.first_reservation = {}  # job id -> its first reservation
         self.arrivals = []
         self.freed_early = False
+        self.by_end = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
+        self.next_start = INF  # earliest reservation of a waiting job
+        self.wake_requested = None
         self.audit = None  # a list to receive (job id, old, new) at each move, for tests
 
     def on_submit(self, job, now):
         self.arrivals.append(job)
 
     def on_complete(self, running, now):
+        self.by_end.remove(running)
         if now < running.end_s:  # early completion: its remaining time is free again
             self.profile.release(now, running.end_s, running.job.res)
             self.freed_early = True
@@ -58,6 +76,8 @@ class ConservativeBackfilling(OnlineScheduler):
             profile.reserve(new, new + job.walltime_s, job.res)
             if new != old:
                 reservation[job.id] = new
+                if new < self.next_start:
+                    self.next_start = new
                 if self.audit is not None:
                     self.audit.append((job.id, old, new))
 
@@ -73,14 +93,32 @@ class ConservativeBackfilling(OnlineScheduler):
             start = profile.earliest_fit(job.res, job.walltime_s, now)
             profile.reserve(start, start + job.walltime_s, job.res)
             self.reservation[job.id] = start
+            if start < self.next_start:
+                self.next_start = start
             self.first_reservation[job.id] = start
             if self.record_reservations:
                 self.record(job, reservation_s=start)
         self.arrivals = []
         started = []
-        for job in self.queue:
-            if self.reservation[job.id] <= now:
-                self.start(job, now)  # its reserved interval stays in the profile
-                del self.reservation[job.id]
-                started.append(job)
-        self.queue.remove_all(started)
+        if self.next_start <= now + EPS_S:
+            for job in self.queue:
+                # A due job may still lack hosts: Batsim can report the completion that
+                # frees them in a later message of the same instant. It starts then.
+                if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free:
+                    self.by_end.add(self.start(job, now))  # its reserved interval stays in the profile
+                    del self.reservation[job.id]
+                    started.append(job)
+        if started:
+            self.queue.remove_all(started)
+            self.next_start = min(self.reservation.values(), default=INF)
+        self.wake_up_if_needed(now)
+
+    def wake_up_if_needed(self, now: float):
+        """CALL_ME_LATER at the earliest reservation if no running job may end before it."""
+        first = self.next_start
+        if first == INF or first <= now + EPS_S or first == self.wake_requested:
+            return
+        if self.by_end and self.by_end[0].end_s <= first:
+            return  # that job's end (at the latest) is an event at or before the reservation
+        self.wake_requested = first
+        self._decisions.wake_at = first

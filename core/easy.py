@@ -53,32 +53,39 @@ class EasyBackfilling(OnlineScheduler):
 
     def plan(self, now: float):
         queue = self.queue
-        pool = self.pool
+        if not len(queue):
+            return
+        free = self.pool.nb_free
         started = []
         waiting = iter(queue)
         head = None
         for job in waiting:  # start from the head while jobs fit
-            if job.res > pool.nb_free:
+            if job.res > free:
                 head = job
                 break
             self.by_end.add(self.start(job, now))
+            free -= job.res
             started.append(job)
         if head is not None:
-            shadow, extra = self.shadow(head, now)
-            if head.id not in self.reservations:
+            new_head = head.id not in self.reservations
+            if new_head or free > 0:
+                shadow, extra = self.shadow(head, now)
+            if new_head:
                 self.reservations[head.id] = shadow
                 if self.record_reservations:
                     self.record(head, reservation_s=shadow)
-            for job in waiting:  # backfilling, in queue order
-                free = pool.nb_free
-                if free == 0:
-                    break
-                if job.res > free:
-                    continue
-                ends_by_shadow = now + job.walltime_s <= shadow
-                if ends_by_shadow or job.res <= extra:
-                    self.by_end.add(self.start(job, now))
-                    started.append(job)
-                    if not ends_by_shadow:
-                        extra -= job.res
-        queue.remove_all(started)
+            if free >= queue.min_res:  # else no waiting job fits in the free hosts
+                for job in waiting:  # backfilling, in queue order
+                    if job.res > free:
+                        continue
+                    ends_by_shadow = now + job.walltime_s <= shadow
+                    if ends_by_shadow or job.res <= extra:
+                        self.by_end.add(self.start(job, now))
+                        free -= job.res
+                        started.append(job)
+                        if not ends_by_shadow:
+                            extra -= job.res
+                        if free == 0:
+                            break
+        if started:
+            queue.remove_all(started)

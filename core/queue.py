@@ -32,7 +32,7 @@ ORDERS = {
 class WaitingQueue:
     """Waiting jobs kept sorted by ``(order key, arrival number)``."""
 
-    __slots__ = ("order", "_key", "_entries", "_arrivals")
+    __slots__ = ("order", "_key", "_entries", "_arrivals", "_min_res")
 
     def __init__(self, order: str = "fcfs"):
         if order not in ORDERS:
@@ -41,6 +41,7 @@ class WaitingQueue:
         self._key = ORDERS[order]
         self._entries = []  # (key, arrival number, job)
         self._arrivals = 0
+        self._min_res = None  # smallest request among waiting jobs, None when unknown
 
     def __len__(self):
         return len(self._entries)
@@ -54,9 +55,19 @@ class WaitingQueue:
     def push(self, job):
         self._arrivals += 1
         insort(self._entries, (self._key(job), self._arrivals, job), key=lambda e: (e[0], e[1]))
+        if self._min_res is not None and job.res < self._min_res:
+            self._min_res = job.res
+
+    @property
+    def min_res(self) -> int:
+        """Fewest hosts any waiting job needs (0 when the queue is empty)."""
+        if self._min_res is None:
+            self._min_res = min((e[2].res for e in self._entries), default=0)
+        return self._min_res
 
     def remove_all(self, jobs):
         """Removes the given jobs (an iterable of job objects) in one pass."""
         gone = {id(job) for job in jobs}
         if gone:
             self._entries = [e for e in self._entries if id(e[2]) not in gone]
+            self._min_res = None

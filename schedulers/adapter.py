@@ -17,7 +17,12 @@ from adaptsched.core.base import Job
 
 
 def procset(hosts) -> ProcSet:
-    """ProcSet of sorted host ids, built from intervals (ProcSet(*ids) is 50x slower)."""
+    """ProcSet of sorted, distinct host ids.
+
+    ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
+    allocations); the maximal runs of sorted ids are already ProcSet's canonical
+    interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests).
+    """
     intervals = []
     start = prev = None
     for host in hosts:
@@ -29,7 +34,9 @@ def procset(hosts) -> ProcSet:
         start = prev = host
     if start is not None:
         intervals.append(ProcInt(start, prev))
-    return ProcSet(*intervals)
+    result = ProcSet()
+    result._itvs = intervals
+    return result
 
 
 def parse_options(core_class, options) -> dict:

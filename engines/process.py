@@ -146,6 +146,7 @@ class Connection:
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.REQ)
         self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.RCVTIMEO, self.poll_ms)
         self.socket.connect(process.endpoint.url)
         self.exchanges = 0
 
@@ -153,15 +154,19 @@ class Connection:
         socket = self.socket
         socket.send_string(message)
         waited = 0.0
-        while not socket.poll(self.poll_ms):
-            if not self.process.alive():
-                raise SimulationError("the scheduler stopped answering: " + self.process.describe_failure())
-            waited += self.poll_ms / 1000
-            if self.timeout_s is not None and waited > self.timeout_s:
-                raise SimulationError(f"the scheduler did not answer within {self.timeout_s:g} s: "
-                                      + self.process.describe_failure())
+        while True:
+            try:
+                reply = socket.recv_string()  # waits at most poll_s (RCVTIMEO)
+                break
+            except zmq.Again:
+                if not self.process.alive():
+                    raise SimulationError("the scheduler stopped answering: " + self.process.describe_failure())
+                waited += self.poll_ms / 1000
+                if self.timeout_s is not None and waited > self.timeout_s:
+                    raise SimulationError(f"the scheduler did not answer within {self.timeout_s:g} s: "
+                                          + self.process.describe_failure())
         self.exchanges += 1
-        return socket.recv_string()
+        return reply
 
     def close(self):
         self.socket.close(0)

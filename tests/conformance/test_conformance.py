@@ -1,0 +1,142 @@
+"""Conformance: the embedded engine's outputs equal real Batsim 4.2.1's.
+
+For the same platform (network-less, as ``adaptsched platform`` generates), workload
+and scheduler, both engines' ``_jobs.csv`` must agree on job_id, submission_time,
+requested_number_of_resources, requested_time, final_state, starting_time,
+finish_time and allocated_resources (times within 1e-6 s), and on the metadata
+and the schedule summary's counters. Runs only when real Batsim is named by the
+BATSIM environment variable or is on PATH (build it with
+../shared/tools/batsim-build); skipped otherwise.
+
+Schedulers: pybatsim's own fillerSched and easyBackfill, adaptsched's fcfs, easy
+and conservative, and tests/conformance/plugins/tortureSched.py, which kills and
+resubmits jobs, registers jobs and profiles dynamically, runs moldable jobs on
+other sizes, asks CALL_ME_LATER, rejects jobs and sends decisions timestamped in
+the future. fillerSched iterates over a set of job objects, so its choices depend
+on memory addresses: it runs without address randomisation on both engines.
+"""
+
+import csv
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from adaptsched.engines.run import run
+from adaptsched.platforms.simgrid import write_cluster
+from adaptsched.workloads.convert import convert_swf, write_workload
+
+from helpers import CTC_EXCERPT, find_batsim
+
+BATSIM = find_batsim()
+pytestmark = pytest.mark.skipif(
+    BATSIM is None, reason="real Batsim not found: set BATSIM=/path/to/batsim or put batsim on PATH "
+                           "(build it with ../shared/tools/batsim-build)")
+
+TORTURE = str(Path(__file__).parent / "plugins" / "tortureSched.py")
+KEYS = ("job_id", "submission_time", "requested_number_of_resources", "requested_time", "final_state",
+        "starting_time", "finish_time", "allocated_resources", "metadata")
+TIMES = ("submission_time", "requested_time", "starting_time", "finish_time")
+SUMMARY = ("makespan", "nb_jobs", "nb_jobs_finished", "nb_jobs_killed", "nb_jobs_rejected", "nb_jobs_success",
+           "mean_waiting_time", "mean_turnaround_time", "time_computing", "time_idle")
+
+
+def read_jobs(prefix):
+    with open(f"{prefix}_jobs.csv") as handle:
+        return {row["job_id"]: row for row in csv.DictReader(handle)}
+
+
+def read_summary(prefix):
+    with open(f"{prefix}_schedule.csv") as handle:
+        return next(csv.DictReader(handle))
+
+
+def assert_same_outputs(real, embedded):
+    a, b = read_jobs(real), read_jobs(embedded)
+    assert sorted(a) == sorted(b), "not the same jobs"
+    for job_id, row in a.items():
+        other = b[job_id]
+        for key in KEYS:
+            if key in TIMES and row[key] and other[key]:
+                assert abs(float(row[key]) - float(other[key])) <= 1e-6, (job_id, key, row[key], other[key])
+            else:
+                assert row[key] == other[key], (job_id, key, row[key], other[key])
+    sa, sb = read_summary(real), read_summary(embedded)
+    assert {k: sa[k] for k in SUMMARY} == {k: sb[k] for k in SUMMARY}
+    return a
+
+
+def both_engines(tmp_path, name, scheduler, workload, platform, **kwargs):
+    prefixes = {}
+    for engine in ("batsim", "embedded"):
+        prefix = tmp_path / f"{name}_{engine}"
+        run(scheduler, workload, platform, prefix, engine=engine, batsim=BATSIM, progress=False,
+            fixed_addresses=True, say=lambda *a: None, **kwargs)
+        prefixes[engine] = prefix
+    return assert_same_outputs(prefixes["batsim"], prefixes["embedded"])
+
+
+@pytest.fixture(scope="module")
+def ctc(tmp_path_factory):
+    """The first 1,500 jobs of CTC-SP2 on 338 hosts (walltime kills included: jobs past their estimate)."""
+    folder = tmp_path_factory.mktemp("ctc")
+    workload, _ = convert_swf(CTC_EXCERPT, hosts=338, first=1500)
+    return write_workload(workload, folder / "ctc.json"), write_cluster(338, folder / "p338.xml")
+
+
+@pytest.mark.parametrize("scheduler", ["fillerSched", "easyBackfill", "fcfs", "easy", "conservative"])
+def test_ctc_excerpt(tmp_path, ctc, scheduler):
+    rows = both_engines(tmp_path, scheduler, scheduler, *ctc)
+    assert len(rows) == 1500
+    assert any(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows.values())
+
+
+def random_workload(path, seed, nb_res, nb_jobs=40, moldable=False):
+    """Small integer times so that many events coincide; some walltimes below the runtime."""
+    rnd = random.Random(seed)
+    jobs, profiles = [], {}
+    for i in range(nb_jobs):
+        delay, res = rnd.randint(1, 20), rnd.randint(1, nb_res)
+        walltime = delay + rnd.randint(-3, 10) if rnd.random() < 0.7 else max(1, delay - rnd.randint(0, 3))
+        if moldable and rnd.random() < 0.3:
+            name = f"p{delay}_{res}"
+            profiles[name] = {"type": "parallel_homogeneous_total", "cpu": delay * res * 1e9, "com": 0}
+        else:
+            name = f"d{delay}"
+            profiles[name] = {"type": "delay", "delay": delay}
+        jobs.append({"id": i, "subtime": rnd.randint(0, 40), "res": res, "profile": name,
+                     "walltime": max(1, walltime)})
+    jobs.append({"id": nb_jobs, "subtime": 3, "res": nb_res + 1, "profile": "d1", "walltime": 5})  # too wide
+    profiles["d1"] = {"type": "delay", "delay": 1}
+    path.write_text(json.dumps({"nb_res": nb_res, "jobs": jobs, "profiles": profiles}))
+    return path
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scheduler", ["fillerSched", "easyBackfill", "easy", "conservative"])
+def test_walltime_kills_and_coinciding_events(tmp_path, seed, scheduler):
+    nb_res = (2, 4, 8, 3)[seed]
+    workload = random_workload(tmp_path / "w.json", seed, nb_res)
+    rows = both_engines(tmp_path, "wk", scheduler, workload, write_cluster(nb_res, tmp_path / "p.xml"))
+    assert any(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows.values())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kills_resubmissions_and_dynamic_registration(tmp_path, seed):
+    nb_res = (2, 4, 8)[seed % 3]
+    workload = random_workload(tmp_path / "w.json", 100 + seed, nb_res, nb_jobs=30, moldable=True)
+    rows = both_engines(tmp_path, "dyn", TORTURE, workload, write_cluster(nb_res, tmp_path / "p.xml"),
+                        options={"dynamic": True}, dynamic_jobs=True, profile_reuse=True)
+    states = {r["final_state"] for r in rows.values()}
+    assert "COMPLETED_KILLED" in states and "REJECTED" in states
+    assert any("#" in job_id for job_id in rows), "a killed job was resubmitted"
+    assert any(r["workload_name"] == "dyn" for r in rows.values()), "jobs were registered dynamically"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kills_and_moldable_jobs_without_dynamic_jobs(tmp_path, seed):
+    workload = random_workload(tmp_path / "w.json", 200 + seed, 4, nb_jobs=30, moldable=True)
+    rows = both_engines(tmp_path, "static", TORTURE, workload, write_cluster(4, tmp_path / "p.xml"),
+                        options={"dynamic": False})
+    assert any(r["final_state"] == "COMPLETED_KILLED" for r in rows.values())

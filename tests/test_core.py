@@ -1,0 +1,230 @@
+"""The pure planning core: availability profile, queue orders, FCFS, EASY, conservative.
+
+Small cases worked by hand, then invariants on real trace excerpts through the
+in-process replay driver (no simulator).
+"""
+
+import random
+
+import pytest
+
+from adaptsched.core.base import INF, Job
+from adaptsched.core.conservative import ConservativeBackfilling
+from adaptsched.core.easy import EasyBackfilling
+from adaptsched.core.fcfs import Fcfs
+from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.queue import WaitingQueue
+from adaptsched.core.replay import replay
+from adaptsched.workloads.convert import convert_swf
+
+from helpers import CTC_EXCERPT, SDSC_EXCERPT
+
+
+# -- availability profile -----------------------------------------------------------
+def test_profile_reserve_release_and_merge():
+    p = AvailabilityProfile(10, now=0.0)
+    p.reserve(5.0, 15.0, 4)
+    p.reserve(10.0, 20.0, 6)
+    assert (p.times, p.free) == ([0.0, 5.0, 10.0, 15.0, 20.0], [10, 6, 0, 4, 10])
+    p.release(10.0, 20.0, 6)  # undoing merges the steps back
+    assert (p.times, p.free) == ([0.0, 5.0, 15.0], [10, 6, 10])
+    with pytest.raises(ValueError, match="over-subscribed"):
+        p.reserve(6.0, 7.0, 7)
+
+
+def test_profile_earliest_fit():
+    p = AvailabilityProfile(8, now=0.0)
+    p.reserve(0.0, 10.0, 6)  # 2 free until 10
+    p.reserve(10.0, 12.0, 3)  # 5 free on [10, 12)
+    p.reserve(20.0, INF, 8)  # nothing free from 20 on
+    assert p.earliest_fit(2, 100.0, after=0.0) is None  # never: the machine is full from 20
+    assert p.earliest_fit(2, 5.0, after=0.0) == 0.0
+    assert p.earliest_fit(3, 5.0, after=0.0) == 10.0  # 5 free on [10,12), 8 on [12,20)
+    assert p.earliest_fit(6, 5.0, after=0.0) == 12.0
+    assert p.earliest_fit(6, 9.0, after=0.0) is None  # [12, 21) hits the full machine
+    assert p.earliest_fit(3, 5.0, after=11.0) == 11.0
+    assert p.earliest_fit(6, 5.0, after=0.0, before=11.0) is None
+    assert p.earliest_fit(9, 1.0, after=0.0) is None  # wider than the machine
+
+
+def test_profile_advance_forgets_the_past():
+    p = AvailabilityProfile(4, now=0.0)
+    p.reserve(0.0, 10.0, 2)
+    p.reserve(10.0, 30.0, 4)
+    p.advance(15.0)
+    assert (p.times, p.free) == ([15.0, 30.0], [0, 4])
+    assert p.free_at(29.0) == 0 and p.free_at(30.0) == 4
+
+
+def test_profile_random_operations_match_a_brute_force_timeline():
+    rnd = random.Random(7)
+    for _ in range(50):
+        p = AvailabilityProfile(16)
+        used = {}  # integer time -> hosts used
+        for _ in range(20):
+            start = rnd.randrange(0, 40)
+            end = start + rnd.randrange(1, 15)
+            n = rnd.randrange(1, 6)
+            if all(used.get(t, 0) + n <= 16 for t in range(start, end)):
+                p.reserve(float(start), float(end), n)
+                for t in range(start, end):
+                    used[t] = used.get(t, 0) + n
+        for t in range(0, 60):
+            assert p.free_at(t + 0.5) == 16 - used.get(t, 0)
+        n, d = rnd.randrange(1, 17), rnd.randrange(1, 10)
+        brute = next(s for s in range(0, 100) if all(16 - used.get(t, 0) >= n for t in range(s, s + d)))
+        assert p.earliest_fit(n, float(d), after=0.0) == brute
+
+
+# -- queue orders ------------------------------------------------------------------------
+def test_queue_orders_break_ties_by_arrival():
+    jobs = [Job("a", 0, 4, 100), Job("b", 1, 1, 50), Job("c", 2, 4, 50), Job("d", 3, 2, 100)]
+    expected = {"fcfs": "abcd", "sjf": "bcad", "ljf": "adbc", "small": "bdac", "large": "acdb", "saf": "bcda"}
+    for order, names in expected.items():
+        queue = WaitingQueue(order)
+        for job in jobs:
+            queue.push(job)
+        assert "".join(job.id for job in queue) == names, order
+    with pytest.raises(ValueError, match="unknown queue order 'nope'"):
+        WaitingQueue("nope")
+
+
+# -- the three schedulers, worked by hand ------------------------------------------------
+# 4 hosts. a: 2 hosts, walltime 10, runs 10; b: 4 hosts, walltime 10, runs 5;
+# c: 1 host at t=1, walltime 5 (killed at 5); d: 2 hosts at t=2, walltime 20, runs 3.
+HAND = [(Job("a", 0, 2, 10), 10), (Job("b", 0, 4, 10), 5), (Job("c", 1, 1, 5), 5), (Job("d", 2, 2, 20), 3)]
+
+
+def _starts(outcomes):
+    return {job_id: (o.start_s, o.hosts) for job_id, o in outcomes.items()}
+
+
+def test_fcfs_by_hand():
+    out = replay(Fcfs(4), HAND)
+    # c fits at t=1 but must wait behind b: no backfilling.
+    assert _starts(out) == {"a": (0, (0, 1)), "b": (10, (0, 1, 2, 3)), "c": (15, (0,)), "d": (15, (1, 2))}
+
+
+def test_easy_by_hand():
+    out = replay(EasyBackfilling(4), HAND)
+    # b is the head with shadow time 10 (a's walltime); c ends by 6 <= 10: backfilled at 1.
+    # d (ends at 22 > 10, no extra hosts) waits; it becomes head at 10 with shadow 20
+    # (b's walltime end) and starts at 15 when b ends early.
+    assert _starts(out) == {"a": (0, (0, 1)), "b": (10, (0, 1, 2, 3)), "c": (1, (2,)), "d": (15, (0, 1))}
+    assert out["b"].metadata == {"reservation_s": 10} and out["d"].metadata == {"reservation_s": 20}
+    assert out["c"].killed and not out["d"].killed
+
+
+def test_easy_uses_extra_hosts_and_protects_the_head():
+    # 4 hosts: a runs on 3 until 10. The head h needs 2: shadow 10, and at 10 it leaves
+    # 4 - 2 = 2 extra hosts. x (1 host, runs long) uses one of them: it starts at once.
+    # y (1 host, long) finds no free host until a ends; at 10 h and y both start.
+    jobs = [(Job("a", 0, 3, 10), 10), (Job("h", 1, 2, 10), 10), (Job("x", 2, 1, 100), 100),
+            (Job("y", 3, 1, 100), 100)]
+    out = replay(EasyBackfilling(4), jobs)
+    assert out["x"].start_s == 2  # 1 host <= 2 extra hosts
+    assert out["h"].start_s == 10  # its reservation holds: 4 - 1 (x) = 3 >= 2 at t=10
+    assert out["y"].start_s == 10  # nothing free before 10; at 10 it fits beside h
+
+
+def test_easy_never_lets_backfill_delay_the_head():
+    # a: 4 hosts until 10. h: 4 hosts -> shadow 10, extra 0. s: 1 host, walltime 20:
+    # would end after 10 and there is no extra host, so it must wait.
+    jobs = [(Job("a", 0, 3, 10), 10), (Job("h", 1, 4, 10), 10), (Job("s", 2, 1, 20), 20)]
+    out = replay(EasyBackfilling(4), jobs)
+    assert out["h"].start_s == 10 and out["s"].start_s == 20
+
+
+def test_conservative_by_hand():
+    sched = ConservativeBackfilling(4)
+    sched.audit = []
+    out = replay(sched, HAND)
+    assert _starts(out) == {"a": (0, (0, 1)), "b": (10, (0, 1, 2, 3)), "c": (1, (2,)), "d": (15, (0, 1))}
+    assert sched.first_reservation == {"a": 0, "b": 10, "c": 1, "d": 20}
+    assert sched.audit == [("d", 20, 15)]  # b ended 5 s early: d moved from 20 to 15
+
+
+def test_conservative_does_not_let_a_later_job_delay_an_earlier_reservation():
+    # a holds 2 of 4 hosts until 10. b (4 hosts) is reserved at 10. c (2 hosts, walltime 20)
+    # fits now but would run past 10 on hosts b needs: EASY would start it only if it used
+    # extra hosts; conservative must not start it before b ends.
+    jobs = [(Job("a", 0, 2, 10), 10), (Job("b", 1, 4, 10), 10), (Job("c", 2, 2, 20), 20)]
+    out = replay(ConservativeBackfilling(4), jobs)
+    assert out["b"].start_s == 10 and out["c"].start_s == 20
+
+
+def test_conservative_waits_for_a_completion_reported_in_a_later_message_of_the_same_instant():
+    # Batsim may deliver, at t=10, the arrival of c in one message and the completion of a
+    # (due at 10 by its walltime) in the next one. b is due at 10 but a's hosts are not back.
+    sched = ConservativeBackfilling(4)
+    sched.submit(Job("a", 0, 4, 10), 0)
+    sched.submit(Job("b", 0, 4, 10), 0)
+    assert [j for j, _ in sched.schedule(0).starts] == ["a"]
+    sched.submit(Job("c", 10, 1, 5), 10)
+    assert sched.schedule(10).starts == []  # b is due, but a has not been reported ended yet
+    sched.complete("a", 10)
+    assert [j for j, _ in sched.schedule(10).starts] == ["b"]
+    assert sched.first_reservation == {"a": 0, "b": 10, "c": 20}
+
+
+def test_conservative_calls_back_at_a_reservation_no_event_triggers():
+    # 4 hosts. R1 (2 hosts, walltime 10) ends early at 1; R2 (2 hosts) runs 0-5.
+    # X (4 hosts, 10 s) is reserved at 10 (R1's walltime end). Y (2 hosts, 5 s) arrives
+    # after X and is reserved in the hole [5, 10). At t=1 compression, in queue order,
+    # cannot move X (Y's reservation is still in the way), then moves Y to 1.
+    # Y and R2 end by 6: from then on nothing runs and no event would ever start X.
+    jobs = [(Job("R1", 0, 2, 10), 1), (Job("R2", 0, 2, 5), 5), (Job("X", 0, 4, 10), 10), (Job("Y", 0, 2, 5), 5)]
+    sched = ConservativeBackfilling(4)
+    out = replay(sched, jobs)
+    assert sched.first_reservation == {"R1": 0, "R2": 0, "X": 10, "Y": 5}
+    assert (out["Y"].start_s, out["X"].start_s) == (1, 10)  # X keeps its guarantee, via a call-back at 10
+    assert sched.wake_requested == 10
+
+
+def test_rejects_jobs_wider_than_the_machine():
+    for cls in (Fcfs, EasyBackfilling, ConservativeBackfilling):
+        out = replay(cls(4), [(Job("w", 0, 5, 10), 10), (Job("z", 0, 0, 10), 10), (Job("ok", 0, 4, 10), 10)])
+        assert out["w"].start_s is None and out["z"].start_s is None and out["ok"].start_s == 0
+
+
+# -- invariants on real trace excerpts (in-process replay) -------------------------------------
+def _trace_jobs(path, hosts, first):
+    workload, _ = convert_swf(path, hosts=hosts, first=first)
+    profiles = workload["profiles"]
+    return [(Job(str(j["id"]), j["subtime"], j["res"], j["walltime"]), profiles[j["profile"]]["delay"])
+            for j in workload["jobs"]]
+
+
+def check_no_double_booking(outcomes, nb_hosts):
+    events = []
+    for o in outcomes.values():
+        if o.start_s is not None:
+            assert o.start_s >= o.job.submit_s, f"{o.job.id} starts before its submission"
+            assert len(o.hosts) == o.job.res and max(o.hosts) < nb_hosts
+            events += [(o.end_s, 0, o.hosts), (o.start_s, 1, o.hosts)]
+    busy = set()
+    for _, kind, hosts in sorted(events, key=lambda e: (e[0], e[1])):
+        if kind == 0:
+            busy.difference_update(hosts)
+        else:
+            assert busy.isdisjoint(hosts), "a host runs two jobs at once"
+            busy.update(hosts)
+
+
+@pytest.mark.parametrize("path,hosts", [(CTC_EXCERPT, 338), (SDSC_EXCERPT, 128)])
+def test_invariants_on_trace_excerpts(path, hosts):
+    jobs = _trace_jobs(path, hosts, first=3000)
+    for cls in (Fcfs, EasyBackfilling, ConservativeBackfilling):
+        sched = cls(hosts)
+        if cls is ConservativeBackfilling:
+            sched.audit = []
+        out = replay(sched, jobs)
+        assert all(o.start_s is not None for o in out.values())
+        check_no_double_booking(out, hosts)
+        if cls is EasyBackfilling:  # the head job is never delayed past its reservation
+            for job_id, shadow in sched.reservations.items():
+                assert out[job_id].start_s <= shadow, job_id
+        if cls is ConservativeBackfilling:  # reservations only move earlier, and hold
+            assert all(new < old for _, old, new in sched.audit) and sched.audit
+            for job_id, first in sched.first_reservation.items():
+                assert out[job_id].start_s <= first, job_id

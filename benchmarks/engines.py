@@ -54,6 +54,8 @@ def main(argv=None):
     parser.add_argument("--first", type=int, help="only the first N jobs (quick check)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "engines"))
     parser.add_argument("--no-batsim", action="store_true", help="skip real Batsim even if installed")
+    parser.add_argument("--no-pin", action="store_true", help="do not bind engine and scheduler to one CPU "
+                        "(adaptsched run --no-pin), for both engines")
     parser.add_argument("--repeat", type=int, default=3, help="rounds; each run's best time is kept "
                         "(runs are interleaved so that machine noise hits every configuration alike)")
     args = parser.parse_args(argv)
@@ -80,7 +82,8 @@ def main(argv=None):
             prefix = out / f"{scheduler}_{engine}"
             command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", scheduler, "--workload",
                        str(workload_path), "--platform", str(platform_path), "--out", str(prefix),
-                       "--engine", engine, "--progress", "off"] + (["--batsim", batsim] if batsim else [])
+                       "--engine", engine, "--progress", "off"] + (["--batsim", batsim] if batsim else []) \
+                + (["--no-pin"] if args.no_pin else [])
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True)
             wall = time.perf_counter() - start
@@ -94,8 +97,9 @@ def main(argv=None):
             entry["jobs_per_s"] = result.nb_jobs / entry["wall_s"]
             print(f"round {round_}: {scheduler:>13} on {engine:>8}: {wall:7.1f} s", flush=True)
 
+    pinning = "engine and scheduler not pinned" if args.no_pin else "engine and scheduler pinned to one CPU"
     lines = [f"Best of {args.repeat} interleaved rounds; {trace.name}, {len(workload['jobs'])} jobs, "
-             f"{args.hosts} hosts.", "", "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
+             f"{args.hosts} hosts; {pinning}.", "", "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
              "|---|---|---:|---:|---|"]
     lines += [f"| {s} | {e} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | "
               + ", ".join(f"{t:.1f}" for t in r["times_s"]) + " |" for (s, e), r in results.items()]

@@ -57,7 +57,7 @@ class EasyBackfilling(OnlineScheduler):
             return
         free = self.pool.nb_free
         started = []
-        waiting = iter(queue)
+        waiting = iter(queue.jobs)
         head = None
         for job in waiting:  # start from the head while jobs fit
             if job.res > free:

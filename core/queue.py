@@ -17,7 +17,7 @@ saf      smallest area (hosts x requested time) first
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_right
 
 ORDERS = {
     "fcfs": lambda job: 0,
@@ -32,7 +32,7 @@ ORDERS = {
 class WaitingQueue:
     """Waiting jobs kept sorted by ``(order key, arrival number)``."""
 
-    __slots__ = ("order", "_key", "_entries", "_arrivals", "_min_res")
+    __slots__ = ("order", "_key", "_entries", "_arrivals", "_min_res", "jobs")
 
     def __init__(self, order: str = "fcfs"):
         if order not in ORDERS:
@@ -40,6 +40,7 @@ class WaitingQueue:
         self.order = order
         self._key = ORDERS[order]
         self._entries = []  # (key, arrival number, job)
+        self.jobs = []  # the jobs alone, same order: iterate over this
         self._arrivals = 0
         self._min_res = None  # smallest request among waiting jobs, None when unknown
 
@@ -47,14 +48,22 @@ class WaitingQueue:
         return len(self._entries)
 
     def __iter__(self):
-        return (entry[2] for entry in self._entries)
+        return iter(self.jobs)
 
     def __getitem__(self, index):
-        return self._entries[index][2]
+        return self.jobs[index]
 
     def push(self, job):
         self._arrivals += 1
-        insort(self._entries, (self._key(job), self._arrivals, job), key=lambda e: (e[0], e[1]))
+        entry = (self._key(job), self._arrivals, job)
+        entries = self._entries
+        if not entries or entries[-1][:2] < entry[:2]:  # arrival order: the common case
+            entries.append(entry)
+            self.jobs.append(job)
+        else:
+            position = bisect_right(entries, entry[:2], key=lambda e: (e[0], e[1]))
+            entries.insert(position, entry)
+            self.jobs.insert(position, job)
         if self._min_res is not None and job.res < self._min_res:
             self._min_res = job.res
 
@@ -62,7 +71,7 @@ class WaitingQueue:
     def min_res(self) -> int:
         """Fewest hosts any waiting job needs (0 when the queue is empty)."""
         if self._min_res is None:
-            self._min_res = min((e[2].res for e in self._entries), default=0)
+            self._min_res = min((job.res for job in self.jobs), default=0)
         return self._min_res
 
     def remove_all(self, jobs):
@@ -70,4 +79,5 @@ class WaitingQueue:
         gone = {id(job) for job in jobs}
         if gone:
             self._entries = [e for e in self._entries if id(e[2]) not in gone]
+            self.jobs = [e[2] for e in self._entries]
             self._min_res = None

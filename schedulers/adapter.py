@@ -16,14 +16,25 @@ from batsim.batsim import BatsimScheduler
 from adaptsched.core.base import Job
 
 
-def procset(hosts) -> ProcSet:
+class Allocation(ProcSet):
+    """A ProcSet that knows its Batsim text (pybatsim sends ``str(job.allocation)``)."""
+
+    __slots__ = ("_text",)
+
+    def __str__(self):
+        return self._text
+
+
+def procset(hosts) -> Allocation:
     """ProcSet of sorted, distinct host ids.
 
     ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
     allocations); the maximal runs of sorted ids are already ProcSet's canonical
-    interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests).
+    interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
+    with its text, which pybatsim would otherwise format again.
     """
     intervals = []
+    parts = []
     start = prev = None
     for host in hosts:
         if prev is not None and host == prev + 1:
@@ -31,11 +42,14 @@ def procset(hosts) -> ProcSet:
             continue
         if start is not None:
             intervals.append(ProcInt(start, prev))
+            parts.append(str(start) if start == prev else f"{start}-{prev}")
         start = prev = host
     if start is not None:
         intervals.append(ProcInt(start, prev))
-    result = ProcSet()
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    result = Allocation()
     result._itvs = intervals
+    result._text = " ".join(parts)
     return result
 
 

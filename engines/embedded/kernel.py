@@ -100,7 +100,8 @@ class Kernel:
     def __init__(self):
         self.now = 0.0
         self._ready = []
-        self._heap = []  # (end, seq, action): timed actions and zero-time transfers
+        self._heap = []  # (end, seq, action): timed actions
+        self._transfers = []  # (seq, comm): zero-time transfers, all done at the next solve
         self._seq = count()
         self._ended = []
         self.sub_rounds = 0
@@ -122,6 +123,7 @@ class Kernel:
         heap = self._heap
         heappush = heapq.heappush
         seq = self._seq
+        transfers = self._transfers
         while True:
             while self._ready:
                 ready = self._ready
@@ -151,7 +153,7 @@ class Kernel:
                             comm = pending.popleft()
                             if is_send:
                                 comm.payload = call[2]
-                            heappush(heap, (self.now, next(seq), comm))  # a zero-time transfer
+                            transfers.append((next(seq), comm))  # a zero-time transfer
                         else:
                             comm = Comm(is_send, call[2] if is_send else None)
                             pending.append(comm)
@@ -172,7 +174,7 @@ class Kernel:
                             comm = pending.popleft()
                             if is_send:
                                 comm.payload = call[2]
-                            heappush(heap, (self.now, next(seq), comm))  # a zero-time transfer
+                            transfers.append((next(seq), comm))  # a zero-time transfer
                         else:
                             comm = Comm(is_send, call[2] if is_send else None)
                             pending.append(comm)
@@ -188,7 +190,7 @@ class Kernel:
                     ended, self._ended = self._ended, []
                     for action in ended:
                         self._finish(action, cancelled=True)
-            if not heap:
+            if not heap and not transfers:
                 return
             self._solve()
 
@@ -198,15 +200,27 @@ class Kernel:
         As SimGrid: a sleep (or wait timeout) whose remaining duration is below
         the timing precision (1e-9 s) ends now; an execution ends when its
         remaining work is below 1e-14 of the whole; transfers take zero time.
+        Everything that ends in the same solve ends in creation order.
         """
         heap = self._heap
-        end, seq, action = heapq.heappop(heap)
-        if end > self.now:
-            self.now = end
-        if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case: one action
-            self._finish(action)
-            return
-        finished = [(seq, action)]
+        transfers = self._transfers
+        if transfers:
+            end = self.now
+            batch = transfers[:]
+            transfers.clear()  # in place: run() holds this list
+            if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case
+                for _, comm in batch:
+                    self._finish(comm)
+                return
+            finished = batch
+        else:
+            end, seq, action = heapq.heappop(heap)
+            if end > self.now:
+                self.now = end
+            if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case: one action
+                self._finish(action)
+                return
+            finished = [(seq, action)]
         while heap:
             next_end, next_seq, candidate = heap[0]
             if next_end - end >= candidate.precision:
@@ -258,7 +272,7 @@ class Kernel:
                 other = pending.popleft()
                 if op == ISEND:
                     other.payload = mine.payload
-                self._schedule(self.now, other)  # zero-time transfer
+                self._transfers.append((next(self._seq), other))  # zero-time transfer
                 comm = other
             else:
                 pending.append(mine)

@@ -11,11 +11,11 @@ the same actors (``batsim.py``) on a kernel that reproduces that interleaving
   ready actor up to its next simcall, then handles the simcalls in the order the
   actors ran. An answered simcall puts its actor back in the ready list, in
   answer order; an actor created by a simcall is ready before its creator.
-- ``isend``/``irecv`` match the oldest opposite request of the mailbox (FIFO) and
-  start the transfer; ``wait`` blocks until it completes. SimGrid's blocking
-  put and get are these two simcalls; here they are one (``PUT``, ``GET``), which
-  changes nothing observable: the wait only registers the actor on its transfer,
-  it registers in the same order relative to the other party, and no other
+- A put or a get matches the oldest opposite request of the mailbox (FIFO),
+  which starts the transfer, and blocks until the transfer completes. SimGrid
+  does this with two simcalls (isend/irecv, then wait); here it is one (``PUT``,
+  ``GET``), which changes nothing observable: the wait only registers the actor
+  on its transfer, in the same order relative to the other party, and no other
   actor's simcall or position in the ready list depends on it.
 - Time only moves when no actor is ready (``solve``). Transfers take zero time on
   the platforms we generate, but still complete in a later solve. Every action
@@ -36,7 +36,7 @@ from collections import deque
 from itertools import count
 
 # Simcall opcodes (first item of the tuple an actor yields).
-ISEND, IRECV, WAIT, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL, PUT, GET = range(11)
+PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
 
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
@@ -116,8 +116,8 @@ class Kernel:
     def run(self):
         """Runs until no actor can ever run again.
 
-        The frequent simcalls (isend, irecv, wait, sleep) are handled inline: this
-        loop is the engine's hot path, about 13 simcalls per message to the scheduler.
+        The frequent simcalls (put, get, sleep) are handled inline: this loop is the
+        engine's hot path, about 8 simcalls per message to the scheduler.
         """
         handle = self._handle
         heap = self._heap
@@ -127,8 +127,7 @@ class Kernel:
         while True:
             while self._ready:
                 ready = self._ready
-                self._ready = ready_next = []
-                append = ready_next.append
+                self._ready = []
                 self.sub_rounds += 1
                 ran = []
                 for actor in ready:  # every ready actor runs up to its next simcall...
@@ -159,27 +158,6 @@ class Kernel:
                             pending.append(comm)
                         comm.waiters.append(actor)
                         actor.waiting_on = comm
-                    elif op == WAIT:
-                        comm = call[1]
-                        if comm.done:
-                            actor.answer = comm.payload
-                            append(actor)
-                        else:
-                            comm.waiters.append(actor)
-                            actor.waiting_on = comm
-                    elif op == ISEND or op == IRECV:
-                        pending = call[1].pending
-                        is_send = op == ISEND
-                        if pending and pending[0].is_send != is_send:
-                            comm = pending.popleft()
-                            if is_send:
-                                comm.payload = call[2]
-                            transfers.append((next(seq), comm))  # a zero-time transfer
-                        else:
-                            comm = Comm(is_send, call[2] if is_send else None)
-                            pending.append(comm)
-                        actor.answer = comm
-                        append(actor)
                     elif op == SLEEP:
                         action = TimedAction("sleep", actor)
                         actor.action = action
@@ -264,34 +242,7 @@ class Kernel:
 
     def _handle(self, actor, call):
         op = call[0]
-        if op == ISEND or op == IRECV:
-            mailbox = call[1]
-            mine = Comm(op == ISEND, call[2] if op == ISEND else None)
-            pending = mailbox.pending
-            if pending and pending[0].is_send != mine.is_send:
-                other = pending.popleft()
-                if op == ISEND:
-                    other.payload = mine.payload
-                self._transfers.append((next(self._seq), other))  # zero-time transfer
-                comm = other
-            else:
-                pending.append(mine)
-                comm = mine
-            actor.answer = comm
-            self._ready.append(actor)
-        elif op == WAIT:
-            comm = call[1]
-            if comm.done:
-                actor.answer = comm.payload
-                self._ready.append(actor)
-            else:
-                comm.waiters.append(actor)
-                actor.waiting_on = comm
-        elif op == SLEEP:
-            action = TimedAction("sleep", actor)
-            actor.action = action
-            self._schedule(self.now + call[1], action)
-        elif op == EXEC_START:
+        if op == EXEC_START:
             # (EXEC_START, duration_s): starts a parallel execution, answers its action.
             action = TimedAction("exec", duration=call[1])
             self._schedule(self.now + call[1], action)

@@ -14,7 +14,9 @@ from adaptsched.workloads.swf import EXCERPT_DIR, SwfJob, read_swf
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swf"
 GOOD = FIXTURES / "good.swf"
-CTC_FULL = Path("/work/shared/traces/CTC-SP2-1996-3.1-cln.swf.gz")
+from helpers import SHARED_TRACES
+
+CTC_FULL = SHARED_TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"  # ../shared next to the repository
 CTC_EXCERPT = EXCERPT_DIR / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 SDSC_EXCERPT = EXCERPT_DIR / "SDSC-SP2-1998-4.2-cln.first2000.swf.gz"
 

@@ -25,31 +25,12 @@ import pandas as pd
 
 from .gantt import choose_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
-from .metrics import (CLASSES, class_label, fmt_number, fmt_percent, fmt_seconds,
-                      analyse)
+from .metrics import (CLASSES, class_label, fmt_number, fmt_seconds,
+                      analyse, OVERALL_ROWS as METRICS_ROWS)
 from .plots import plot_class_bsld, plot_overall_bars, plot_wait_cdf
 
-#: (key in metrics["overall"], label, formatter) of the comparison rows.
-OVERALL_ROWS = (
-    ("hosts", "hosts", fmt_number),
-    ("jobs", "jobs", fmt_number),
-    ("completed", "completed", fmt_number),
-    ("killed", "killed", fmt_number),
-    ("failed", "failed", fmt_number),
-    ("rejected", "rejected", fmt_number),
-    ("resubmitted_jobs", "jobs run more than once", fmt_number),
-    ("makespan_s", "makespan", fmt_seconds),
-    ("wait_mean_s", "wait, mean", fmt_seconds),
-    ("wait_median_s", "wait, median", fmt_seconds),
-    ("wait_p90_s", "wait, p90", fmt_seconds),
-    ("response_mean_s", "response, mean", fmt_seconds),
-    ("response_median_s", "response, median", fmt_seconds),
-    ("response_p90_s", "response, p90", fmt_seconds),
-    ("bsld_mean", "bounded slowdown, mean", fmt_number),
-    ("utilization", "utilization", fmt_percent),
-    ("wasted_node_s", "wasted host-seconds", lambda v: fmt_number(v, 0)),
-    ("mean_queue_hosts", "queue, mean requested hosts", fmt_number),
-)
+#: The comparison's overall rows: the machine size, then the metrics table's rows.
+OVERALL_ROWS = (("hosts", "hosts", fmt_number),) + METRICS_ROWS
 
 
 def _labels(runs, labels) -> list[str]:

@@ -215,7 +215,8 @@ def fmt_percent(value) -> str:
     return "-" if value is None else f"{100 * value:.1f} %"
 
 
-_OVERALL_ROWS = (
+#: (key in metrics["overall"], label, formatter) of the overall rows of every table.
+OVERALL_ROWS = (
     ("jobs", "jobs", fmt_number),
     ("completed", "completed successfully", fmt_number),
     ("killed", "killed (walltime or scheduler)", fmt_number),
@@ -281,7 +282,7 @@ def format_metrics(metrics: dict) -> str:
         "|---|---:|",
     ]
     overall = metrics["overall"]
-    for key, label, fmt in _OVERALL_ROWS:
+    for key, label, fmt in OVERALL_ROWS:
         lines.append(f"| {label} | {fmt(overall.get(key))} |")
     lines += ["", "### Per class (executed jobs)", "",
               "| class | " + " | ".join(label for _, label, _ in _CLASS_COLUMNS) + " |",

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sortedcontainers import SortedKeyList
+
 from adaptsched.core.hosts import HostPool
 from adaptsched.core.queue import WaitingQueue
 
@@ -117,3 +119,42 @@ class OnlineScheduler:
     def record(self, job: Job, **values):
         """Metadata for the job's row of ``_jobs.csv`` (merged with earlier values)."""
         self._decisions.metadata.setdefault(job.id, {}).update(values)
+
+
+class ReservingScheduler(OnlineScheduler):
+    """A scheduler that promises waiting jobs a start time (a reservation).
+
+    Each job's first reservation is kept in ``first_reservation`` and, unless
+    ``record_reservations`` is off, written in its metadata (``reservation_s``), so
+    that the promise can be checked on any output trace: ``start <= reservation_s``.
+    Running jobs are kept by expected end (``by_end``), which backfilling needs.
+    """
+
+    options = {
+        "order": ("fcfs", "queue order (adaptsched.core.queue)"),
+        "record_reservations": (True, "write each job's first reservation in its metadata"),
+    }
+
+    def __init__(self, nb_hosts: int, *, order: str = "fcfs", record_reservations: bool = True):
+        super().__init__(nb_hosts, order=order)
+        self.record_reservations = record_reservations
+        self.first_reservation = {}  # job id -> its first reservation
+        self.by_end = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
+
+    def promise(self, job: Job, start_s: float):
+        """Notes a reservation; only a job's first one is kept and recorded."""
+        if job.id not in self.first_reservation:
+            self.first_reservation[job.id] = start_s
+            if self.record_reservations:
+                self.record(job, reservation_s=start_s)
+
+    def start(self, job: Job, now: float) -> Running:
+        running = super().start(job, now)
+        self.by_end.add(running)
+        return running
+
+    def complete(self, job_id: str, now: float):
+        running = self.running.get(job_id)
+        if running is not None:
+            self.by_end.remove(running)
+        super().complete(job_id, now)

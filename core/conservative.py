@@ -28,30 +28,21 @@ the guarantee ``start <= reservation_s`` holds for every job.
 
 from __future__ import annotations
 
-from sortedcontainers import SortedKeyList
-
-from adaptsched.core.base import INF, OnlineScheduler
+from adaptsched.core.base import INF, ReservingScheduler
 from adaptsched.core.profile import AvailabilityProfile
 
 EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
 
 
-class ConservativeBackfilling(OnlineScheduler):
+class ConservativeBackfilling(ReservingScheduler):
     name = "conservative"
-    options = {
-        "order": ("fcfs", "queue order used for compression (adaptsched.core.queue)"),
-        "record_reservations": (True, "write each job's first reservation in its metadata"),
-    }
 
     def __init__(self, nb_hosts: int, *, order: str = "fcfs", record_reservations: bool = True):
-        super().__init__(nb_hosts, order=order)
-        self.record_reservations = record_reservations
+        super().__init__(nb_hosts, order=order, record_reservations=record_reservations)
         self.profile = AvailabilityProfile(nb_hosts)
         self.reservation = {}  # waiting job id -> reserved start
-        self.first_reservation = {}  # job id -> its first reservation
         self.arrivals = []
         self.freed_early = False
-        self.by_end = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
         self.next_start = INF  # earliest reservation of a waiting job
         self.wake_requested = None
         self.audit = None  # a list to receive (job id, old, new) at each move, for tests
@@ -60,7 +51,6 @@ class ConservativeBackfilling(OnlineScheduler):
         self.arrivals.append(job)
 
     def on_complete(self, running, now):
-        self.by_end.remove(running)
         if now < running.end_s:  # early completion: its remaining time is free again
             self.profile.release(now, running.end_s, running.job.res)
             self.freed_early = True
@@ -95,9 +85,7 @@ class ConservativeBackfilling(OnlineScheduler):
             self.reservation[job.id] = start
             if start < self.next_start:
                 self.next_start = start
-            self.first_reservation[job.id] = start
-            if self.record_reservations:
-                self.record(job, reservation_s=start)
+            self.promise(job, start)
         self.arrivals = []
         started = []
         if self.next_start <= now + EPS_S:
@@ -105,7 +93,7 @@ class ConservativeBackfilling(OnlineScheduler):
                 # A due job may still lack hosts: Batsim can report the completion that
                 # frees them in a later message of the same instant. It starts then.
                 if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free:
-                    self.by_end.add(self.start(job, now))  # its reserved interval stays in the profile
+                    self.start(job, now)  # its reserved interval stays in the profile
                     del self.reservation[job.id]
                     started.append(job)
         if started:

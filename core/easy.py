@@ -15,26 +15,11 @@ jobs). Each job's first reservation is recorded in its metadata
 
 from __future__ import annotations
 
-from sortedcontainers import SortedKeyList
-
-from adaptsched.core.base import INF, OnlineScheduler
+from adaptsched.core.base import INF, ReservingScheduler
 
 
-class EasyBackfilling(OnlineScheduler):
+class EasyBackfilling(ReservingScheduler):
     name = "easy"
-    options = {
-        "order": ("fcfs", "queue order (adaptsched.core.queue)"),
-        "record_reservations": (True, "write each job's first reservation in its metadata"),
-    }
-
-    def __init__(self, nb_hosts: int, *, order: str = "fcfs", record_reservations: bool = True):
-        super().__init__(nb_hosts, order=order)
-        self.record_reservations = record_reservations
-        self.by_end = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
-        self.reservations = {}  # job id -> first shadow time
-
-    def on_complete(self, running, now):
-        self.by_end.remove(running)
 
     def shadow(self, head, now: float) -> tuple[float, int]:
         """(shadow time, extra hosts) of the head job, which does not fit now."""
@@ -63,24 +48,22 @@ class EasyBackfilling(OnlineScheduler):
             if job.res > free:
                 head = job
                 break
-            self.by_end.add(self.start(job, now))
+            self.start(job, now)
             free -= job.res
             started.append(job)
         if head is not None:
-            new_head = head.id not in self.reservations
+            new_head = head.id not in self.first_reservation
             if new_head or free > 0:
                 shadow, extra = self.shadow(head, now)
             if new_head:
-                self.reservations[head.id] = shadow
-                if self.record_reservations:
-                    self.record(head, reservation_s=shadow)
+                self.promise(head, shadow)
             if free >= queue.min_res:  # else no waiting job fits in the free hosts
                 for job in waiting:  # backfilling, in queue order
                     if job.res > free:
                         continue
                     ends_by_shadow = now + job.walltime_s <= shadow
                     if ends_by_shadow or job.res <= extra:
-                        self.by_end.add(self.start(job, now))
+                        self.start(job, now)
                         free -= job.res
                         started.append(job)
                         if not ends_by_shadow:

@@ -14,6 +14,7 @@ from procset import ProcInt, ProcSet
 from batsim.batsim import BatsimScheduler
 
 from adaptsched.core.base import Job
+from adaptsched.core.hosts import runs
 
 
 class Allocation(ProcSet):
@@ -33,23 +34,11 @@ def procset(hosts) -> Allocation:
     interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
     with its text, which pybatsim would otherwise format again.
     """
-    intervals = []
-    parts = []
-    start = prev = None
-    for host in hosts:
-        if prev is not None and host == prev + 1:
-            prev = host
-            continue
-        if start is not None:
-            intervals.append(ProcInt(start, prev))
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = host
-    if start is not None:
-        intervals.append(ProcInt(start, prev))
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
+    pairs = runs(hosts)
+    intervals = [ProcInt(a, b) for a, b in pairs]
     result = Allocation()
     result._itvs = intervals
-    result._text = " ".join(parts)
+    result._text = " ".join(str(a) if a == b else f"{a}-{b}" for a, b in pairs)
     return result
 
 

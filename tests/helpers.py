@@ -18,3 +18,17 @@ def find_batsim():
     if named:
         return shutil.which(named) or (named if Path(named).is_file() else None)
     return shutil.which("batsim")
+
+
+def assert_no_host_runs_two_jobs(records):
+    """``records``: (start, finish, host ids) of every executed job."""
+    events = []
+    for start, finish, hosts in records:
+        events += [(finish, 0, hosts), (start, 1, hosts)]
+    busy = set()
+    for _, kind, hosts in sorted(events, key=lambda e: (e[0], e[1])):  # ends before starts
+        if kind == 0:
+            busy.difference_update(hosts)
+        else:
+            assert busy.isdisjoint(hosts), "a host runs two jobs at once"
+            busy.update(hosts)

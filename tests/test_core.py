@@ -17,7 +17,7 @@ from adaptsched.core.queue import WaitingQueue
 from adaptsched.core.replay import replay
 from adaptsched.workloads.convert import convert_swf
 
-from helpers import CTC_EXCERPT, SDSC_EXCERPT
+from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 
 # -- availability profile -----------------------------------------------------------
@@ -196,19 +196,13 @@ def _trace_jobs(path, hosts, first):
 
 
 def check_no_double_booking(outcomes, nb_hosts):
-    events = []
+    records = []
     for o in outcomes.values():
         if o.start_s is not None:
             assert o.start_s >= o.job.submit_s, f"{o.job.id} starts before its submission"
             assert len(o.hosts) == o.job.res and max(o.hosts) < nb_hosts
-            events += [(o.end_s, 0, o.hosts), (o.start_s, 1, o.hosts)]
-    busy = set()
-    for _, kind, hosts in sorted(events, key=lambda e: (e[0], e[1])):
-        if kind == 0:
-            busy.difference_update(hosts)
-        else:
-            assert busy.isdisjoint(hosts), "a host runs two jobs at once"
-            busy.update(hosts)
+            records.append((o.start_s, o.end_s, o.hosts))
+    assert_no_host_runs_two_jobs(records)
 
 
 @pytest.mark.parametrize("path,hosts", [(CTC_EXCERPT, 338), (SDSC_EXCERPT, 128)])
@@ -222,7 +216,7 @@ def test_invariants_on_trace_excerpts(path, hosts):
         assert all(o.start_s is not None for o in out.values())
         check_no_double_booking(out, hosts)
         if cls is EasyBackfilling:  # the head job is never delayed past its reservation
-            for job_id, shadow in sched.reservations.items():
+            for job_id, shadow in sched.first_reservation.items():
                 assert out[job_id].start_s <= shadow, job_id
         if cls is ConservativeBackfilling:  # reservations only move earlier, and hold
             assert all(new < old for _, old, new in sched.audit) and sched.audit

@@ -15,7 +15,7 @@ import pytest
 
 from adaptsched.engines.run import run
 
-from helpers import CTC_EXCERPT, SDSC_EXCERPT
+from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 EPS = 1e-6
 
@@ -29,24 +29,18 @@ def intervals(text):
 def check_trace(jobs_csv, nb_hosts):
     with open(jobs_csv) as handle:
         jobs = list(csv.DictReader(handle))
-    events = []
+    records = []
     for job in jobs:
         assert job["final_state"] in ("COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"), job["job_id"]
         start, finish = float(job["starting_time"]), float(job["finish_time"])
         assert start >= float(job["submission_time"]) - EPS, f"job {job['job_id']} starts before its submission"
         hosts = [h for low, high in intervals(job["allocated_resources"]) for h in range(low, high + 1)]
         assert len(hosts) == int(job["requested_number_of_resources"]) and max(hosts) < nb_hosts
-        events += [(finish, 0, hosts), (start, 1, hosts)]
+        records.append((start, finish, hosts))
         if job["metadata"]:
             reservation = ast.literal_eval(job["metadata"])["reservation_s"]
             assert start <= reservation + EPS, f"job {job['job_id']} starts after its reservation"
-    busy = set()
-    for _, kind, hosts in sorted(events, key=lambda e: (e[0], e[1])):
-        if kind == 0:
-            busy.difference_update(hosts)
-        else:
-            assert busy.isdisjoint(hosts), "a host runs two jobs at once"
-            busy.update(hosts)
+    assert_no_host_runs_two_jobs(records)
     return jobs
 
 

@@ -35,7 +35,8 @@ from adaptsched.engines.embedded.jsonfmt import RawJson, dumps
 from adaptsched.engines.embedded.kernel import (
     CREATE, EXEC_CANCEL, EXEC_START, EXEC_WAIT, KILL, SLEEP, Kernel, Mailbox, get, put,
 )
-from adaptsched.engines.embedded.outputs import JobsTracer, interval_string
+from adaptsched.core.hosts import interval_text
+from adaptsched.engines.embedded.outputs import JobsTracer
 from adaptsched.workloads.batsim_json import Job, Workload, parse_job, parse_profile
 
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
@@ -292,7 +293,7 @@ class EmbeddedBatsim:
         kernel = self.kernel
         job.starting_time = kernel.now
         job.allocation = hosts
-        job.alloc_text = interval_string(hosts)
+        job.alloc_text = interval_text(hosts)
         remaining = job.walltime
         profile = self.job_profiles[job.id]
         self.hosts_start(job, hosts)

@@ -35,22 +35,6 @@ SCHEDULE_COLUMNS = (
 VERSION = "4.2.1-adaptsched-embedded"
 
 
-def interval_string(hosts) -> str:
-    """Batsim's interval-set text of sorted host ids: ``[0,1,2,3,7]`` -> ``'0-3 7'``."""
-    parts = []
-    start = prev = None
-    for host in hosts:
-        if prev is not None and host == prev + 1:
-            prev = host
-            continue
-        if start is not None:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = host
-    if start is not None:
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-    return " ".join(parts)
-
-
 class JobsTracer:
     def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512):
         self.jobs_path = f"{prefix}_jobs.csv"

@@ -160,11 +160,12 @@ class Connection:
                 break
             except zmq.Again:
                 if not self.process.alive():
-                    raise SimulationError("the scheduler stopped answering: " + self.process.describe_failure())
+                    raise SimulationError("the scheduler stopped answering: "
+                                          + self.process.describe_failure()) from None
                 waited += self.poll_ms / 1000
                 if self.timeout_s is not None and waited > self.timeout_s:
                     raise SimulationError(f"the scheduler did not answer within {self.timeout_s:g} s: "
-                                          + self.process.describe_failure())
+                                          + self.process.describe_failure()) from None
         self.exchanges += 1
         return reply
 

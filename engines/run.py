@@ -167,37 +167,41 @@ def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded",
     platform_path = resolve_platform(platform, prefix)
     machines = read_platform(platform_path)
     workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
-
-    from adaptsched.workloads.batsim_json import load_workload
-    loaded = load_workload(workload_path, embedded=(engine == "embedded"))
-    if loaded.nb_res != machines.nb_hosts:
-        say(f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
-            "the platform decides")
+    executable = None
+    if engine == "batsim":
+        from adaptsched.engines.real import find_batsim
+        executable = find_batsim(batsim)
+        if executable is None:
+            raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
+                                  "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
 
     endpoint = Endpoint()
     cpu = pick_cpu() if pin_cpu else None
     process = SchedulerProcess(plugin, options, endpoint, f"{prefix}_sched.log",
                                fixed_addresses=fixed_addresses, cpu=cpu)
-    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
     start = time.perf_counter()
     affinity = _affinity()
+    bar = None
     try:
-        process.start()
+        process.start()  # pybatsim boots while the workload loads
+        from adaptsched.workloads.batsim_json import load_workload
+        loaded = load_workload(workload_path, embedded=(engine == "embedded"))
+        if loaded.nb_res != machines.nb_hosts:
+            say(f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
+                "the platform decides")
+        bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
         if engine == "embedded":
             pin(0, cpu)
             _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar)
         else:
-            from adaptsched.engines.real import find_batsim, run_batsim
-            executable = find_batsim(batsim)
-            if executable is None:
-                raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
-                                      "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
+            from adaptsched.engines.real import run_batsim
             run_batsim(executable, platform_path, workload_path, prefix, process, dynamic_jobs=dynamic_jobs,
                        ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse, progress=bar, cpu=cpu)
         code = process.wait(timeout=60)
     finally:
         _restore_affinity(affinity)
-        bar.close()
+        if bar is not None:
+            bar.close()
         process.close()
         endpoint.close()
     wall = time.perf_counter() - start

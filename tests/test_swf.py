@@ -12,10 +12,10 @@ from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.workloads.convert import ConversionOptionError, convert_swf, write_workload
 from adaptsched.workloads.swf import EXCERPT_DIR, SwfJob, read_swf
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swf"
-GOOD = FIXTURES / "good.swf"
 from helpers import SHARED_TRACES
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swf"
+GOOD = FIXTURES / "good.swf"
 CTC_FULL = SHARED_TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"  # ../shared next to the repository
 CTC_EXCERPT = EXCERPT_DIR / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 SDSC_EXCERPT = EXCERPT_DIR / "SDSC-SP2-1998-4.2-cln.first2000.swf.gz"

@@ -125,8 +125,11 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     return profile
 
 
-def parse_job(desc, workload: str, profiles: dict, where) -> Job:
-    """Checks one job description as Batsim's ``Job::from_json`` does."""
+def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = True) -> Job:
+    """Checks one job description as Batsim's ``Job::from_json`` does.
+
+    ``describe``: also keep the job's JSON as Batsim sends it to the scheduler.
+    """
     path, prefix = where
     if not isinstance(desc, dict):
         raise InputError(path, f"{prefix}a job is not a JSON object")
@@ -157,13 +160,20 @@ def parse_job(desc, workload: str, profiles: dict, where) -> Job:
         raise InputError(path, f"{label}: 'profile' must be a string, got {profile!r}", field="profile")
     if profile not in profiles:
         raise InputError(path, f"{label}: profile '{profile}' does not exist", field="profile")
-    described = dict(desc)
-    described["id"] = f"{workload}!{name}"
-    return Job(workload, name, float(subtime), res, float(walltime), profile, dumps(described))
+    text = ""
+    if describe:
+        described = dict(desc)
+        described["id"] = f"{workload}!{name}"
+        text = dumps(described)
+    return Job(workload, name, float(subtime), res, float(walltime), profile, text)
 
 
 def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
-    """Loads and checks a Batsim JSON workload file; ``name`` is Batsim's ``w0``, ``w1``..."""
+    """Loads and checks a Batsim JSON workload file; ``name`` is Batsim's ``w0``, ``w1``...
+
+    ``embedded=False`` (a check before running real Batsim) accepts every profile
+    type and skips what only the embedded engine needs.
+    """
     path = str(path)
     try:
         text = Path(path).read_text()
@@ -191,7 +201,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
                 for pname, pdesc in raw_profiles.items()}
     jobs = {}
     for index, desc in enumerate(raw_jobs):
-        job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "))
+        job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:
             raise InputError(path, f"jobs[{index}]: duplicate job id '{job.name}'", field="id")
         jobs[job.name] = job

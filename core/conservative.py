@@ -55,9 +55,13 @@ class ConservativeBackfilling(ReservingScheduler):
             self.profile.release(now, running.end_s, running.job.res)
             self.freed_early = True
 
+    def compression_order(self, now: float) -> list:
+        """The order in which waiting jobs are re-placed: queue order (here arrival order)."""
+        return self.queue.jobs
+
     def compress(self, now: float):
         profile, reservation = self.profile, self.reservation
-        for job in self.queue:
+        for job in self.compression_order(now):
             old = reservation.get(job.id)
             if old is None or old <= now:
                 continue

@@ -35,6 +35,24 @@ class AvailabilityProfile:
         self.times = [now]
         self.free = [nb_hosts]
 
+    @classmethod
+    def of_running(cls, nb_hosts: int, now: float, running) -> "AvailabilityProfile":
+        """The profile of running jobs alone; ``running``: (expected end, hosts) sorted by end."""
+        profile = cls(nb_hosts, now)
+        times, free = profile.times, profile.free
+        busy = sum(n for _, n in running)
+        free[0] = nb_hosts - busy
+        for end, n in running:
+            busy -= n
+            if end <= now:
+                free[0] += n
+            elif times[-1] == end:
+                free[-1] += n
+            else:
+                times.append(end)
+                free.append(nb_hosts - busy)
+        return profile
+
     def copy(self) -> "AvailabilityProfile":
         clone = AvailabilityProfile.__new__(AvailabilityProfile)
         clone.nb_hosts = self.nb_hosts

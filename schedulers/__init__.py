@@ -20,6 +20,9 @@ SCHEDULERS = {
     "conservative": ("conservative.py",
                      "conservative backfilling: every job holds a reservation that is never delayed",
                      "adaptsched.core.conservative:ConservativeBackfilling"),
+    "backfill": ("backfill.py",
+                 "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, "
+                 "with or without guarantees (-NG)", "adaptsched.core.backfill:Backfill"),
 }
 
 

@@ -85,9 +85,14 @@ def ctc(tmp_path_factory):
     return write_workload(workload, folder / "ctc.json"), write_cluster(338, folder / "p338.xml")
 
 
-@pytest.mark.parametrize("scheduler", ["fillerSched", "easyBackfill", "fcfs", "easy", "conservative"])
+@pytest.mark.parametrize("scheduler", ["fillerSched", "easyBackfill", "fcfs", "easy", "conservative",
+                                       "backfill:R/L-NG", "backfill:P/L"])
 def test_ctc_excerpt(tmp_path, ctc, scheduler):
-    rows = both_engines(tmp_path, scheduler, scheduler, *ctc)
+    name, _, variant = scheduler.partition(":")
+    options = {}
+    if variant:
+        options = {"order": variant.removesuffix("-NG"), "guarantees": not variant.endswith("-NG"), "seed": 5}
+    rows = both_engines(tmp_path, name, name, *ctc, options=options)
     assert len(rows) == 1500
     assert any(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows.values())
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 from adaptsched.core.conservative import EPS_S, ConservativeBackfilling
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.speculation import Speculation
 
 DAY_S = 86400.0
 #: Default anti-starvation weights (score units per second of delay), see the module doc.
@@ -41,7 +42,7 @@ DEFAULT_STARVATION_WEIGHT = {"D": 0.0, "P": 1.0 / (10 * DAY_S), "R": 1.0 / (10 *
                              "1/L": 1e-10, "P/L": 1e-10, "R/L": 1e-10}
 
 
-class Backfill(ConservativeBackfilling):
+class Backfill(Speculation, ConservativeBackfilling):
     name = "backfill"
     options = {
         "order": ("D", f"sorting criterion, descending: {', '.join(CRITERIA)}"),
@@ -50,42 +51,84 @@ class Backfill(ConservativeBackfilling):
         "priority_levels": (3, "number of random priority levels (P criteria)"),
         "seed": (0, "seed of the random criteria (P, R)"),
         "record_reservations": (True, "write each job's first guarantee in its metadata"),
+        "speculation": (0.0, "speculative backfilling: speculated time in percent of the estimate (0: off)"),
+        "test_runs": (False, "speculative test runs of long jobs"),
+        "test_threshold_s": (10800.0, "test runs: only jobs estimated longer than this (s)"),
+        "test_run_s": (300.0, "test runs: shortest test (s)"),
+        "test_run_max_s": (900.0, "test runs: longest test (s)"),
     }
+
+    @classmethod
+    def needs_dynamic_jobs(cls, options: dict) -> bool:
+        return bool(options.get("speculation", 0)) or bool(options.get("test_runs", False))
 
     def __init__(self, nb_hosts: int, *, order: str = "D", guarantees: bool = True,
                  starvation_weight: float = -1.0, priority_levels: int = 3, seed: int = 0,
-                 record_reservations: bool = True):
+                 record_reservations: bool = True, speculation: float = 0.0, test_runs: bool = False,
+                 test_threshold_s: float = 10800.0, test_run_s: float = 300.0, test_run_max_s: float = 900.0):
         super().__init__(nb_hosts, record_reservations=record_reservations and guarantees)
+        self.init_speculation(speculation=speculation, test_runs=test_runs, test_threshold_s=test_threshold_s,
+                              test_run_s=test_run_s, test_run_max_s=test_run_max_s)
         if starvation_weight < 0:
             starvation_weight = DEFAULT_STARVATION_WEIGHT.get(order, 0.0)
         self.guarantees = guarantees
         self.criterion = Criterion(order, seed=seed, priority_levels=priority_levels,
                                    starvation_weight=0.0 if guarantees else starvation_weight)
+        self.order = []  # the waiting jobs in this pass's order
 
     def on_submit(self, job, now):
         super().on_submit(job, now)
         self.criterion.on_arrival(job)
 
-    def on_complete(self, running, now):
-        if self.guarantees:
-            super().on_complete(running, now)  # the persistent schedule frees the rest of its slot
-        self.criterion.forget(running.job.id)
+    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
+        if running.kind == "regular":
+            if self.guarantees:
+                super().on_complete(running, now, state)  # the rest of its slot is free again
+            self.criterion.forget(running.job.id)
+            return
+        if self.guarantees and now < running.end_s:  # a copy ended before its time was up
+            self.profile.release(now, running.end_s, running.res)
+            self.freed_early = True
+        if self.copy_ended(running, now, state):  # the copy did the job: the original is done
+            job = running.job
+            if self.guarantees:
+                self.drop(job)
+            else:
+                self.queue.remove_all([job])
+            self._rejects.append(job.id)
+            self.criterion.forget(job.id)
+
+    def movable(self, job) -> bool:
+        return job.id not in self.copy_of  # a guaranteed job is suspended while its copy runs
 
     def compression_order(self, now: float) -> list:
-        return self.criterion.order(self.queue.jobs, now)
+        return self.order  # this pass's order (R draws once per pass)
 
     def plan(self, now: float):
+        self.kill_overdue_copies(now, EPS_S)
         if self.guarantees:
+            self.order = self.criterion.order(self.queue.jobs, now)
             super().plan(now)
+            waiting = set(map(id, self.queue.jobs))
+            profile, order = self.profile, [job for job in self.order if id(job) in waiting]
+            limit = self.reservation.__getitem__
         else:
-            self.reschedule(now)
+            profile, order = self.reschedule(now)
+            limit = None
+        if self.speculation or self.test_runs:
+            self.speculate(now, [job for job in order if job.id not in self.running], profile,
+                           None if limit is None else (lambda job: limit(job.id)))
 
     def reschedule(self, now: float):
-        """-NG: rebuild the schedule from the running jobs; start the jobs placed now."""
+        """-NG: rebuild the schedule from what runs; start the jobs placed now.
+
+        Returns the pass's schedule and order, for the later phases.
+        """
         self.arrivals = []
-        profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.job.res) for r in self.by_end])
+        profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.res) for r in self.by_end])
+        order = [job for job in self.criterion.order(self.queue.jobs, now) if job.id not in self.copy_of]
         started = []
-        for job in self.criterion.order(self.queue.jobs, now):
+        for job in order:
             if profile.free[0] == 0:
                 break  # nobody else can start now: the rest of the schedule changes nothing
             start = profile.earliest_fit(job.res, job.walltime_s, now)
@@ -95,3 +138,9 @@ class Backfill(ConservativeBackfilling):
                 started.append(job)
         if started:
             self.queue.remove_all(started)
+            gone = {job.id for job in started}
+            order = [job for job in order if job.id not in gone]
+        return profile, order
+
+    def idle(self) -> bool:
+        return super().idle() and not self.copy_of

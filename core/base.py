@@ -38,26 +38,57 @@ class Job:
 
 
 class Running:
-    """A started job: its hosts and its expected end (start + walltime)."""
+    """A started job, or copy of a job: its hosts and its expected end.
 
-    __slots__ = ("job", "start_s", "end_s", "hosts")
+    ``exec_id`` is what Batsim executes (the job, or a copy ``ID#N``), ``kind`` is
+    "regular" for the job itself; a copy's expected end is when it will be killed.
+    """
 
-    def __init__(self, job: Job, start_s: float, hosts: list):
+    __slots__ = ("job", "start_s", "end_s", "hosts", "exec_id", "kind")
+
+    def __init__(self, job: Job, start_s: float, hosts: list, *, end_s: float | None = None,
+                 exec_id: str | None = None, kind: str = "regular"):
         self.job = job
         self.start_s = start_s
-        self.end_s = start_s + job.walltime_s
+        self.end_s = start_s + job.walltime_s if end_s is None else end_s
         self.hosts = hosts
+        self.exec_id = job.id if exec_id is None else exec_id
+        self.kind = kind
+
+    @property
+    def res(self) -> int:
+        return len(self.hosts)
+
+
+@dataclass
+class Launch:
+    """A copy of a job to register and execute (a speculative run, a test run, a resized job).
+
+    The copy ``copy_id`` (``WORKLOAD!NAME#N``, as pybatsim's ``resubmit_job`` names
+    them) has the original's submission time, ``res`` hosts, and a profile whose
+    runtime is the original's times ``scale``; its metadata links it to its parent.
+    """
+
+    copy_id: str
+    parent_id: str
+    res: int
+    walltime_s: float
+    hosts: list
+    kind: str  # "speculative", "test" or "resized"
+    scale: float = 1.0
 
 
 @dataclass
 class Decisions:
     starts: list = field(default_factory=list)  # (job id, host ids)
+    launches: list = field(default_factory=list)  # Launch
+    kills: list = field(default_factory=list)  # ids of running jobs or copies
     rejects: list = field(default_factory=list)  # job ids
     metadata: dict = field(default_factory=dict)  # job id -> dict
-    wake_at: float | None = None  # CALL_ME_LATER time
+    wake_ups: list = field(default_factory=list)  # CALL_ME_LATER times
 
     def __bool__(self):
-        return bool(self.starts or self.rejects or self.metadata or self.wake_at is not None)
+        return bool(self.starts or self.launches or self.kills or self.rejects or self.metadata or self.wake_ups)
 
 
 class OnlineScheduler:
@@ -71,12 +102,18 @@ class OnlineScheduler:
     name = "base"
     options: dict = {"order": ("fcfs", "queue order (adaptsched.core.queue)")}  # name -> (default, help)
 
+    @classmethod
+    def needs_dynamic_jobs(cls, options: dict) -> bool:
+        """Whether these options register job copies (Batsim's --enable-dynamic-jobs)."""
+        return False
+
     def __init__(self, nb_hosts: int, *, order: str = "fcfs"):
         self.nb_hosts = nb_hosts
         self.pool = HostPool(nb_hosts)
         self.queue = WaitingQueue(order)
-        self.running = {}  # job id -> Running
+        self.running = {}  # executed id (job or copy) -> Running
         self._rejects = []
+        self._copies = {}  # job id -> number of copies launched
 
     # -- events -----------------------------------------------------------------
     def submit(self, job: Job, now: float):
@@ -86,12 +123,17 @@ class OnlineScheduler:
         self.queue.push(job)
         self.on_submit(job, now)
 
-    def complete(self, job_id: str, now: float):
+    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY"):
+        """A job (or copy) ended; ``state`` is Batsim's final state."""
         running = self.running.pop(job_id, None)
         if running is None:
             return  # not ours (e.g. a killed job reported twice)
         self.pool.release(running.hosts)
-        self.on_complete(running, now)
+        self.on_complete(running, now, state)
+
+    def idle(self) -> bool:
+        """Nothing waits and nothing runs."""
+        return not len(self.queue) and not self.running
 
     def schedule(self, now: float) -> Decisions:
         decisions = Decisions(rejects=self._rejects)
@@ -104,7 +146,7 @@ class OnlineScheduler:
     def on_submit(self, job: Job, now: float):
         pass
 
-    def on_complete(self, running: Running, now: float):
+    def on_complete(self, running: Running, now: float, state: str):
         pass
 
     def plan(self, now: float):
@@ -119,6 +161,24 @@ class OnlineScheduler:
     def record(self, job: Job, **values):
         """Metadata for the job's row of ``_jobs.csv`` (merged with earlier values)."""
         self._decisions.metadata.setdefault(job.id, {}).update(values)
+
+    def launch(self, job: Job, now: float, *, kind: str, end_s: float, res: int | None = None,
+               scale: float = 1.0) -> Running:
+        """Starts a copy of a waiting job (which stays waiting) on ``res`` hosts until ``end_s``."""
+        self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
+        copy_id = f"{job.id}#{count}"
+        res = job.res if res is None else res
+        hosts = self.pool.allocate(res)
+        running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
+        self._decisions.launches.append(Launch(copy_id, job.id, res, job.walltime_s * scale, hosts, kind, scale))
+        return running
+
+    def kill(self, running: Running):
+        self._decisions.kills.append(running.exec_id)
+
+    def reject(self, job: Job):
+        """Rejects a waiting job (whose work a copy has done)."""
+        self._decisions.rejects.append(job.id)
 
 
 class ReservingScheduler(OnlineScheduler):
@@ -153,8 +213,13 @@ class ReservingScheduler(OnlineScheduler):
         self.by_end.add(running)
         return running
 
-    def complete(self, job_id: str, now: float):
+    def launch(self, job: Job, now: float, **kwargs) -> Running:
+        running = super().launch(job, now, **kwargs)
+        self.by_end.add(running)
+        return running
+
+    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY"):
         running = self.running.get(job_id)
         if running is not None:
             self.by_end.remove(running)
-        super().complete(job_id, now)
+        super().complete(job_id, now, state)

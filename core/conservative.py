@@ -50,20 +50,24 @@ class ConservativeBackfilling(ReservingScheduler):
     def on_submit(self, job, now):
         self.arrivals.append(job)
 
-    def on_complete(self, running, now):
+    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
         if now < running.end_s:  # early completion: its remaining time is free again
-            self.profile.release(now, running.end_s, running.job.res)
+            self.profile.release(now, running.end_s, running.res)
             self.freed_early = True
 
     def compression_order(self, now: float) -> list:
         """The order in which waiting jobs are re-placed: queue order (here arrival order)."""
         return self.queue.jobs
 
+    def movable(self, job) -> bool:
+        """Whether a waiting job may be re-placed or started (subclasses may suspend jobs)."""
+        return True
+
     def compress(self, now: float):
         profile, reservation = self.profile, self.reservation
         for job in self.compression_order(now):
             old = reservation.get(job.id)
-            if old is None or old <= now:
+            if old is None or old <= now or not self.movable(job):
                 continue
             profile.release(old, old + job.walltime_s, job.res)
             new = profile.earliest_fit(job.res, job.walltime_s, now, before=old)
@@ -96,7 +100,8 @@ class ConservativeBackfilling(ReservingScheduler):
             for job in self.queue:
                 # A due job may still lack hosts: Batsim can report the completion that
                 # frees them in a later message of the same instant. It starts then.
-                if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free:
+                if (self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free
+                        and self.movable(job)):
                     self.start(job, now)  # its reserved interval stays in the profile
                     del self.reservation[job.id]
                     started.append(job)
@@ -104,6 +109,16 @@ class ConservativeBackfilling(ReservingScheduler):
             self.queue.remove_all(started)
             self.next_start = min(self.reservation.values(), default=INF)
         self.wake_up_if_needed(now)
+
+    def drop(self, job):
+        """Forgets a waiting job (its work done elsewhere) and frees its reservation."""
+        self.queue.remove_all([job])
+        start = self.reservation.pop(job.id, None)
+        if start is not None:
+            self.profile.release(start, start + job.walltime_s, job.res)
+            self.freed_early = True
+            if start <= self.next_start:
+                self.next_start = min(self.reservation.values(), default=INF)
 
     def wake_up_if_needed(self, now: float):
         """CALL_ME_LATER at the earliest reservation if no running job may end before it."""
@@ -113,4 +128,4 @@ class ConservativeBackfilling(ReservingScheduler):
         if self.by_end and self.by_end[0].end_s <= first:
             return  # that job's end (at the latest) is an event at or before the reservation
         self.wake_requested = first
-        self._decisions.wake_at = first
+        self._decisions.wake_ups.append(first)

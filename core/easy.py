@@ -26,13 +26,13 @@ class EasyBackfilling(ReservingScheduler):
         available = self.pool.nb_free
         ends = iter(self.by_end)
         for running in ends:
-            available += running.job.res
+            available += running.res
             if available >= head.res:
                 shadow = running.end_s
                 for later in ends:  # jobs ending at the same time also free hosts then
                     if later.end_s != shadow:
                         break
-                    available += later.job.res
+                    available += later.res
                 return shadow, available - head.res
         return INF, 0  # cannot happen: the head fits on the empty machine
 

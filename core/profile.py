@@ -96,6 +96,17 @@ class AvailabilityProfile:
             start = times[i]
         return None
 
+    def hole(self, n: int, now: float, limit: float = INF) -> float:
+        """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""
+        times, free = self.times, self.free
+        i = max(bisect_right(times, now) - 1, 0)
+        end = now + limit
+        while i < len(times) and times[i] < end:
+            if free[i] < n:
+                return max(times[i] - now, 0.0)
+            i += 1
+        return limit
+
     # -- updates ----------------------------------------------------------------
     def _split(self, t: float) -> int:
         """Index of the step that starts exactly at ``t`` (created if needed)."""

@@ -1,56 +1,99 @@
 """Replays jobs through a pure scheduler, in-process: no simulator, no ZeroMQ.
 
-For unit tests and what-if simulations. Each job runs min(runtime, walltime);
-at each instant the completions are reported first, then the arrivals, then the
-scheduler decides once (Batsim batches simultaneous events the same way in most
-cases, but the embedded engine, not this driver, is the reference for
-Batsim's exact behaviour).
+For unit tests and what-if simulations. A job (or a copy) runs for its true
+runtime (times the copy's ``scale``) unless it reaches its walltime first
+(Batsim's rule: a runtime equal to the walltime reaches it) or is killed. At
+each instant the completions are reported first, then the arrivals, then the
+scheduler decides once; the completions of jobs killed by a decision are
+reported in a second pass at the same instant, as Batsim reports them in a later
+message. (The embedded engine, not this driver, is the reference for Batsim's
+exact batching.)
 """
 
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from adaptsched.core.base import Job, OnlineScheduler
+
+SUCCESS, WALLTIME, KILLED = "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"
+
+
+@dataclass
+class Attempt:
+    exec_id: str  # the job's id, or its copy's
+    kind: str  # "regular", "speculative", "test", "resized"
+    start_s: float
+    end_s: float
+    hosts: tuple
+    state: str = ""  # Batsim's final state, once ended
 
 
 @dataclass
 class Outcome:
     job: Job
-    start_s: float | None = None  # None: rejected or never started
+    start_s: float | None = None  # of the attempt that did the job (None: never done)
     end_s: float | None = None
     hosts: tuple = ()
-    killed: bool = False  # reached its walltime
+    killed: bool = False  # the job's own run reached its walltime
+    rejected: bool = False
     metadata: dict | None = None
+    attempts: list = field(default_factory=list)
 
 
 def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[str, Outcome]:
     """``jobs`` are (job, true runtime in seconds); returns the outcome of each job."""
     outcomes = {job.id: Outcome(job) for job, _ in jobs}
     runtime = {job.id: runtime_s for job, runtime_s in jobs}
-    events = [(job.submit_s, 1, i, job.id) for i, (job, _) in enumerate(jobs)]  # 0 = end, 1 = arrival
+    running = {}  # exec id -> (job id, Attempt, seq of its end event)
+    events = [(job.submit_s, 1, i, job.id) for i, (job, _) in enumerate(jobs)]  # 0 end, 1 arrival, 2 call
     heapq.heapify(events)
     seq = len(jobs)
+    cancelled = set()  # seqs of end events superseded by kills
+
+    def begin(exec_id, job_id, kind, hosts, now, scale, walltime_s):
+        nonlocal seq
+        run = runtime[job_id] * scale
+        state = SUCCESS if run < walltime_s else WALLTIME
+        attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state)
+        seq += 1
+        running[exec_id] = (job_id, attempt, seq)
+        heapq.heappush(events, (attempt.end_s, 0, seq, exec_id))
+        outcomes[job_id].attempts.append(attempt)
+
     while events:
         now = events[0][0]
         while events and events[0][0] == now:
-            _, kind, _, job_id = heapq.heappop(events)
+            _, kind, number, name = heapq.heappop(events)
             if kind == 0:
-                scheduler.complete(job_id, now)
+                if number in cancelled:
+                    continue
+                job_id, attempt, _ = running.pop(name)
+                scheduler.complete(name, now, attempt.state)
+                outcome = outcomes[job_id]
+                if attempt.state == SUCCESS or attempt.kind == "regular":
+                    outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
+                    outcome.killed = attempt.state != SUCCESS
             elif kind == 1:
-                scheduler.submit(outcomes[job_id].job, now)  # kind 2: a requested call
+                scheduler.submit(outcomes[name].job, now)
         decisions = scheduler.schedule(now)
         for job_id, meta in decisions.metadata.items():
             outcomes[job_id].metadata = {**(outcomes[job_id].metadata or {}), **meta}
         for job_id, hosts in decisions.starts:
-            outcome = outcomes[job_id]
-            run = min(runtime[job_id], outcome.job.walltime_s)
-            outcome.start_s, outcome.end_s, outcome.hosts = now, now + run, tuple(hosts)
-            outcome.killed = runtime[job_id] >= outcome.job.walltime_s
+            begin(job_id, job_id, "regular", hosts, now, 1.0, outcomes[job_id].job.walltime_s)
+        for launch in decisions.launches:
+            begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, launch.scale, launch.walltime_s)
+        for exec_id in decisions.kills:
+            if exec_id in running:
+                _, attempt, number = running[exec_id]
+                cancelled.add(number)
+                attempt.end_s, attempt.state = now, KILLED
+                seq += 1
+                heapq.heappush(events, (now, 0, seq, exec_id))
+        for job_id in decisions.rejects:
+            outcomes[job_id].rejected = True
+        for wake_at in decisions.wake_ups:
             seq += 1
-            heapq.heappush(events, (now + run, 0, seq, job_id))
-        if decisions.wake_at is not None:
-            seq += 1
-            heapq.heappush(events, (decisions.wake_at, 2, seq, ""))
+            heapq.heappush(events, (wake_at, 2, seq, ""))
     return outcomes

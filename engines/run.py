@@ -164,6 +164,8 @@ def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded",
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     plugin, core_class = resolve_scheduler(scheduler)
     options = options if isinstance(options, dict) else parse_options(options, core_class)
+    if core_class is not None and core_class.needs_dynamic_jobs(options):
+        dynamic_jobs = profile_reuse = True  # job copies are registered while the simulation runs
     platform_path = resolve_platform(platform, prefix)
     machines = read_platform(platform_path)
     workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)

@@ -2,7 +2,12 @@
 
 It forwards pybatsim's callbacks (submissions, completions) to the pure
 scheduler and, once per message from Batsim (``onNoMoreEvents``), sends the
-scheduler's decisions: EXECUTE_JOB, REJECT_JOB, SET_JOB_METADATA, CALL_ME_LATER.
+scheduler's decisions: EXECUTE_JOB, REJECT_JOB, SET_JOB_METADATA, CALL_ME_LATER,
+and for job copies REGISTER_PROFILE, REGISTER_JOB and KILL_JOB. A copy
+``ID#N`` has its original's submission time and metadata
+``{'parent_job': ID, 'kind': ...}``, as pybatsim's ``resubmit_job`` links them. With
+dynamic jobs enabled, it sends NOTIFY registration_finished once no static job is
+left to come and nothing waits or runs.
 It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 ``batsim.sched`` API is about 350 times slower).
 """
@@ -63,9 +68,16 @@ class PlannerScheduler(BatsimScheduler):
         self.core_options = parse_options(self.core_class, options)
         self.core = None
         self.jobs = {}  # pybatsim Job objects of the waiting jobs
+        self.copies = {}  # pybatsim Job objects of the running copies
+        self.scaled_profiles = set()
+        self.registration_open = False
 
     def onSimulationBegins(self):
         self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options)
+        self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
+        if self.core_class.needs_dynamic_jobs(self.core_options) and not self.registration_open:
+            raise RuntimeError(f"scheduler {self.core_class.name!r} with these options runs job copies: "
+                               "start Batsim with --enable-dynamic-jobs --enable-profile-reuse")
 
     def onJobSubmission(self, job):
         self.jobs[job.id] = job
@@ -73,7 +85,8 @@ class PlannerScheduler(BatsimScheduler):
         self.core.submit(request, self.bs.time())
 
     def onJobCompletion(self, job):
-        self.core.complete(job.id, self.bs.time())
+        self.copies.pop(job.id, None)
+        self.core.complete(job.id, self.bs.time(), job.job_state.name)
 
     def onJobsKilled(self, jobs):
         pass  # Batsim reports killed jobs with JOB_COMPLETED (COMPLETED_KILLED) too
@@ -91,14 +104,46 @@ class PlannerScheduler(BatsimScheduler):
         decisions = self.core.schedule(bs.time())
         if decisions.rejects:
             bs.reject_jobs_by_id(decisions.rejects)
-        if decisions.starts:
-            started = []
-            for job_id, hosts in decisions.starts:
-                job = self.jobs.pop(job_id)
-                job.allocation = procset(hosts)
-                started.append(job)
-            bs.execute_jobs(started)
+            for job_id in decisions.rejects:
+                self.jobs.pop(job_id, None)
+        executed = []
+        for job_id, hosts in decisions.starts:
+            job = self.jobs.pop(job_id)
+            job.allocation = procset(hosts)
+            executed.append(job)
+        for launch in decisions.launches:
+            executed.append(self.register_copy(launch))
+        if executed:
+            bs.execute_jobs(executed)
+        if decisions.kills:
+            bs.kill_jobs([self.copies.get(i) or self.running_job(i) for i in decisions.kills])
         for job_id, values in decisions.metadata.items():
             bs.set_job_metadata(job_id, values)
-        if decisions.wake_at is not None:
-            bs.wake_me_up_at(decisions.wake_at)
+        for wake_at in decisions.wake_ups:
+            bs.wake_me_up_at(wake_at)
+        if self.registration_open and bs.no_more_static_jobs and self.core.idle():
+            bs.notify_registration_finished()
+            self.registration_open = False
+
+    def running_job(self, job_id):
+        return self.bs.jobs[job_id]
+
+    def register_copy(self, launch):
+        """REGISTER_JOB (and REGISTER_PROFILE for a rescaled one) of a job copy, with its link."""
+        bs = self.bs
+        parent = self.jobs[launch.parent_id]
+        profile = parent.profile
+        if launch.scale != 1.0:
+            profile = f"{parent.profile}*{launch.scale:g}"
+            if profile not in self.scaled_profiles:
+                original = bs.profiles[parent.workload][parent.profile]
+                if original.get("type") != "delay":
+                    raise RuntimeError(f"cannot rescale profile {parent.profile!r} of type {original.get('type')!r}")
+                bs.register_profiles(parent.workload, {profile: {"type": "delay",
+                                                                 "delay": original["delay"] * launch.scale}})
+                self.scaled_profiles.add(profile)
+        copy = bs.register_job(launch.copy_id, launch.res, launch.walltime_s, profile, subtime=parent.submit_time)
+        bs.set_job_metadata(launch.copy_id, {"parent_job": launch.parent_id, "kind": launch.kind})
+        copy.allocation = procset(launch.hosts)
+        self.copies[launch.copy_id] = copy
+        return copy

@@ -85,16 +85,22 @@ def ctc(tmp_path_factory):
     return write_workload(workload, folder / "ctc.json"), write_cluster(338, folder / "p338.xml")
 
 
-@pytest.mark.parametrize("scheduler", ["fillerSched", "easyBackfill", "fcfs", "easy", "conservative",
-                                       "backfill:R/L-NG", "backfill:P/L"])
-def test_ctc_excerpt(tmp_path, ctc, scheduler):
-    name, _, variant = scheduler.partition(":")
-    options = {}
-    if variant:
-        options = {"order": variant.removesuffix("-NG"), "guarantees": not variant.endswith("-NG"), "seed": 5}
-    rows = both_engines(tmp_path, name, name, *ctc, options=options)
-    assert len(rows) == 1500
+SPECULATIVE = {"speculation": 50.0, "test_runs": True, "seed": 5}
+
+
+@pytest.mark.parametrize("scheduler,options", [
+    ("fillerSched", {}), ("easyBackfill", {}), ("fcfs", {}), ("easy", {}), ("conservative", {}),
+    ("backfill", {"order": "R/L", "guarantees": False, "seed": 5}), ("backfill", {"order": "P/L", "seed": 5}),
+    ("backfill", {"order": "1/L", **SPECULATIVE}), ("backfill", {"order": "R/L", "guarantees": False, **SPECULATIVE}),
+], ids=["fillerSched", "easyBackfill", "fcfs", "easy", "conservative", "R/L-NG", "P/L", "1/L+speculation",
+        "R/L-NG+speculation"])
+def test_ctc_excerpt(tmp_path, ctc, scheduler, options):
+    rows = both_engines(tmp_path, scheduler, scheduler, *ctc, options=options)
+    assert len(rows) >= 1500
     assert any(r["final_state"] == "COMPLETED_WALLTIME_REACHED" for r in rows.values())
+    if options.get("speculation"):  # copies were killed, others did their job
+        assert any(r["final_state"] == "COMPLETED_KILLED" for r in rows.values())
+        assert any(r["final_state"] == "REJECTED" for r in rows.values())
 
 
 def random_workload(path, seed, nb_res, nb_jobs=40, moldable=False):

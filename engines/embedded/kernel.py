@@ -40,6 +40,7 @@ PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
 
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
+WINDOW_S = 1e-6  # approximate ends this close to the earliest are checked exactly
 
 
 class Actor:
@@ -81,11 +82,15 @@ class Mailbox:
 
 
 class TimedAction:
-    """A sleep, a parallel execution or a wait timeout: ends at its date unless cancelled."""
+    """A sleep, a parallel execution or a wait timeout: ends at its date unless cancelled.
 
-    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration", "precision")
+    ``rem`` is its remaining duration once the first ``idx`` time steps of the
+    kernel's log are subtracted (see :meth:`Kernel.remaining`).
+    """
 
-    def __init__(self, kind, actor=None, duration=0.0):
+    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration", "precision", "rem", "idx")
+
+    def __init__(self, kind, actor=None, duration=0.0, idx=0):
         self.kind = kind  # "sleep", "exec" or "timeout"
         self.actor = actor  # who is answered when it ends (an exec's waiter)
         self.partner = None  # an exec's timeout, or a timeout's exec
@@ -94,6 +99,8 @@ class TimedAction:
         self.duration = duration
         # how close to its end it counts as done (SimGrid: 1e-9 s, or 1e-14 of the work)
         self.precision = WORK_PRECISION * duration if kind == "exec" else TIMING_PRECISION_S
+        self.rem = float(duration)
+        self.idx = idx
 
 
 class Kernel:
@@ -105,6 +112,12 @@ class Kernel:
         self._seq = count()
         self._ended = []
         self.sub_rounds = 0
+        # Time steps, as SimGrid's full update subtracts them from every action's
+        # remaining duration; ``_int_steps``: prefix counts of non-integral steps and
+        # prefix sums of the integral ones, for the exact shortcut.
+        self._steps = []
+        self._fractional = [0]
+        self._int_sum = [0]
 
     # -- actors ---------------------------------------------------------------
     def spawn(self, name, gen, data=None) -> Actor:
@@ -159,7 +172,7 @@ class Kernel:
                         comm.waiters.append(actor)
                         actor.waiting_on = comm
                     elif op == SLEEP:
-                        action = TimedAction("sleep", actor)
+                        action = TimedAction("sleep", actor, call[1], len(self._steps))
                         actor.action = action
                         heappush(heap, (self.now + call[1], next(seq), action))
                     else:
@@ -172,42 +185,97 @@ class Kernel:
                 return
             self._solve()
 
+    def remaining(self, action) -> float:
+        """The action's remaining duration now, as SimGrid computes it.
+
+        SimGrid's full update (``ptask_L07``) subtracts each time step from the
+        remaining duration of every started action, rounding at every step (and
+        setting what falls below the precision to 0), and moves the clock by
+        adding the step. This kernel keeps the steps in a log and subtracts them
+        lazily, in the same order, so that clock and ends are bit-for-bit SimGrid's
+        (integral durations and steps, the usual case, are exact in one subtraction).
+        """
+        steps = self._steps
+        i, n = action.idx, len(steps)
+        if i == n:
+            return action.rem
+        rem = action.rem
+        if rem.is_integer() and self._fractional[n] == self._fractional[i]:
+            rem -= self._int_sum[n] - self._int_sum[i]  # integers: exact
+        else:
+            precision = action.precision
+            for step in steps[i:n]:
+                rem -= step
+                if rem < precision:
+                    rem = 0.0
+        action.rem, action.idx = rem, n
+        return rem
+
+    def _step(self, delta):
+        """Moves the clock by ``delta`` (SimGrid: ``now_ += time_delta``) and logs it."""
+        self.now += delta
+        self._steps.append(delta)
+        if delta.is_integer():
+            self._fractional.append(self._fractional[-1])
+            self._int_sum.append(self._int_sum[-1] + int(delta))
+        else:
+            self._fractional.append(self._fractional[-1] + 1)
+            self._int_sum.append(self._int_sum[-1])
+
     def _solve(self):
         """Advances to the earliest end and finishes every action done by then.
 
-        As SimGrid: a sleep (or wait timeout) whose remaining duration is below
-        the timing precision (1e-9 s) ends now; an execution ends when its
-        remaining work is below 1e-14 of the whole; transfers take zero time.
-        Everything that ends in the same solve ends in creation order.
+        As SimGrid: the step is the least remaining duration; a sleep (or wait
+        timeout) whose remaining duration falls below the timing precision (1e-9 s)
+        ends now, an execution when its remaining work falls below 1e-14 of the
+        whole; transfers take zero time. Everything that ends in the same solve
+        ends in creation order. The heap holds approximate ends (start + duration),
+        so the exact remaining durations are computed for every action whose
+        approximate end is within ``WINDOW_S`` of the earliest.
         """
         heap = self._heap
         transfers = self._transfers
+        while heap and heap[0][2].cancelled:
+            heapq.heappop(heap)  # lazily deleted: a cancelled action is no event
         if transfers:
-            end = self.now
             batch = transfers[:]
             transfers.clear()  # in place: run() holds this list
-            if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case
+            if not heap or heap[0][0] - self.now >= WINDOW_S:  # the common case
                 for _, comm in batch:
                     self._finish(comm)
                 return
             finished = batch
+            delta = 0.0
+            candidates = self._candidates(heap[0][0])
+        elif not heap:
+            return
         else:
-            end, seq, action = heapq.heappop(heap)
-            if end > self.now:
-                self.now = end
-            if not heap or heap[0][0] - end >= heap[0][2].precision:  # the common case: one action
-                self._finish(action)
-                return
-            finished = [(seq, action)]
-        while heap:
-            next_end, next_seq, candidate = heap[0]
-            if next_end - end >= candidate.precision:
-                break
-            heapq.heappop(heap)
-            finished.append((next_seq, candidate))
-        finished.sort(key=lambda item: item[0])  # creation order
+            finished = []
+            candidates = self._candidates(heap[0][0])
+            delta = min(rem for rem, _, _ in candidates)
+        for rem, seq, action in candidates:
+            if rem - delta < action.precision:
+                finished.append((seq, action))
+            else:
+                heapq.heappush(heap, (self.now + rem, seq, action))
+        if delta > 0:
+            self._step(delta)
+        if len(finished) > 1:
+            finished.sort(key=lambda item: item[0])  # creation order
         for _, action in finished:
             self._finish(action)
+
+    def _candidates(self, first_end):
+        """Pops the actions ending within ``WINDOW_S`` of ``first_end``: (remaining, seq, action)."""
+        heap = self._heap
+        found = []
+        limit = first_end + WINDOW_S
+        while heap and heap[0][0] <= limit:
+            _, seq, action = heapq.heappop(heap)
+            if action.cancelled:
+                continue
+            found.append((self.remaining(action), seq, action))
+        return found
 
     def _finish(self, action, cancelled=False):
         if isinstance(action, Comm):
@@ -237,15 +305,15 @@ class Kernel:
             self._ready.append(actor)
 
     # -- simcalls -------------------------------------------------------------
-    def _schedule(self, end, action):
-        heapq.heappush(self._heap, (end, next(self._seq), action))
+    def _schedule(self, action):
+        heapq.heappush(self._heap, (self.now + action.duration, next(self._seq), action))
 
     def _handle(self, actor, call):
         op = call[0]
         if op == EXEC_START:
             # (EXEC_START, duration_s): starts a parallel execution, answers its action.
-            action = TimedAction("exec", duration=call[1])
-            self._schedule(self.now + call[1], action)
+            action = TimedAction("exec", duration=call[1], idx=len(self._steps))
+            self._schedule(action)
             actor.answer = action
             self._ready.append(actor)
         elif op == EXEC_WAIT:
@@ -258,10 +326,10 @@ class Kernel:
                 action.actor = actor
                 actor.action = action
                 if call[2] is not None:
-                    timeout = TimedAction("timeout", actor)
+                    timeout = TimedAction("timeout", actor, call[2], len(self._steps))
                     timeout.partner = action
                     action.partner = timeout
-                    self._schedule(self.now + call[2], timeout)
+                    self._schedule(timeout)
         elif op == EXEC_CANCEL:
             # The execution fails now; its waiter is answered after this sub-round's simcalls.
             action = call[1]

@@ -31,6 +31,7 @@ ties keep arrival order; P's levels are drawn uniformly.
 
 from __future__ import annotations
 
+from adaptsched.core.adaptation import ADAPTATIONS, Adaptation
 from adaptsched.core.conservative import EPS_S, ConservativeBackfilling
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
@@ -42,7 +43,7 @@ DEFAULT_STARVATION_WEIGHT = {"D": 0.0, "P": 1.0 / (10 * DAY_S), "R": 1.0 / (10 *
                              "1/L": 1e-10, "P/L": 1e-10, "R/L": 1e-10}
 
 
-class Backfill(Speculation, ConservativeBackfilling):
+class Backfill(Adaptation, Speculation, ConservativeBackfilling):
     name = "backfill"
     options = {
         "order": ("D", f"sorting criterion, descending: {', '.join(CRITERIA)}"),
@@ -56,19 +57,25 @@ class Backfill(Speculation, ConservativeBackfilling):
         "test_threshold_s": (10800.0, "test runs: only jobs estimated longer than this (s)"),
         "test_run_s": (300.0, "test runs: shortest test (s)"),
         "test_run_max_s": (900.0, "test runs: longest test (s)"),
+        "adaptation": ("none", f"job shapes: {', '.join(ADAPTATIONS)}"),
+        "greedy_third": ("double", "greedy adaptation's third alternative: double or quarter"),
+        "widening": (False, "start-time widening of starting jobs into idle hosts"),
     }
 
     @classmethod
     def needs_dynamic_jobs(cls, options: dict) -> bool:
-        return bool(options.get("speculation", 0)) or bool(options.get("test_runs", False))
+        return (bool(options.get("speculation", 0)) or bool(options.get("test_runs", False))
+                or options.get("adaptation", "none") != "none" or bool(options.get("widening", False)))
 
     def __init__(self, nb_hosts: int, *, order: str = "D", guarantees: bool = True,
                  starvation_weight: float = -1.0, priority_levels: int = 3, seed: int = 0,
                  record_reservations: bool = True, speculation: float = 0.0, test_runs: bool = False,
-                 test_threshold_s: float = 10800.0, test_run_s: float = 300.0, test_run_max_s: float = 900.0):
+                 test_threshold_s: float = 10800.0, test_run_s: float = 300.0, test_run_max_s: float = 900.0,
+                 adaptation: str = "none", greedy_third: str = "double", widening: bool = False):
         super().__init__(nb_hosts, record_reservations=record_reservations and guarantees)
         self.init_speculation(speculation=speculation, test_runs=test_runs, test_threshold_s=test_threshold_s,
                               test_run_s=test_run_s, test_run_max_s=test_run_max_s)
+        self.init_adaptation(adaptation=adaptation, greedy_third=greedy_third, widening=widening)
         if starvation_weight < 0:
             starvation_weight = DEFAULT_STARVATION_WEIGHT.get(order, 0.0)
         self.guarantees = guarantees
@@ -77,11 +84,12 @@ class Backfill(Speculation, ConservativeBackfilling):
         self.order = []  # the waiting jobs in this pass's order
 
     def on_submit(self, job, now):
+        self.adapt_on_arrival(job)
         super().on_submit(job, now)
         self.criterion.on_arrival(job)
 
     def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
-        if running.kind == "regular":
+        if running.kind in ("regular", "resized"):  # the job's own run (a resized one replaced it)
             if self.guarantees:
                 super().on_complete(running, now, state)  # the rest of its slot is free again
             self.criterion.forget(running.job.id)
@@ -104,10 +112,14 @@ class Backfill(Speculation, ConservativeBackfilling):
     def compression_order(self, now: float) -> list:
         return self.order  # this pass's order (R draws once per pass)
 
+    def sorted(self, jobs, now: float) -> list:
+        """Phase 1: the jobs in the criterion's order (L is the submitted estimate)."""
+        return self.criterion.order(jobs, now, estimate=lambda job: self.submitted[job.id][1])
+
     def plan(self, now: float):
         self.kill_overdue_copies(now, EPS_S)
         if self.guarantees:
-            self.order = self.criterion.order(self.queue.jobs, now)
+            self.order = self.sorted(self.queue.jobs, now)
             super().plan(now)
             waiting = set(map(id, self.queue.jobs))
             profile, order = self.profile, [job for job in self.order if id(job) in waiting]
@@ -118,6 +130,16 @@ class Backfill(Speculation, ConservativeBackfilling):
         if self.speculation or self.test_runs:
             self.speculate(now, [job for job in order if job.id not in self.running], profile,
                            None if limit is None else (lambda job: limit(job.id)))
+        if self.widening:
+            self.widen(now, profile)
+        if self.starting:
+            self.emit_starts(now)
+            if self.guarantees:
+                self.wake_up_if_needed(now)
+
+    def wake_up_if_needed(self, now: float):
+        if not self.starting:  # else: once they run (their ends may make it needless)
+            super().wake_up_if_needed(now)
 
     def reschedule(self, now: float):
         """-NG: rebuild the schedule from what runs; start the jobs placed now.
@@ -126,15 +148,15 @@ class Backfill(Speculation, ConservativeBackfilling):
         """
         self.arrivals = []
         profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.res) for r in self.by_end])
-        order = [job for job in self.criterion.order(self.queue.jobs, now) if job.id not in self.copy_of]
+        order = [job for job in self.sorted(self.queue.jobs, now) if job.id not in self.copy_of]
         started = []
         for job in order:
             if profile.free[0] == 0:
                 break  # nobody else can start now: the rest of the schedule changes nothing
-            start = profile.earliest_fit(job.res, job.walltime_s, now)
+            start = self.place(job, profile, now)
             profile.reserve(start, start + job.walltime_s, job.res)
             if start <= now + EPS_S and job.res <= self.pool.nb_free:
-                self.start(job, now)
+                self.start(job, now, planned_s=start)
                 started.append(job)
         if started:
             self.queue.remove_all(started)

@@ -152,8 +152,14 @@ class OnlineScheduler:
     def plan(self, now: float):
         raise NotImplementedError
 
-    def start(self, job: Job, now: float) -> Running:
-        hosts = self.pool.allocate(job.res)
+    def start(self, job: Job, now: float, hosts: list | None = None, planned_s: float | None = None) -> Running:
+        """Starts a waiting job on ``hosts`` (allocated from the pool if None).
+
+        ``planned_s``: where the job's interval begins in a planning profile, if the
+        caller's plan placed it a hair away from ``now`` (subclasses may need it).
+        """
+        if hosts is None:
+            hosts = self.pool.allocate(job.res)
         running = self.running[job.id] = Running(job, now, hosts)
         self._decisions.starts.append((job.id, hosts))
         return running
@@ -162,15 +168,23 @@ class OnlineScheduler:
         """Metadata for the job's row of ``_jobs.csv`` (merged with earlier values)."""
         self._decisions.metadata.setdefault(job.id, {}).update(values)
 
-    def launch(self, job: Job, now: float, *, kind: str, end_s: float, res: int | None = None,
-               scale: float = 1.0) -> Running:
-        """Starts a copy of a waiting job (which stays waiting) on ``res`` hosts until ``end_s``."""
+    def scale_of(self, job: Job) -> float:
+        """The job's runtime relative to its submitted shape (adaptation changes it)."""
+        return 1.0
+
+    def launch(self, job: Job, now: float, *, kind: str, end_s: float, hosts: list | None = None) -> Running:
+        """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
+
+        The copy runs the job's current shape: ``job.walltime_s`` and ``scale_of(job)``;
+        ``hosts`` are allocated from the pool if None.
+        """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
         copy_id = f"{job.id}#{count}"
-        res = job.res if res is None else res
-        hosts = self.pool.allocate(res)
+        if hosts is None:
+            hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
-        self._decisions.launches.append(Launch(copy_id, job.id, res, job.walltime_s * scale, hosts, kind, scale))
+        self._decisions.launches.append(
+            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job)))
         return running
 
     def kill(self, running: Running):
@@ -208,8 +222,8 @@ class ReservingScheduler(OnlineScheduler):
             if self.record_reservations:
                 self.record(job, reservation_s=start_s)
 
-    def start(self, job: Job, now: float) -> Running:
-        running = super().start(job, now)
+    def start(self, job: Job, now: float, hosts: list | None = None, planned_s: float | None = None) -> Running:
+        running = super().start(job, now, hosts)
         self.by_end.add(running)
         return running
 

@@ -59,6 +59,10 @@ class ConservativeBackfilling(ReservingScheduler):
         """The order in which waiting jobs are re-placed: queue order (here arrival order)."""
         return self.queue.jobs
 
+    def place(self, job, profile, now: float, before: float = INF) -> float | None:
+        """Earliest start of a waiting job in ``profile`` (adaptation may reshape it here)."""
+        return profile.earliest_fit(job.res, job.walltime_s, now, before=before)
+
     def movable(self, job) -> bool:
         """Whether a waiting job may be re-placed or started (subclasses may suspend jobs)."""
         return True
@@ -70,7 +74,7 @@ class ConservativeBackfilling(ReservingScheduler):
             if old is None or old <= now or not self.movable(job):
                 continue
             profile.release(old, old + job.walltime_s, job.res)
-            new = profile.earliest_fit(job.res, job.walltime_s, now, before=old)
+            new = self.place(job, profile, now, before=old)
             profile.reserve(new, new + job.walltime_s, job.res)
             if new != old:
                 reservation[job.id] = new
@@ -88,7 +92,7 @@ class ConservativeBackfilling(ReservingScheduler):
         for job in self.arrivals:
             if job.id in self.reservation or job.id in self.running:
                 continue
-            start = profile.earliest_fit(job.res, job.walltime_s, now)
+            start = self.place(job, profile, now)
             profile.reserve(start, start + job.walltime_s, job.res)
             self.reservation[job.id] = start
             if start < self.next_start:
@@ -102,7 +106,7 @@ class ConservativeBackfilling(ReservingScheduler):
                 # frees them in a later message of the same instant. It starts then.
                 if (self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free
                         and self.movable(job)):
-                    self.start(job, now)  # its reserved interval stays in the profile
+                    self.start(job, now, planned_s=self.reservation[job.id])  # its interval stays in the profile
                     del self.reservation[job.id]
                     started.append(job)
         if started:

@@ -28,6 +28,7 @@ class Attempt:
     end_s: float
     hosts: tuple
     state: str = ""  # Batsim's final state, once ended
+    scale: float = 1.0  # its runtime relative to the job's submitted shape
 
 
 @dataclass
@@ -37,7 +38,8 @@ class Outcome:
     end_s: float | None = None
     hosts: tuple = ()
     killed: bool = False  # the job's own run reached its walltime
-    rejected: bool = False
+    rejected: bool = False  # the original was rejected (a copy may have done its work)
+    scale: float = 1.0  # of the attempt that did the job: its runtime / the job's true runtime
     metadata: dict | None = None
     attempts: list = field(default_factory=list)
 
@@ -56,7 +58,7 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
         nonlocal seq
         run = runtime[job_id] * scale
         state = SUCCESS if run < walltime_s else WALLTIME
-        attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state)
+        attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state, scale)
         seq += 1
         running[exec_id] = (job_id, attempt, seq)
         heapq.heappush(events, (attempt.end_s, 0, seq, exec_id))
@@ -72,11 +74,13 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
                 job_id, attempt, _ = running.pop(name)
                 scheduler.complete(name, now, attempt.state)
                 outcome = outcomes[job_id]
-                if attempt.state == SUCCESS or attempt.kind == "regular":
+                if attempt.state == SUCCESS or attempt.kind in ("regular", "resized"):
                     outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
+                    outcome.scale = attempt.scale
                     outcome.killed = attempt.state != SUCCESS
             elif kind == 1:
-                scheduler.submit(outcomes[name].job, now)
+                job = outcomes[name].job  # a copy: schedulers may reshape what they are given
+                scheduler.submit(Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), now)
         decisions = scheduler.schedule(now)
         for job_id, meta in decisions.metadata.items():
             outcomes[job_id].metadata = {**(outcomes[job_id].metadata or {}), **meta}

@@ -39,7 +39,7 @@ class Speculation:
         self.test_threshold_s = test_threshold_s
         self.test_run_s = test_run_s
         self.test_run_max_s = test_run_max_s
-        self.speculated = {}  # job id -> next speculated running time
+        self.speculated = {}  # job id -> next speculated running time, as a fraction of the estimate
         self.tested = set()  # jobs that had their test run
         self.copy_of = {}  # job id -> its running copy (Running)
 
@@ -58,7 +58,7 @@ class Speculation:
             hole = profile.hole(job.res, now, cap)
             if hole >= job.walltime_s:
                 continue  # it fits with its estimate: regular backfilling's business
-            if self.speculation and hole >= self.speculated.setdefault(job.id, self.speculation * job.walltime_s):
+            if self.speculation and hole >= self.speculated.get(job.id, self.speculation) * job.walltime_s:
                 kind, length = "speculative", hole
             elif (self.test_runs and job.walltime_s > self.test_threshold_s and job.id not in self.tested
                   and hole >= self.test_run_s):
@@ -84,5 +84,5 @@ class Speculation:
             self.speculated.pop(job.id, None)
             return True
         if copy.kind == "speculative":  # next time, speculate halfway to the estimate
-            self.speculated[job.id] = (copy.end_s - copy.start_s + job.walltime_s) / 2
+            self.speculated[job.id] = ((copy.end_s - copy.start_s) / job.walltime_s + 1) / 2
         return False

@@ -5,7 +5,7 @@ scheduler and, once per message from Batsim (``onNoMoreEvents``), sends the
 scheduler's decisions: EXECUTE_JOB, REJECT_JOB, SET_JOB_METADATA, CALL_ME_LATER,
 and for job copies REGISTER_PROFILE, REGISTER_JOB and KILL_JOB. A copy
 ``ID#N`` has its original's submission time and metadata
-``{'parent_job': ID, 'kind': ...}``, as pybatsim's ``resubmit_job`` links them. With
+``{'parent_job': ID, 'kind': ...}`` (and ``'scale'``, if resized), as pybatsim's ``resubmit_job`` links them. With
 dynamic jobs enabled, it sends NOTIFY registration_finished once no static job is
 left to come and nothing waits or runs.
 It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
@@ -102,17 +102,17 @@ class PlannerScheduler(BatsimScheduler):
             return
         bs = self.bs
         decisions = self.core.schedule(bs.time())
-        if decisions.rejects:
-            bs.reject_jobs_by_id(decisions.rejects)
-            for job_id in decisions.rejects:
-                self.jobs.pop(job_id, None)
         executed = []
         for job_id, hosts in decisions.starts:
             job = self.jobs.pop(job_id)
             job.allocation = procset(hosts)
             executed.append(job)
-        for launch in decisions.launches:
+        for launch in decisions.launches:  # before the rejects: a resized copy replaces its original
             executed.append(self.register_copy(launch))
+        if decisions.rejects:
+            bs.reject_jobs_by_id(decisions.rejects)
+            for job_id in decisions.rejects:
+                self.jobs.pop(job_id, None)
         if executed:
             bs.execute_jobs(executed)
         if decisions.kills:
@@ -134,7 +134,7 @@ class PlannerScheduler(BatsimScheduler):
         parent = self.jobs[launch.parent_id]
         profile = parent.profile
         if launch.scale != 1.0:
-            profile = f"{parent.profile}*{launch.scale:g}"
+            profile = f"{parent.profile}*{launch.scale!r}"
             if profile not in self.scaled_profiles:
                 original = bs.profiles[parent.workload][parent.profile]
                 if original.get("type") != "delay":
@@ -143,7 +143,10 @@ class PlannerScheduler(BatsimScheduler):
                                                                  "delay": original["delay"] * launch.scale}})
                 self.scaled_profiles.add(profile)
         copy = bs.register_job(launch.copy_id, launch.res, launch.walltime_s, profile, subtime=parent.submit_time)
-        bs.set_job_metadata(launch.copy_id, {"parent_job": launch.parent_id, "kind": launch.kind})
+        link = {"parent_job": launch.parent_id, "kind": launch.kind}
+        if launch.scale != 1.0:
+            link["scale"] = launch.scale  # its runtime relative to the job as submitted
+        bs.set_job_metadata(launch.copy_id, link)
         copy.allocation = procset(launch.hosts)
         self.copies[launch.copy_id] = copy
         return copy

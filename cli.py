@@ -106,6 +106,17 @@ def cmd_compare(args):
     return 0
 
 
+# -- reproduce -------------------------------------------------------------------------
+def cmd_reproduce(args):
+    from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
+
+    studies = tuple(args.study) if args.study else STUDIES
+    reproduce(out=args.out or "results/perkovic-keleher", trace=args.trace, hosts=args.hosts or PAPER_HOSTS,
+              jobs=args.jobs, seeds=args.seeds, engine=args.engine, batsim=args.batsim, studies=studies,
+              workers=args.workers, say=_say)
+    return 0
+
+
 # -- demo -----------------------------------------------------------------------------
 def cmd_demo(args):
     from adaptsched.demo import demo
@@ -189,6 +200,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    p.add_argument("paper", choices=("perkovic-keleher",), help="perkovic-keleher: Randomization, Speculation, "
+                   "and Adaptation in Batch Schedulers, on CTC-SP2")
+    p.add_argument("--out", help="results folder (default results/perkovic-keleher); an interrupted "
+                   "reproduction resumes there")
+    p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
+    p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
+    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz)")
+    p.add_argument("--hosts", type=int, help="machine size (default 430, as the paper)")
+    p.add_argument("--jobs", type=int, help="only the first N jobs (default: the whole trace)")
+    p.add_argument("--seeds", type=int, default=5, help="seeds of the randomized orders (default 5)")
+    p.add_argument("--study", action="append", choices=("orders", "speculation", "adaptation", "combined"),
+                   help="run only this study (repeatable; default: all)")
+    p.add_argument("--workers", type=int, help="parallel runs (default: one per CPU)")
+    p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
     p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")

@@ -22,7 +22,11 @@ Two columns are added:
 
 * ``attempts``: number of executed attempts (rejected ones do not count; 0 for a rejected job);
 * ``wasted_node_s``: hosts x seconds consumed by the non-final attempts that did not complete
-  successfully.
+  successfully;
+* ``scale``: the final attempt's runtime relative to the job's submitted shape (its
+  metadata's ``scale``, written by adaptsched's job adaptation: 2.0 for a half-size copy;
+  1.0 when absent), so that ``execution_time / scale`` is the job's runtime at its
+  submitted width.
 
 A group without any executed attempt folds to a REJECTED row. Rows without links are kept
 unchanged (``attempts`` = 1 if executed else 0, ``wasted_node_s`` = 0).
@@ -41,6 +45,14 @@ import pandas as pd
 from .jobs import REJECTED, SUCCESS, alloc_columns, read_jobs_csv, resolve_jobs_path
 
 _PARENT_RE = re.compile(r"""['"]parent_job['"]\s*:\s*['"]([^'"]+)['"]""")
+_SCALE_RE = re.compile(r"""['"]scale['"]\s*:\s*([-+0-9.eE]+)""")
+
+
+def scales(metadata: pd.Series) -> np.ndarray:
+    """The ``scale`` of each metadata string (1.0 when absent or unreadable)."""
+    found = metadata.str.extract(_SCALE_RE, expand=False)
+    values = pd.to_numeric(found, errors="coerce").to_numpy(dtype=float)
+    return np.where(np.isfinite(values) & (values > 0), values, 1.0)
 
 
 def parse_parent(metadata: str) -> str | None:
@@ -102,6 +114,9 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     folded = raw.copy().reset_index(drop=True)
     folded["attempts"] = executed.astype(np.int64)
     folded["wasted_node_s"] = 0.0
+    raw_scale = scales(raw["metadata"]) if raw["metadata"].str.contains("scale", regex=False).any() \
+        else np.ones(len(raw))
+    folded["scale"] = raw_scale
     linked = roots_a != keys
     if not linked.any():
         return folded
@@ -156,6 +171,7 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     for column in ("starting_time", "execution_time", "finish_time",
                    "allocated_resources", "final_state", "success"):
         folded.loc[dest, column] = raw[column].to_numpy()[src]
+    folded.loc[dest, "scale"] = raw_scale[src]
     sub = raw["submission_time"].to_numpy()[dest]
     start = raw["starting_time"].to_numpy()[src]
     runtime = raw["execution_time"].to_numpy()[src]

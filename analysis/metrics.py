@@ -12,8 +12,10 @@ statistics are over the **folded** jobs, see :mod:`.fold`):
 * wait = start of the final attempt - submission of the original job; response = turnaround
   = finish - submission. ``mean``, ``median``, ``p90`` (numpy linear-interpolated
   90th percentile) over executed jobs.
-* bounded slowdown of a job = max(1, (wait + runtime) / max(runtime, bound_s)), runtime =
-  execution time of the final attempt, ``bound_s`` = 10 s by default (the usual value in the
+* bounded slowdown of a job = max(1, response / max(runtime, bound_s)), runtime =
+  execution time of the final attempt divided by its ``scale`` (the job's runtime at its
+  submitted width: a job run at half size on twice the time has a slowdown of at least 2,
+  as in Perkovic & Keleher sec. 5), ``bound_s`` = 10 s by default (the usual value in the
   literature, Feitelson et al.: it stops sub-10-second jobs from dominating the mean);
   ``bsld_mean`` is the mean over executed jobs (killed ones included).
 * utilization = busy host-seconds / (hosts x makespan), the busy host-seconds being the
@@ -75,13 +77,20 @@ def bounded_slowdown(wait, runtime, bound_s: float = 10.0) -> np.ndarray:
     return np.maximum(1.0, (wait + runtime) / np.maximum(runtime, bound_s))
 
 
+def bounded_slowdown_of(response, runtime, bound_s: float = 10.0) -> np.ndarray:
+    """max(1, response / max(runtime, bound_s)), element-wise (runtime at the submitted width)."""
+    response = np.asarray(response, dtype=float)
+    runtime = np.asarray(runtime, dtype=float)
+    return np.maximum(1.0, response / np.maximum(runtime, bound_s))
+
+
 def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     """Counts, wait/response statistics and mean bounded slowdown of folded jobs."""
     state = jobs["final_state"]
     ran = jobs["starting_time"].notna()
     wait = jobs.loc[ran, "waiting_time"].to_numpy(dtype=float)
     response = jobs.loc[ran, "turnaround_time"].to_numpy(dtype=float)
-    runtime = jobs.loc[ran, "execution_time"].to_numpy(dtype=float)
+    runtime = (jobs.loc[ran, "execution_time"] / jobs.loc[ran, "scale"]).to_numpy(dtype=float)
     out = {
         "jobs": int(len(jobs)),
         "executed": int(ran.sum()),
@@ -92,8 +101,8 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     }
     out.update(_stats(wait, "wait"))
     out.update(_stats(response, "response"))
-    out["bsld_mean"] = _num(np.mean(bounded_slowdown(wait, runtime, bound_s))) if len(wait) \
-        else None
+    out["bsld_mean"] = _num(np.mean(bounded_slowdown_of(response, runtime, bound_s))) \
+        if len(wait) else None
     out["resubmitted_jobs"] = int((jobs["attempts"] > 1).sum())
     out["wasted_node_s"] = _num(jobs["wasted_node_s"].sum())
     return out

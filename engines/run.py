@@ -153,6 +153,16 @@ class Progress:
             self.bar.close()
 
 
+def find_batsim_or_fail(batsim: str | None = None) -> str:
+    """The real Batsim executable (``batsim``, $BATSIM, PATH, the build kit's), or a clear error."""
+    from adaptsched.engines.real import find_batsim
+    executable = find_batsim(batsim)
+    if executable is None:
+        raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
+                              "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
+    return executable
+
+
 def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded", options=None,
         batsim: str | None = None, dynamic_jobs: bool = False, ack_dynamic_jobs: bool = False,
         profile_reuse: bool = False, progress: bool | None = None, fixed_addresses: bool = False,
@@ -171,11 +181,7 @@ def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded",
     workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
     executable = None
     if engine == "batsim":
-        from adaptsched.engines.real import find_batsim
-        executable = find_batsim(batsim)
-        if executable is None:
-            raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
-                                  "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
+        executable = find_batsim_or_fail(batsim)
 
     endpoint = Endpoint()
     cpu = pick_cpu() if pin_cpu else None

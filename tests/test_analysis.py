@@ -235,7 +235,7 @@ def test_unfolded_and_unlinked_rows_unchanged(tmp_path):
     easy_raw = read_jobs_csv(FIXTURES / "easy_jobs.csv")
     easy = load_jobs(FIXTURES / "easy_jobs.csv")
     assert easy["attempts"].eq(1).all() and easy["wasted_node_s"].eq(0).all()
-    pd.testing.assert_frame_equal(easy.drop(columns=["attempts", "wasted_node_s"]), easy_raw)
+    pd.testing.assert_frame_equal(easy.drop(columns=["attempts", "wasted_node_s", "scale"]), easy_raw)
     assert load_jobs(path).set_index("job_id").loc["2", "attempts"] == 1
     rejected = load_jobs(write_run(tmp_path, "rej", THREE_JOBS)).set_index("job_id")
     assert rejected.loc["4", "attempts"] == 0
@@ -387,3 +387,74 @@ def test_report_run(tmp_path):
     out = report_run(rejected)  # no executed job: placeholder chart, no crash
     assert Path(out["gantt"]).parent == tmp_path and Path(out["gantt"]).is_file()
     assert out["metrics"]["overall"]["rejected"] == 1 and out["metrics"]["hosts"] is None
+
+
+# --------------------------------------------------------------------------- Perkovic & Keleher
+PK_RUN = [
+    # 1: resized to half width (runtime 100 -> 200): bsld = 250 / 100, scale 2
+    row(1, 0, 4, "REJECTED", walltime=150),
+    row("1#1", 0, 2, "COMPLETED_SUCCESSFULLY", 50, 200, "0-1",
+        meta="{'parent_job': 'w0!1', 'kind': 'resized', 'scale': 2.0}", walltime=300),
+    # 2: a speculative copy killed after 20 s on 1 host, then its regular run
+    row(2, 0, 1, "COMPLETED_SUCCESSFULLY", 60, 30, "3", meta="{'reservation_s': 60}", walltime=1000),
+    row("2#1", 0, 1, "COMPLETED_KILLED", 10, 20, "3",
+        meta="{'parent_job': 'w0!2', 'kind': 'speculative'}", walltime=1000),
+    # 3: a test run that finishes; the original is rejected
+    row(3, 0, 1, "REJECTED", meta="{'reservation_s': 100}", walltime=20000),
+    row("3#1", 0, 1, "COMPLETED_SUCCESSFULLY", 40, 100, "2",
+        meta="{'parent_job': 'w0!3', 'kind': 'test'}", walltime=20000),
+    # 4: guaranteed at 40, started at 10 (wait 10): ratio 4
+    row(4, 0, 4, "COMPLETED_SUCCESSFULLY", 10, 5, "4-7", meta="{'reservation_s': 40}", walltime=50),
+]
+
+
+def test_resized_job_folds_with_its_scale_and_slowdown_uses_the_submitted_width(tmp_path):
+    path = write_run(tmp_path, "pk", PK_RUN, nb_machines=8)
+    jobs = load_jobs(path).set_index("job_id")
+    assert jobs.loc["1", "scale"] == 2.0 and jobs.loc["2", "scale"] == 1.0
+    assert jobs.loc["1", "execution_time"] == 200 and jobs.loc["1", "attempts"] == 1
+    m = compute_metrics(path)
+    # bsld: job 1 250/max(100,10) = 2.5; 2 90/30 = 3; 3 140/100 = 1.4; 4 max(1, 15/10) = 1.5
+    assert m["overall"]["bsld_mean"] == pytest.approx((2.5 + 3 + 1.4 + 1.5) / 4)
+
+
+def test_backfilling_metrics_by_hand(tmp_path):
+    from adaptsched.analysis.backfilling import backfilling_metrics, shape_groups
+    path = write_run(tmp_path, "pk", PK_RUN, nb_machines=8)
+    m = backfilling_metrics(path)
+    # estimates 150, 1000, 20000, 50 (median 575); widths 4, 1, 1, 4 (median 2.5)
+    jobs = load_jobs(path).set_index("job_id")
+    assert shape_groups(jobs).to_dict() == {"1": "SW", "2": "LN", "3": "LN", "4": "SW"}
+    assert m["groups"]["SW"]["jobs"] == 2 and m["groups"]["SN"]["jobs"] == 0
+    assert m["groups"]["LN"]["bsld_mean"] == pytest.approx((3 + 1.4) / 2)
+    s = m["speculation"]
+    assert s["speculative"] == {"attempts": 1, "successes": 0, "success_rate": 0.0, "wasted_node_s": 20.0}
+    assert s["test"] == {"attempts": 1, "successes": 1, "success_rate": 1.0, "wasted_node_s": 0.0}
+    assert s["all"]["attempts"] == 2 and s["all"]["success_rate"] == 0.5
+    g = m["guarantees"]
+    # delayed jobs with a guarantee: 2 (60/60 = 1), 3 (100/40 = 2.5), 4 (40/10 = 4)
+    assert g["jobs"] == 3 and g["median"] == pytest.approx(2.5) and g["mean"] == pytest.approx(7.5 / 3)
+    assert g["late"] == 0 and m["resized_jobs"] == 1
+
+
+def test_invariants_catch_each_violation(tmp_path):
+    from adaptsched.analysis.invariants import check_invariants
+    good = read_jobs_csv(write_run(tmp_path, "pk", PK_RUN, nb_machines=8))
+    assert check_invariants(good, 8, guarantees=True) == []
+    bad = read_jobs_csv(write_run(tmp_path, "bad", [
+        row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1", walltime=200),
+        row(2, 0, 1, "COMPLETED_SUCCESSFULLY", 50, 10, "1", walltime=200),  # host 1 busy
+        row(3, 30, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "2", walltime=200),  # before submission
+        row(4, 0, 1, "COMPLETED_SUCCESSFULLY", 40, 10, "3", meta="{'reservation_s': 30}",
+            walltime=200),  # after its guarantee
+        row(5, 0, 1, "COMPLETED_SUCCESSFULLY", 0, 10, "4", walltime=200),
+        row("5#1", 0, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "4", meta="{'parent_job': 'w0!5'}",
+            walltime=200),  # completed twice
+        row(6, 0, 1, "COMPLETED_SUCCESSFULLY", 100, 300, "5", walltime=200),  # past walltime
+    ]))
+    problems = " | ".join(check_invariants(bad, 8, guarantees=True))
+    for text in ("host 1 runs jobs 1 and 2", "job 3 starts at 20.0 before", "w0!4 starts at 40.0 after",
+                 "w0!5 completed 2 times", "job 6 completed after running past"):
+        assert text in problems, text
+    assert len(check_invariants(bad, 8, guarantees=True)) == 5
+    assert "guarantee" not in " ".join(check_invariants(bad, 8))

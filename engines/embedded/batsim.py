@@ -686,9 +686,10 @@ class EmbeddedBatsim:
         if job_id in self.met:
             self.fail(f"cannot register new job '{job_id}', it already exists in the workload")
         workload = self.workloads[workload_name]
-        live_profiles = {name: p for name, p in workload.profiles.items() if p is not None}
         profile_name = desc.get("profile")
-        if isinstance(profile_name, str) and profile_name in workload.profiles and profile_name not in live_profiles:
+        live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
+        live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
+        if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
             self.fail(f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
                       "accessible (profiles are freed with their last job unless profile reuse is enabled)")
         desc = dict(desc)

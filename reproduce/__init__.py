@@ -1,0 +1,1 @@
+"""Reproductions of the papers' experiments (``adaptsched reproduce NAME``)."""

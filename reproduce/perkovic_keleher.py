@@ -1,0 +1,166 @@
+"""``adaptsched reproduce perkovic-keleher``: the comparisons of Perkovic & Keleher,
+"Randomization, Speculation, and Adaptation in Batch Schedulers", on CTC-SP2.
+
+Every technique is an option of the ``backfill`` scheduler (:mod:`adaptsched.core.backfill`);
+this module only chooses the mixes, runs them (:mod:`.runner`), checks the invariants of every
+run (:mod:`adaptsched.analysis.invariants`) and writes the report (:mod:`.pk_report`).
+
+Studies (BF = conservative backfilling = order ``D`` with guarantees):
+
+* ``orders`` (sec. 5, Figures 3 and 4, Table 3): D, P, R, 1/L, P/L, R/L, each with
+  guarantees and without (-NG);
+* ``speculation`` (sec. 6, Figures 5 and 6): speculative backfilling at 25, 50 and 75 % of
+  the estimate, without and with speculative test runs (3 h threshold, 5 to 15 min), on BF and
+  on 1/L-NG (a deterministic no-guarantee mix, so that one run per point suffices);
+* ``adaptation`` (sec. 7, Figures 7 and 8): half size, quarter size and greedy adaptation
+  (regular, half, double) on BF and on 1/L-NG;
+* ``combined`` (sec. 7, Figure 9): half size + start-time widening, without and with
+  speculative backfilling (50 %), on BF and on R/L-NG.
+
+Randomized orders (P, R) run with ``seeds`` seeds (default 5): tables show the mean and the
+spread (min to max).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from adaptsched.errors import InputError
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+PAPER_HOSTS = 430
+SPECULATION_PCTS = (25.0, 50.0, 75.0)
+STUDIES = ("orders", "speculation", "adaptation", "combined")
+
+
+@dataclass(frozen=True)
+class Mix:
+    """One scheduler configuration of the study: ``label`` as in the paper's figures."""
+    label: str
+    study: str
+    order: str
+    guarantees: bool = True
+    speculation: float = 0.0
+    test_runs: bool = False
+    adaptation: str = "none"
+    widening: bool = False
+
+    @property
+    def base(self) -> str:
+        """The order's name in the paper's convention: BF, P, R, 1/L, P/L, R/L (+ -NG)."""
+        name = "BF" if self.order == "D" and self.guarantees else self.order
+        return name + ("" if self.guarantees else "-NG")
+
+    @property
+    def randomized(self) -> bool:
+        return "P" in self.order or "R" in self.order
+
+    def options(self, seed: int) -> dict:
+        out = {"order": self.order, "guarantees": self.guarantees}
+        if self.randomized:
+            out["seed"] = seed
+        if self.speculation:
+            out["speculation"] = self.speculation
+        if self.test_runs:
+            out["test_runs"] = True
+        if self.adaptation != "none":
+            out["adaptation"] = self.adaptation
+        if self.widening:
+            out["widening"] = True
+        return out
+
+    def slug(self, seed: int | None) -> str:
+        text = f"{self.study}_{self.label}".replace("/", "over").replace("+", "_")
+        text = re.sub(r"[^A-Za-z0-9_.-]", "", text.replace(" ", "_"))
+        return text + (f"_seed{seed}" if seed is not None else "")
+
+
+def mixes(studies=STUDIES) -> list[Mix]:
+    out = []
+    if "orders" in studies:
+        for guarantees in (True, False):
+            for order in ("D", "P", "R", "1/L", "P/L", "R/L"):
+                mix = Mix("", "orders", order, guarantees)
+                out.append(Mix(mix.base, "orders", order, guarantees))
+    if "speculation" in studies:
+        for order, guarantees in (("D", True), ("1/L", False)):
+            base = Mix("", "", order, guarantees).base
+            for tests in (False, True):
+                for pct in SPECULATION_PCTS:
+                    label = f"{base} spec {pct:g}%" + (" +test" if tests else "")
+                    out.append(Mix(label, "speculation", order, guarantees, pct, tests))
+    if "adaptation" in studies:
+        for order, guarantees in (("D", True), ("1/L", False)):
+            base = Mix("", "", order, guarantees).base
+            for adaptation in ("half", "quarter", "greedy"):
+                out.append(Mix(f"{base} {adaptation}", "adaptation", order, guarantees,
+                               adaptation=adaptation))
+    if "combined" in studies:
+        for order, guarantees in (("D", True), ("R/L", False)):
+            base = Mix("", "", order, guarantees).base
+            out.append(Mix(f"{base} half+widen", "combined", order, guarantees, adaptation="half",
+                           widening=True))
+            out.append(Mix(f"{base} half+widen+spec", "combined", order, guarantees, speculation=50.0,
+                           adaptation="half", widening=True))
+    return out
+
+
+def analyse_run(prefix: str, options: dict) -> dict:
+    """Metrics and invariant violations of one run (module-level: runs in worker processes)."""
+    from adaptsched.analysis.backfilling import backfilling_metrics
+    from adaptsched.analysis.invariants import check_invariants
+    from adaptsched.analysis.jobs import read_jobs_csv
+
+    metrics = backfilling_metrics(prefix)
+    raw = read_jobs_csv(f"{prefix}_jobs.csv")
+    metrics["violations"] = check_invariants(raw, metrics["hosts"],
+                                             guarantees=bool(options.get("guarantees", True)))
+    return metrics
+
+
+def reproduce(out="results/perkovic-keleher", *, trace=None, hosts: int = PAPER_HOSTS,
+              jobs: int | None = None, seeds: int = 5, engine: str = "embedded", batsim=None,
+              studies=STUDIES, workers: int | None = None, say=print) -> Path:
+    """Runs every mix (resuming a previous run in ``out``) and writes ``out/report.md``."""
+    from adaptsched.engines.run import find_batsim_or_fail
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    from .pk_report import write_report
+    from .runner import Job, run_batch
+
+    begin = time.perf_counter()
+    trace = Path(trace) if trace else SHARED_TRACE
+    if not trace.is_file():
+        raise InputError(trace, "no such trace (the CTC-SP2 log of ../shared/traces, or --trace FILE)")
+    if seeds < 1:
+        raise InputError("--seeds", f"need at least one seed, got {seeds}")
+    unknown = set(studies) - set(STUDIES)
+    if unknown:
+        raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
+    if engine == "batsim":
+        batsim = find_batsim_or_fail(batsim)
+    out = Path(out).resolve()
+    inputs = out / "inputs"
+    inputs.mkdir(parents=True, exist_ok=True)
+    workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
+    workload_path = write_workload(workload, inputs / "workload.json")
+    platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
+    say(f"trace: {trace}\n{conversion.summary()}")
+
+    chosen = mixes(studies)
+    batch = []
+    for mix in chosen:
+        for seed in (range(1, seeds + 1) if mix.randomized else [None]):
+            batch.append(Job(mix.slug(seed), "backfill", mix.options(seed or 0)))
+    say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({engine} engine)")
+    results = run_batch(batch, workload_path, platform, out / engine, engine=engine, batsim=batsim,
+                        analyse=analyse_run, workers=workers, say=say)
+    report = write_report(out, engine, chosen, results, seeds=seeds, hosts=hosts, trace=trace,
+                          conversion=conversion, wall_s=time.perf_counter() - begin)
+    say(f"report: {report} (tables, PNG charts in {report.parent})")
+    return report

@@ -355,7 +355,8 @@ DIFFERENCES = """## 7. Why our numbers differ from the paper's
   `core/backfill.py`, `core/speculation.py` and `core/adaptation.py`: the anti-starvation
   weight of the -NG orders (ours: 1/(10 days) for P and R, 1e-10 per second for the L orders);
   how the three priority levels are drawn (uniformly); which jobs speculation may start and
-  where (in the sort order, the longest hole first fitting the speculated time); test-run
+  where (in the pass's order, a job starts now when the hole from now on its hosts holds its
+  speculated time, and runs for the whole hole); test-run
   lengths within 5–15 min; greedy ties (to the narrower shape); which starting jobs widening
   picks (the widest alternative whose extra hosts are idle until the job's shorter end).
 * **Which mixes.** The paper's figures show speculation and adaptation on all orders; we run

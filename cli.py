@@ -106,6 +106,21 @@ def cmd_compare(args):
     return 0
 
 
+# -- mold-annotate -----------------------------------------------------------------------
+def cmd_mold_annotate(args):
+    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.moldable import annotate
+
+    load_workload(args.input)  # Batsim's checks, with file/job/field in the message
+    workload = json.loads(Path(args.input).read_text())
+    out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed,
+                            a_max=args.a_max)
+    write_workload(out, args.output)
+    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable ({args.model}, seed {args.seed})")
+    return 0
+
+
 # -- reproduce -------------------------------------------------------------------------
 def cmd_reproduce(args):
     from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
@@ -200,6 +215,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
+    p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")
+    p.add_argument("output", help="annotated Batsim JSON workload to write")
+    p.add_argument("--model", default="downey", choices=("downey", "linear", "scojo-p"), help="speedup model")
+    p.add_argument("--fraction", type=float, default=1.0, help="fraction of moldable jobs (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--a-max", default="machine", choices=("machine", "request"),
+                   help="downey: A log-uniform up to the machine size (default) or the job's request")
+    p.set_defaults(func=cmd_mold_annotate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
     p.add_argument("paper", choices=("perkovic-keleher",), help="perkovic-keleher: Randomization, Speculation, "

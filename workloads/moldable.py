@@ -1,0 +1,104 @@
+"""Moldable-job annotations of Batsim JSON workloads (``adaptsched mold-annotate``).
+
+A moldable job keeps its rigid request (``res``, its ``delay`` profile's runtime) and gains
+extra fields, which Batsim carries through untouched:
+
+    "moldable": {"model": "downey", "A": 23.1, "sigma": 0.7, "t1_s": 86400.0},
+    "min_res": 1, "max_res": 45
+
+``model`` is one of (see :mod:`adaptsched.core.speedup`):
+
+* ``linear``: ``{"t1_s"}``;
+* ``downey``: ``{"A", "sigma", "t1_s"}``;
+* ``scojo-p``: ``{"runtime_opt_s", "n_opt"}`` (the machine size is the workload's ``nb_res``).
+
+How a rigid job becomes moldable (``annotate``):
+
+* a ``fraction`` of the jobs (seeded), sequential ones included;
+* ``downey``: A log-uniform on [1, ``a_max``] (``machine``: the workload's ``nb_res``, as in
+  Downey 1996 sec. 3; ``request``: the job's own request), sigma uniform on [0, 2]; the
+  observed run (``res`` hosts, runtime t) fixes the sequential time t1 = t x S(res), so the
+  model reproduces the trace's runtime at the requested size (the reference's conversion,
+  ``../shared/reference/workload-models.md`` sec. 2.1, without its rounding);
+  ``min_res`` = 1, ``max_res`` = min(machine, the smallest size reaching S = A);
+* ``linear``: t1 = t x res, sizes 1 to machine;
+* ``scojo-p``: N_opt = res, runtime at N_opt = t, sizes N_min to N_max (SCOJO-P sec. 4).
+
+These choices are our assumptions where the papers are silent (Cirne & Berman's own
+distributions are not in the seeds); each is an option.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from adaptsched.core.speedup import Downey, Linear, ScojoP, SpeedupModel
+from adaptsched.errors import AdaptschedError
+
+MODELS = ("downey", "linear", "scojo-p")
+
+
+def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
+    """The speedup model of an annotated job description (ValueError if malformed)."""
+    spec = job.get("moldable")
+    if not isinstance(spec, dict):
+        raise ValueError(f"job {job.get('id')!r} has no 'moldable' object")
+    kind = spec.get("model")
+    try:
+        if kind == "downey":
+            return Downey(spec["A"], spec["sigma"], spec["t1_s"])
+        if kind == "linear":
+            return Linear(spec["t1_s"])
+        if kind == "scojo-p":
+            return ScojoP(spec["runtime_opt_s"], spec["n_opt"], machine_hosts)
+    except KeyError as missing:
+        raise ValueError(f"job {job.get('id')!r}: moldable model {kind!r} needs {missing}") from None
+    raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")
+
+
+def annotate(workload: dict, *, fraction: float = 1.0, model: str = "downey", seed: int = 0,
+             a_max: str = "machine", sigma_max: float = 2.0) -> tuple[dict, dict]:
+    """A copy of ``workload`` with moldable annotations (module doc), and a summary dict."""
+    if not 0 <= fraction <= 1:
+        raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
+    if model not in MODELS:
+        raise AdaptschedError(f"unknown model {model!r}: choose among {', '.join(MODELS)}")
+    if a_max not in ("machine", "request"):
+        raise AdaptschedError(f"--a-max must be 'machine' or 'request', got {a_max!r}")
+    machine = int(workload["nb_res"])
+    profiles = workload.get("profiles", {})
+    rnd = random.Random(seed)
+    jobs, annotated = [], 0
+    for job in workload["jobs"]:
+        job = dict(job)
+        profile = profiles.get(job.get("profile"), {})
+        draw = rnd.random()
+        if draw < fraction and profile.get("type") == "delay" and job["res"] >= 1:
+            runtime = float(profile["delay"])
+            res = int(job["res"])
+            if model == "downey":
+                top = machine if a_max == "machine" else res
+                A = math.exp(rnd.uniform(0.0, math.log(max(top, 1))))
+                sigma = rnd.uniform(0.0, sigma_max)
+                shape = Downey(A, sigma)
+                t1 = runtime * shape.speedup(res)
+                job["moldable"] = {"model": "downey", "A": A, "sigma": sigma,
+                                   "t1_s": t1}
+                job["min_res"], job["max_res"] = 1, min(machine, shape.n_max_useful)
+            elif model == "linear":
+                job["moldable"] = {"model": "linear", "t1_s": runtime * res}
+                job["min_res"], job["max_res"] = 1, machine
+            else:
+                shape = ScojoP(runtime, res, machine)
+                job["moldable"] = {"model": "scojo-p", "runtime_opt_s": runtime, "n_opt": res}
+                job["min_res"], job["max_res"] = shape.n_min, shape.n_max
+            # the request stays a valid size of the job
+            job["max_res"] = max(job["max_res"], res)
+            annotated += 1
+        jobs.append(job)
+    out = dict(workload)
+    out["jobs"] = jobs
+    summary = {"jobs": len(jobs), "moldable": annotated, "model": model, "fraction": fraction,
+               "seed": seed, "a_max": a_max}
+    return out, summary

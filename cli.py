@@ -121,6 +121,21 @@ def cmd_mold_annotate(args):
     return 0
 
 
+# -- generate ----------------------------------------------------------------------------
+def cmd_generate(args):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.downey import generate, write_swf
+
+    workload = generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+    write_workload(workload, args.output)
+    _say(f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
+         f"{args.load} on {args.hosts} processors (seed {args.seed})")
+    if args.swf:
+        write_swf(workload, args.swf)
+        _say(f"{args.swf}: the same jobs as SWF (rigid request = round(A))")
+    return 0
+
+
 # -- reproduce -------------------------------------------------------------------------
 def cmd_reproduce(args):
     from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
@@ -215,6 +230,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("generate", help="generate a synthetic workload from a model")
+    p.add_argument("model", choices=("downey",), help="downey: Downey (1996) moldable workload model")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument("--days", type=int, default=10, help="simulated days (default 10)")
+    p.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
+    p.add_argument("--hosts", type=int, default=64, help="processors N (default 64)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--swf", help="also write the jobs as an SWF trace")
+    p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")

@@ -1,0 +1,52 @@
+"""Downey's workload model generator (workloads/downey.py, adaptsched generate downey)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from adaptsched.workloads.downey import ARRIVAL_PHASE_S, DAY_S, MEAN_L_S, arrival_rate, generate
+from adaptsched.workloads.moldable import model_of
+from adaptsched.workloads.swf import read_swf
+
+from test_cli import assert_clean_error, cli
+
+
+def test_rate_matches_the_papers_jobs_per_day():
+    assert MEAN_L_S == pytest.approx(16275, abs=1)  # 271 minutes
+    assert arrival_rate(0.5, 64) * ARRIVAL_PHASE_S == pytest.approx(85, abs=1)  # "80 jobs a day"
+    assert arrival_rate(1.0, 64) * ARRIVAL_PHASE_S == pytest.approx(170, abs=1)  # "160"
+
+
+def test_distributions_and_day_night_phases():
+    w = generate(60, 0.75, seed=1)
+    jobs = w["jobs"]
+    sub = np.array([j["subtime"] for j in jobs])
+    assert ((sub % DAY_S) < ARRIVAL_PHASE_S).all()  # nothing arrives at night
+    per_day = len(jobs) / 60
+    assert per_day == pytest.approx(arrival_rate(0.75, 64) * ARRIVAL_PHASE_S, rel=0.05)
+    m = [j["moldable"] for j in jobs]
+    log_l = np.log([x["t1_s"] for x in m])
+    assert log_l.min() >= 2 and log_l.max() <= 12 and log_l.mean() == pytest.approx(7, abs=0.15)
+    log_a = np.log([x["A"] for x in m])
+    assert log_a.min() >= 0 and log_a.max() <= math.log(64) and log_a.mean() == pytest.approx(math.log(64) / 2, abs=0.1)
+    sig = np.array([x["sigma"] for x in m])
+    assert sig.min() >= 0 and sig.max() <= 2 and sig.mean() == pytest.approx(1, abs=0.05)
+    offered = sum(x["t1_s"] for x in m) / (60 * ARRIVAL_PHASE_S * 64)
+    assert offered == pytest.approx(0.75, rel=0.12)
+    for j in jobs[:200]:  # the rigid request runs for the model's runtime there
+        assert model_of(j, 64).runtime(j["res"]) == pytest.approx(w["profiles"][j["profile"]]["delay"])
+        assert 1 <= j["res"] <= j["max_res"] <= 64 and j["res"] == min(64, max(1, round(j["moldable"]["A"])))
+    assert generate(3, 0.75, seed=1)["jobs"] == generate(3, 0.75, seed=1)["jobs"]
+
+
+def test_cli_json_and_swf(tmp_path):
+    code, out, err = cli("generate", "downey", tmp_path / "d.json", "--days", 2, "--load", 0.5, "--seed", 3,
+                         "--swf", tmp_path / "d.swf")
+    assert code == 0, err
+    trace = read_swf(tmp_path / "d.swf")
+    assert len(trace.jobs) == int(out.split(": ")[1].split()[0]) > 100
+    code, out, err = cli("run", "--scheduler", "fcfs", "--workload", tmp_path / "d.json", "--platform", 64,
+                         "--out", tmp_path / "fcfs")
+    assert code == 0, err
+    assert_clean_error(*cli("generate", "downey", tmp_path / "x.json", "--days", 0)[::2], "--days")

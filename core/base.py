@@ -74,8 +74,9 @@ class Launch:
     res: int
     walltime_s: float
     hosts: list
-    kind: str  # "speculative", "test" or "resized"
+    kind: str  # "speculative", "test", "resized" or "molded"
     scale: float = 1.0
+    runtime_s: float | None = None  # if set, the copy's exact runtime (a profile of its own)
 
 
 @dataclass
@@ -172,10 +173,12 @@ class OnlineScheduler:
         """The job's runtime relative to its submitted shape (adaptation changes it)."""
         return 1.0
 
-    def launch(self, job: Job, now: float, *, kind: str, end_s: float, hosts: list | None = None) -> Running:
+    def launch(self, job: Job, now: float, *, kind: str, end_s: float, hosts: list | None = None,
+               runtime_s: float | None = None) -> Running:
         """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
 
-        The copy runs the job's current shape: ``job.walltime_s`` and ``scale_of(job)``;
+        The copy runs the job's current shape: ``job.walltime_s`` and ``scale_of(job)``
+        (its runtime is the original's times the scale, unless ``runtime_s`` gives it);
         ``hosts`` are allocated from the pool if None.
         """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
@@ -184,7 +187,7 @@ class OnlineScheduler:
             hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
         self._decisions.launches.append(
-            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job)))
+            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job), runtime_s))
         return running
 
     def kill(self, running: Running):

@@ -74,7 +74,7 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
                 job_id, attempt, _ = running.pop(name)
                 scheduler.complete(name, now, attempt.state)
                 outcome = outcomes[job_id]
-                if attempt.state == SUCCESS or attempt.kind in ("regular", "resized"):
+                if attempt.state == SUCCESS or attempt.kind in ("regular", "resized", "molded"):
                     outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
                     outcome.scale = attempt.scale
                     outcome.killed = attempt.state != SUCCESS
@@ -87,7 +87,8 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
         for job_id, hosts in decisions.starts:
             begin(job_id, job_id, "regular", hosts, now, 1.0, outcomes[job_id].job.walltime_s)
         for launch in decisions.launches:
-            begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, launch.scale, launch.walltime_s)
+            scale = launch.scale if launch.runtime_s is None else launch.runtime_s / runtime[launch.parent_id]
+            begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, scale, launch.walltime_s)
         for exec_id in decisions.kills:
             if exec_id in running:
                 _, attempt, number = running[exec_id]

@@ -88,6 +88,8 @@ class Downey(SpeedupModel):
     def n_max_useful(self) -> int:
         """Smallest n reaching S = A (beyond, more hosts add nothing): Downey's MAX size."""
         A, s = self.A, self.sigma
+        if s == 0:
+            return max(1, math.ceil(A))  # S(n) = min(n, A)
         return max(1, math.ceil(2 * A - 1 if s <= 1 else A + A * s - s))
 
     def speedup(self, n):

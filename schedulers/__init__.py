@@ -23,6 +23,8 @@ SCHEDULERS = {
     "backfill": ("backfill.py",
                  "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, "
                  "with or without guarantees (-NG)", "adaptsched.core.backfill:Backfill"),
+    "downey": ("downey.py", "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), "
+               "FIFO, stubborn/greedy/hybrid", "adaptsched.core.allocation:DowneyAllocation"),
 }
 
 

@@ -14,6 +14,8 @@ It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 
 from __future__ import annotations
 
+import math
+
 from procset import ProcInt, ProcSet
 
 from batsim.batsim import BatsimScheduler
@@ -133,7 +135,10 @@ class PlannerScheduler(BatsimScheduler):
         bs = self.bs
         parent = self.jobs[launch.parent_id]
         profile = parent.profile
-        if launch.scale != 1.0:
+        if launch.runtime_s is not None:  # an exact runtime: a profile of its own
+            profile = f"{launch.copy_id}:{launch.res}"
+            bs.register_profiles(parent.workload, {profile: {"type": "delay", "delay": launch.runtime_s}})
+        elif launch.scale != 1.0:
             profile = f"{parent.profile}*{launch.scale!r}"
             if profile not in self.scaled_profiles:
                 original = bs.profiles[parent.workload][parent.profile]
@@ -142,7 +147,8 @@ class PlannerScheduler(BatsimScheduler):
                 bs.register_profiles(parent.workload, {profile: {"type": "delay",
                                                                  "delay": original["delay"] * launch.scale}})
                 self.scaled_profiles.add(profile)
-        copy = bs.register_job(launch.copy_id, launch.res, launch.walltime_s, profile, subtime=parent.submit_time)
+        walltime = launch.walltime_s if math.isfinite(launch.walltime_s) else -1  # Batsim: -1 = none
+        copy = bs.register_job(launch.copy_id, launch.res, walltime, profile, subtime=parent.submit_time)
         link = {"parent_job": launch.parent_id, "kind": launch.kind}
         if launch.scale != 1.0:
             link["scale"] = launch.scale  # its runtime relative to the job as submitted

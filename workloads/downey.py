@@ -11,6 +11,9 @@ sec. 3 and 4 (parameters in ``../shared/reference/workload-models.md`` sec. 5.2)
   processors, as the paper counts), then 12 h without arrivals;
 * N = 64 processors by default.
 
+Lifetimes, A and sigma are rounded to six decimals, the precision of Batsim's messages, so
+that a scheduler reading them back computes the same runtimes.
+
 Each job is a Batsim job annotated as moldable (:mod:`.moldable`: model ``downey`` with A,
 sigma and t1_s = L; ``min_res`` 1, ``max_res`` = min(N, the smallest size reaching S = A)).
 Its rigid request, for schedulers that ignore the annotation, is the AVG size round(A)
@@ -56,9 +59,10 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
             t += rnd.expovariate(rate)
             if t >= end:
                 break
-            lifetime = math.exp(rnd.uniform(2.0, 12.0))
-            A = math.exp(rnd.uniform(0.0, math.log(hosts))) if hosts > 1 else 1.0
-            sigma = rnd.uniform(0.0, sigma_max)
+            # six decimals: what a scheduler reads back through Batsim's messages
+            lifetime = round(math.exp(rnd.uniform(2.0, 12.0)), 6)
+            A = round(math.exp(rnd.uniform(0.0, math.log(hosts))), 6) if hosts > 1 else 1.0
+            sigma = round(rnd.uniform(0.0, sigma_max), 6)
             model = Downey(A, sigma, lifetime)
             res = min(hosts, max(1, round(A)))
             runtime = model.runtime(res)

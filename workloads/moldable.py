@@ -24,7 +24,9 @@ How a rigid job becomes moldable (``annotate``):
 * ``linear``: t1 = t x res, sizes 1 to machine;
 * ``scojo-p``: N_opt = res, runtime at N_opt = t, sizes N_min to N_max (SCOJO-P sec. 4).
 
-These choices are our assumptions where the papers are silent (Cirne & Berman's own
+Parameters are rounded to six decimals, the precision of Batsim's messages (a scheduler
+reads them back through Batsim), so the model's runtime at the request matches the trace's
+to within a microsecond. These choices are our assumptions where the papers are silent (Cirne & Berman's own
 distributions are not in the seeds); each is an option.
 """
 
@@ -79,10 +81,10 @@ def annotate(workload: dict, *, fraction: float = 1.0, model: str = "downey", se
             res = int(job["res"])
             if model == "downey":
                 top = machine if a_max == "machine" else res
-                A = math.exp(rnd.uniform(0.0, math.log(max(top, 1))))
-                sigma = rnd.uniform(0.0, sigma_max)
+                A = round(math.exp(rnd.uniform(0.0, math.log(max(top, 1)))), 6)
+                sigma = round(rnd.uniform(0.0, sigma_max), 6)
                 shape = Downey(A, sigma)
-                t1 = runtime * shape.speedup(res)
+                t1 = round(runtime * shape.speedup(res), 6)
                 job["moldable"] = {"model": "downey", "A": A, "sigma": sigma,
                                    "t1_s": t1}
                 job["min_res"], job["max_res"] = 1, min(machine, shape.n_max_useful)

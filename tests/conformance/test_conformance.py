@@ -3,9 +3,10 @@
 For the same platform (network-less, as ``adaptsched platform`` generates), workload
 and scheduler, both engines' ``_jobs.csv`` must agree on job_id, submission_time,
 requested_number_of_resources, requested_time, final_state, starting_time,
-finish_time and allocated_resources (times within 1.5e-6 s: both print 6 decimals,
-and with resized jobs' fractional runtimes the last digit may flip), and on the
-metadata and the schedule summary (sums over hosts within a relative 1e-12). Runs only when real Batsim is named by the
+finish_time and allocated_resources (times within 1.5e-6 s + 1e-11 relative: both
+print 6 decimals, and with resized or molded jobs' fractional runtimes the clocks drift
+a few ulps apart, which may flip the last digits), and on the
+metadata and the schedule summary (sums over hosts within a relative 1e-10). Runs only when real Batsim is named by the
 BATSIM environment variable or is on PATH (build it with
 ../shared/tools/batsim-build); skipped otherwise.
 
@@ -61,13 +62,15 @@ def assert_same_outputs(real, embedded):
         other = b[job_id]
         for key in KEYS:
             if key in TIMES and row[key] and other[key]:
-                # printed with 6 decimals: a hair's difference may flip the last digit
-                assert abs(float(row[key]) - float(other[key])) <= 1.5e-6, (job_id, key, row[key], other[key])
+                # printed with 6 decimals; fractional runtimes (resized or molded jobs) leave
+                # SimGrid's and our clocks a few ulps apart, which may flip the last digits
+                x, y = float(row[key]), float(other[key])
+                assert abs(x - y) <= 1.5e-6 + 1e-11 * abs(x), (job_id, key, row[key], other[key])
             else:
                 assert row[key] == other[key], (job_id, key, row[key], other[key])
     sa, sb = read_summary(real), read_summary(embedded)
     for key in SUMMARY:  # sums over many hosts: equal up to float accumulation order
-        assert math.isclose(float(sa[key]), float(sb[key]), rel_tol=1e-12, abs_tol=1e-6), (key, sa[key], sb[key])
+        assert math.isclose(float(sa[key]), float(sb[key]), rel_tol=1e-10, abs_tol=1e-6), (key, sa[key], sb[key])
     return a
 
 
@@ -160,3 +163,18 @@ def test_kills_and_moldable_jobs_without_dynamic_jobs(tmp_path, seed):
     rows = both_engines(tmp_path, "static", TORTURE, workload, write_cluster(4, tmp_path / "p.xml"),
                         options={"dynamic": False})
     assert any(r["final_state"] == "COMPLETED_KILLED" for r in rows.values())
+
+
+@pytest.mark.parametrize("options", [{"strategy": "SEV"}, {"strategy": "ASP"}, {"strategy": "PWS", "mode": "stubborn"}],
+                         ids=["SEV-greedy", "ASP", "PWS-stubborn"])
+def test_molded_jobs(tmp_path, options):
+    """Downey's strategies mold jobs into copies with their own profiles: same outputs on both
+    engines, and on real Batsim every folded job ran for exactly t1 / S(its size)."""
+    from adaptsched.workloads.downey import generate
+    from test_allocation import check_molded_rows
+
+    workload = generate(2, 0.75, seed=7)
+    path = write_workload(workload, tmp_path / "downey.json")
+    rows = both_engines(tmp_path, "downey", "downey", path, write_cluster(64, tmp_path / "p64.xml"), options=options)
+    assert any("'molded'" in r["metadata"] for r in rows.values())
+    assert check_molded_rows(tmp_path / "downey_batsim", workload) > 20

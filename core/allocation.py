@@ -1,0 +1,155 @@
+"""Downey's processor allocation strategies for moldable jobs, FIFO queue.
+
+Downey, "A parallel workload model and its implications for processor allocation" (1996),
+sec. 5 and 6. Jobs carry a Downey speedup model (``moldable`` field, see
+:mod:`adaptsched.workloads.moldable`); the scheduler chooses each job's cluster size when
+it starts it. The queue is first-in-first-out: only the head job may start; when it cannot,
+everything behind it waits (no backfilling, as in the paper).
+
+Ideal cluster size (``strategy``), an integer in [1, N]:
+
+* ``PWS`` (sec. 5.1): the n maximising the power S(n)^2 / n (searched over the integers);
+* ``AVG`` (sec. 5.2): round(A); ``3/2AVG``: round(1.5 A) (sec. 6.4);
+* ``MAX`` (sec. 5.2): the smallest n with S(n) = A;
+* ``SEV`` (sec. 5.3, Sevcik's A+ with pi = 0, Figure 10): round(A - (A - 1) rho sigma /
+  sigma_max), with rho the offered load (``load``, known exactly as in the paper) and
+  ``sigma_max`` = 2 (the workload's bound): all jobs get A at rho = 0, and as the load rises
+  sizes fall linearly (Figure 9) toward 1 for the highest-variance jobs at rho = 1. This is
+  our reading of Figures 7, 9 and 10 (the seed has no formula); ``SSEV``, the simplified SEV
+  of sec. 6.5, treats every sigma as 1;
+* ``ASP`` (sec. 5.4): at each event, the free processors divided evenly among the queued
+  jobs (at least 1 each), capped at MAX; inherently greedy.
+
+When a job starts (``mode``):
+
+* ``stubborn``: on its ideal size only, else it waits;
+* ``greedy``: on min(ideal, free) processors as soon as any is free;
+* ``hybrid``: as greedy, but on at least ceil(``min_fraction`` x ideal) processors (sec. 6.4).
+
+A job whose chosen size n differs from its request runs as a copy ("molded") with a delay
+profile of its own, t1 / S(n) seconds, and the original is rejected; the copy's metadata
+``scale`` is S(request) / S(n), and the analysis folds it back
+(:mod:`adaptsched.analysis.fold`). The model's parameters reach the scheduler through
+Batsim, which prints floats with six decimals: workloads should hold them at that precision
+(``generate downey`` and ``mold-annotate`` do), so that both sides use the same model.
+"""
+
+from __future__ import annotations
+
+import math
+
+from adaptsched.core.base import OnlineScheduler
+from adaptsched.core.speedup import Downey
+
+STRATEGIES = ("PWS", "AVG", "3/2AVG", "MAX", "SEV", "SSEV", "ASP")
+MODES = ("stubborn", "greedy", "hybrid")
+
+
+def pws_size(model: Downey, nb_hosts: int) -> int:
+    """The n in [1, nb_hosts] of maximum power S(n)^2 / n (the smallest, on ties)."""
+    top = min(nb_hosts, model.n_max_useful)
+    best, best_n = -1.0, 1
+    for n in range(1, top + 1):
+        power = model.speedup(n) ** 2 / n
+        if power > best * (1 + 1e-12):
+            best, best_n = power, n
+    return best_n
+
+
+def ideal_size(strategy: str, model: Downey, nb_hosts: int, *, load: float = 0.75,
+               sigma_max: float = 2.0) -> int:
+    """The strategy's ideal cluster size (``ASP``: its cap, MAX)."""
+    A = model.A
+    if strategy == "PWS":
+        n = pws_size(model, nb_hosts)
+    elif strategy == "AVG":
+        n = round(A)
+    elif strategy == "3/2AVG":
+        n = round(1.5 * A)
+    elif strategy in ("MAX", "ASP"):
+        n = model.n_max_useful
+    elif strategy in ("SEV", "SSEV"):
+        sigma = model.sigma if strategy == "SEV" else 1.0
+        fraction = min(1.0, max(0.0, load) * min(sigma, sigma_max) / sigma_max)
+        n = round(A - (A - 1) * fraction)
+    else:
+        raise ValueError(f"unknown strategy {strategy!r}: choose among {', '.join(STRATEGIES)}")
+    return min(nb_hosts, max(1, int(n)))
+
+
+class DowneyAllocation(OnlineScheduler):
+    name = "downey"
+    options = {
+        "strategy": ("AVG", f"ideal cluster size: {', '.join(STRATEGIES)}"),
+        "mode": ("greedy", f"when to start: {', '.join(MODES)}"),
+        "min_fraction": (0.5, "hybrid mode: start on at least this fraction of the ideal size"),
+        "load": (0.75, "SEV/SSEV: the offered load rho, known in advance"),
+        "sigma_max": (2.0, "SEV: the workload's largest sigma"),
+    }
+
+    @classmethod
+    def needs_dynamic_jobs(cls, options: dict) -> bool:
+        return True  # molded jobs run as copies
+
+    def __init__(self, nb_hosts: int, *, strategy: str = "AVG", mode: str = "greedy",
+                 min_fraction: float = 0.5, load: float = 0.75, sigma_max: float = 2.0):
+        super().__init__(nb_hosts, order="fcfs")
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}: choose among {', '.join(STRATEGIES)}")
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}: choose among {', '.join(MODES)}")
+        if not 0 <= min_fraction <= 1:
+            raise ValueError(f"min_fraction must be in [0, 1], got {min_fraction!r}")
+        self.strategy, self.mode = strategy, mode
+        self.min_fraction, self.load, self.sigma_max = min_fraction, load, sigma_max
+        self.models = {}  # job id -> (Downey model, requested size)
+        self.scales = {}  # job id -> runtime factor of its chosen size
+        self.sizes = {}  # job id -> chosen cluster size
+
+    def on_submit(self, job, now):
+        spec = job.fields.get("moldable") if job.fields else None
+        if isinstance(spec, dict) and spec.get("model") == "downey":
+            model = Downey(spec["A"], spec["sigma"], spec.get("t1_s", 1.0))
+        else:  # a rigid job: linear up to its request, which it keeps
+            model = Downey(job.res, 0.0)
+        self.models[job.id] = (model, job.res)
+
+    def scale_of(self, job) -> float:
+        return self.scales.get(job.id, 1.0)
+
+    def choose(self, job, free: int, queued: int) -> int | None:
+        """Cluster size to start the head job on now, or None to wait."""
+        model, _ = self.models[job.id]
+        ideal = ideal_size(self.strategy, model, self.nb_hosts, load=self.load, sigma_max=self.sigma_max)
+        if self.strategy == "ASP":
+            return min(ideal, max(1, free // queued)) if free >= 1 else None
+        if self.mode == "stubborn":
+            return ideal if free >= ideal else None
+        least = 1 if self.mode == "greedy" else max(1, math.ceil(self.min_fraction * ideal))
+        return min(ideal, free) if free >= least else None
+
+    def plan(self, now: float):
+        queue = self.queue
+        started = []
+        queued = len(queue)
+        share_free = self.pool.nb_free  # ASP divides the free processors seen at the event
+        for job in queue:
+            free = self.pool.nb_free
+            n = self.choose(job, share_free if self.strategy == "ASP" else free, queued)
+            if n is None or n > free:
+                break
+            self.begin(job, now, n)
+            started.append(job)
+        queue.remove_all(started)
+
+    def begin(self, job, now: float, n: int):
+        model, requested = self.models[job.id]
+        self.sizes[job.id] = n
+        if n == requested:
+            return self.start(job, now)
+        self.scales[job.id] = scale = model.speedup(requested) / model.speedup(n)
+        job.res, job.walltime_s = n, job.walltime_s * scale
+        running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s,
+                              runtime_s=model.runtime(n))
+        self.reject(job)
+        return running

@@ -1,0 +1,112 @@
+"""Downey's allocation strategies (core/allocation.py): hand-worked sizes and start rules,
+and molded jobs' folded rows matching the speedup model through the embedded engine."""
+
+import pytest
+
+from adaptsched.core.allocation import DowneyAllocation, ideal_size, pws_size
+from adaptsched.core.base import Job
+from adaptsched.core.replay import replay
+from adaptsched.core.speedup import Downey
+
+
+def moldable(job_id, submit_s, A, sigma, t1_s, res=None):
+    res = res or max(1, round(A))
+    return Job(job_id, submit_s, res, -1, {"moldable": {"model": "downey", "A": A, "sigma": sigma, "t1_s": t1_s}})
+
+
+def test_ideal_sizes_by_hand():
+    low, one, high = Downey(10, 0.5), Downey(10, 1.0), Downey(10, 2.0)
+    assert [ideal_size(s, low, 64) for s in ("AVG", "3/2AVG", "MAX", "PWS")] == [10, 15, 19, 10]
+    assert ideal_size("PWS", one, 64) == 19  # sigma(A - 1/2) / (1 - sigma/2) = 2A - 1
+    assert ideal_size("PWS", high, 64) == 14 and ideal_size("MAX", high, 64) == 28  # (A sigma + A - sigma) / sigma
+    assert ideal_size("MAX", Downey(10, 0.0), 64) == 10
+    assert ideal_size("MAX", high, 16) == 16  # never beyond the machine
+    # SEV at rho = 0.75: A - (A - 1) rho sigma / 2
+    assert ideal_size("SEV", high, 64, load=0.75) == 3  # 10 - 9 x 0.75 = 3.25
+    assert ideal_size("SEV", Downey(10, 0.0), 64, load=0.75) == 10
+    assert ideal_size("SSEV", high, 64, load=0.75) == 7  # sigma taken as 1: 6.625
+    assert ideal_size("SEV", high, 64, load=0.0) == 10
+
+
+@pytest.mark.parametrize("A,sigma", [(64, 0.3), (64, 0.8), (64, 1.5), (20, 2.0), (7.5, 0.9)])
+def test_pws_matches_the_papers_closed_form(A, sigma):
+    if sigma <= 1:
+        closed = A if sigma <= 2 * A / (3 * A - 1) else sigma * (A - 0.5) / (1 - sigma / 2)
+    else:
+        closed = (A * sigma + A - sigma) / sigma
+    assert abs(pws_size(Downey(A, sigma), 10**4) - closed) <= 1
+
+
+def run(jobs, nb_hosts, **options):
+    """Replays jobs whose true runtime at their request is their model's."""
+    def runtime(job):
+        m = job.fields["moldable"]
+        return Downey(m["A"], m["sigma"], m["t1_s"]).runtime(job.res)
+    return replay(DowneyAllocation(nb_hosts, **options), [(j, runtime(j)) for j in jobs])
+
+
+def test_stubborn_greedy_and_hybrid():
+    # a sigma-0 job of A = 10 holds 10 of 16 hosts for 100 s; the next (ideal 10) finds 6 free
+    jobs = lambda: [moldable("a", 0, 10, 0.0, 1000), moldable("b", 1, 10, 0.0, 1000), moldable("c", 2, 2, 0.0, 20)]
+    stubborn = run(jobs(), 16, mode="stubborn")
+    assert stubborn["b"].start_s == 100 and stubborn["c"].start_s == 100  # FIFO: c waits behind b
+    greedy = run(jobs(), 16, mode="greedy")
+    assert greedy["b"].start_s == 1 and len(greedy["b"].hosts) == 6
+    assert greedy["b"].end_s == pytest.approx(1 + 1000 / 6)  # t1 / S(6), S(n) = min(n, A)
+    assert greedy["c"].start_s == 100  # nothing was left for c before a ended
+    assert run(jobs(), 16, mode="hybrid", min_fraction=0.7)["b"].start_s == 100  # needs 7
+    assert run(jobs(), 16, mode="hybrid", min_fraction=0.5)["b"].start_s == 1
+
+
+def test_asp_divides_the_free_processors_among_the_queue():
+    blocker = moldable("x", 0, 8, 0.0, 800)  # 8 of 16 hosts for 100 s
+    queued = [moldable(f"q{i}", 1, 8, 0.0, 800) for i in range(3)]
+    out = run([blocker, *queued], 16, strategy="ASP")
+    # at t=1: 8 free, 3 queued: 2 each (capped at MAX = 8), two left idle
+    assert [len(out[f"q{i}"].hosts) for i in range(3)] == [2, 2, 2]
+    assert all(out[f"q{i}"].start_s == 1 for i in range(3))
+
+
+def test_molded_copy_replaces_the_original_with_the_model_runtime():
+    blocker = moldable("x", 0, 12, 0.0, 1200)  # 12 of 16 hosts for 100 s
+    out = run([blocker, moldable("a", 1, 10, 0.5, 1000, res=10)], 16)  # greedy AVG: 4 hosts
+    model = Downey(10, 0.5, 1000)
+    assert out["a"].rejected and len(out["a"].hosts) == 4 and out["a"].start_s == 1
+    assert out["a"].end_s - out["a"].start_s == pytest.approx(model.runtime(4))
+    assert out["a"].scale == pytest.approx(model.speedup(10) / model.speedup(4))
+
+
+def test_bad_options():
+    for bad in ({"strategy": "BEST"}, {"mode": "lazy"}, {"min_fraction": 2.0}):
+        with pytest.raises(ValueError):
+            DowneyAllocation(8, **bad)
+
+
+def check_molded_rows(prefix, workload):
+    """Every folded job ran for exactly t1 / S(its allocated size); returns the molded count."""
+    from adaptsched.analysis import load_jobs
+    from adaptsched.analysis.jobs import alloc_stats
+
+    jobs = load_jobs(prefix).set_index("job_id")
+    specs = {j["id"]: j["moldable"] for j in workload["jobs"]}
+    sizes = alloc_stats(jobs["allocated_resources"].to_numpy())[0]
+    assert len(jobs) == len(specs) and (jobs["final_state"] == "COMPLETED_SUCCESSFULLY").all()
+    for (job_id, row), n in zip(jobs.iterrows(), sizes):
+        m = specs[job_id]
+        expected = Downey(m["A"], m["sigma"], m["t1_s"]).runtime(int(n))
+        assert row["execution_time"] == pytest.approx(expected, rel=1e-9, abs=2e-6), job_id
+        assert row["starting_time"] >= row["submission_time"]
+    return int((jobs["scale"] != 1.0).sum())
+
+
+@pytest.mark.parametrize("strategy,mode", [("SEV", "greedy"), ("PWS", "stubborn"), ("ASP", "greedy")])
+def test_molded_rows_match_the_model_through_the_embedded_engine(tmp_path, strategy, mode):
+    from adaptsched.engines.run import run as simulate
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.downey import generate
+
+    workload = generate(2, 0.75, seed=7)
+    path = write_workload(workload, tmp_path / "downey.json")
+    simulate("downey", path, 64, tmp_path / "run", options={"strategy": strategy, "mode": mode},
+             progress=False, say=lambda *a: None)
+    assert check_molded_rows(tmp_path / "run", workload) > 20

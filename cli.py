@@ -138,11 +138,18 @@ def cmd_generate(args):
 
 # -- reproduce -------------------------------------------------------------------------
 def cmd_reproduce(args):
+    if args.paper == "downey":
+        from adaptsched.reproduce.downey import reproduce as reproduce_downey
+
+        reproduce_downey(out=args.out or "results/downey", days=args.days, seeds=3 if args.seeds is None else args.seeds,
+                         hosts=args.hosts or 64, engine=args.engine, batsim=args.batsim, workers=args.workers,
+                         say=_say)
+        return 0
     from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
 
     studies = tuple(args.study) if args.study else STUDIES
     reproduce(out=args.out or "results/perkovic-keleher", trace=args.trace, hosts=args.hosts or PAPER_HOSTS,
-              jobs=args.jobs, seeds=args.seeds, engine=args.engine, batsim=args.batsim, studies=studies,
+              jobs=args.jobs, seeds=5 if args.seeds is None else args.seeds, engine=args.engine, batsim=args.batsim, studies=studies,
               workers=args.workers, say=_say)
     return 0
 
@@ -252,16 +259,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_mold_annotate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument("paper", choices=("perkovic-keleher",), help="perkovic-keleher: Randomization, Speculation, "
-                   "and Adaptation in Batch Schedulers, on CTC-SP2")
-    p.add_argument("--out", help="results folder (default results/perkovic-keleher); an interrupted "
-                   "reproduction resumes there")
+    p.add_argument("paper", choices=("perkovic-keleher", "downey"), help="perkovic-keleher: Randomization, "
+                   "Speculation, and Adaptation in Batch Schedulers, on CTC-SP2; downey: A parallel workload model "
+                   "and its implications for processor allocation (Table 1, Figures 11-13)")
+    p.add_argument("--out", help="results folder (default results/PAPER); an interrupted reproduction "
+                   "resumes there")
     p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
     p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz)")
-    p.add_argument("--hosts", type=int, help="machine size (default 430, as the paper)")
-    p.add_argument("--jobs", type=int, help="only the first N jobs (default: the whole trace)")
-    p.add_argument("--seeds", type=int, default=5, help="seeds of the randomized orders (default 5)")
+    p.add_argument("--hosts", type=int, help="machine size (default: the paper's, 430 or 64)")
+    p.add_argument("--jobs", type=int, help="perkovic-keleher: only the first N jobs (default: the whole trace)")
+    p.add_argument("--days", type=int, default=120, help="downey: simulated days per workload (default 120)")
+    p.add_argument("--seeds", type=int, help="seeds: of the randomized orders (perkovic-keleher, default 5), "
+                   "of the Table 1 workloads (downey, default 3)")
     p.add_argument("--study", action="append", choices=("orders", "speculation", "adaptation", "combined"),
                    help="run only this study (repeatable; default: all)")
     p.add_argument("--workers", type=int, help="parallel runs (default: one per CPU)")

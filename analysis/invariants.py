@@ -87,7 +87,8 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
 
     folded = fold_attempts(raw, roots)
     done = folded["final_state"].to_numpy() == SUCCESS
-    over = done & (folded["execution_time"].to_numpy(dtype=float)
+    has_walltime = folded["requested_time"].to_numpy(dtype=float) > 0  # Batsim's -1: none
+    over = done & has_walltime & (folded["execution_time"].to_numpy(dtype=float)
                    > folded["requested_time"].to_numpy(dtype=float) * folded["scale"].to_numpy()
                    + EPS_S)
     successes = pd.Series(raw["final_state"].to_numpy() == SUCCESS).groupby(roots.to_numpy()).sum()

@@ -109,7 +109,7 @@ def mixes(studies=STUDIES) -> list[Mix]:
     return out
 
 
-def analyse_run(prefix: str, options: dict) -> dict:
+def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict:
     """Metrics and invariant violations of one run (module-level: runs in worker processes)."""
     from adaptsched.analysis.backfilling import backfilling_metrics
     from adaptsched.analysis.invariants import check_invariants

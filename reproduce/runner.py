@@ -1,7 +1,7 @@
 """Runs a batch of simulations in parallel, resumably, with progress.
 
 Each run is one :func:`adaptsched.engines.run.run` call writing ``PREFIX_jobs.csv`` and
-``PREFIX_schedule.csv``; after it, ``analyse(prefix, options)`` (a module-level function of the caller) turns the
+``PREFIX_schedule.csv``; after it, ``analyse(prefix, options, workload)`` (a module-level function of the caller) turns the
 outputs into a JSON-able dict written to ``PREFIX_result.json``. A run whose result file
 exists is not run again, so an interrupted reproduction resumes where it stopped and a crash
 in one run loses nothing already written. Workers are separate processes, one per CPU
@@ -27,6 +27,7 @@ class Job:
     name: str
     scheduler: str
     options: dict = field(hash=False, default_factory=dict)
+    workload: str | None = None  # this run's workload, if not the batch's
 
 
 _CPU = None
@@ -48,12 +49,13 @@ def _run_one(job: Job, workload, platform, folder, engine, batsim, analyse):
     from adaptsched.engines.run import run
 
     prefix = Path(folder) / job.name
+    workload = job.workload or workload
     begin = time.perf_counter()
     try:
         result = run(job.scheduler, workload, platform, prefix, engine=engine, options=dict(job.options),
                      batsim=batsim, progress=False, say=lambda *a: None)
         wall_s = time.perf_counter() - begin
-        out = analyse(str(prefix), dict(job.options))
+        out = analyse(str(prefix), dict(job.options), str(workload))
         out.update({"name": job.name, "engine": engine, "wall_s": wall_s, "nb_jobs": result.nb_jobs,
                     "options": dict(job.options), "scheduler": job.scheduler})
         Path(f"{prefix}_result.json").write_text(json.dumps(out, indent=1))

@@ -110,3 +110,26 @@ def test_molded_rows_match_the_model_through_the_embedded_engine(tmp_path, strat
     simulate("downey", path, 64, tmp_path / "run", options={"strategy": strategy, "mode": mode},
              progress=False, say=lambda *a: None)
     assert check_molded_rows(tmp_path / "run", workload) > 20
+
+
+def test_downey_metrics_by_hand(tmp_path):
+    from adaptsched.analysis.downey import downey_metrics
+    from test_analysis import row, write_run
+
+    # N = 4. Job 1: A 2, sigma 0, t1 200, on 2 hosts for 100 s from 0 (R(4) = 100, slowdown 1).
+    # Job 2: A 4, t1 400, molded onto 2 hosts from 10 for 200 s (R(4) = 100, slowdown 2).
+    path = write_run(tmp_path, "d", [
+        row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1"),
+        row(2, 10, 4, "REJECTED"),
+        row("2#1", 10, 2, "COMPLETED_SUCCESSFULLY", 10, 200, "2-3",
+            meta="{'parent_job': 'w0!2', 'kind': 'molded', 'scale': 2.0}"),
+    ])
+    workload = {"nb_res": 4, "jobs": [
+        {"id": "1", "moldable": {"model": "downey", "A": 2, "sigma": 0, "t1_s": 200}},
+        {"id": "2", "moldable": {"model": "downey", "A": 4, "sigma": 0, "t1_s": 400}}]}
+    m = downey_metrics(path, workload)
+    window = 4 * 43200  # day 0 is measured over its 12-hour arrival phase
+    assert m["jobs"] == 2 and m["load"] == pytest.approx(600 / window)
+    assert m["utilization"] == pytest.approx(600 / window)  # efficiency 1: n <= A, sigma 0
+    assert (m["turnaround_s"], m["queue_s"], m["cluster_size"], m["cluster_cv"]) == (150, 0, 2, 0)
+    assert m["slowdown_p90"] == pytest.approx(1.9)

@@ -48,3 +48,14 @@ def test_reproduce_bad_arguments(tmp_path):
                             "--out", tmp_path)[::2], "no such trace")
     assert_clean_error(*cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--seeds", 0,
                             "--out", tmp_path)[::2], "at least one seed")
+
+
+def test_reproduce_downey_end_to_end(tmp_path):
+    code, out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
+    assert code == 0, err
+    folder = tmp_path / "d" / "report-embedded"
+    text = (folder / "report.md").read_text()
+    assert "| SEV | " in text and "(5,858)" in text and "**all hold**" in text
+    for png in ("fig11_greedy.png", "fig11_stubborn.png", "fig12.png", "fig13_utilization.png"):
+        assert (folder / png).read_bytes()[:8] == PNG_MAGIC
+    assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24

@@ -3,8 +3,8 @@
 :func:`check_invariants` returns the list of violations (empty when the schedule is sound):
 
 * no host runs two attempts at once (an attempt holds its hosts over [start, finish));
-* no attempt starts before its submission; every allocation has the requested size and
-  only hosts below the machine size;
+* no attempt starts before its submission; every allocation has the requested size (but
+  jobs a scheduler molded natively, metadata ``molded``) and only hosts below the machine size;
 * with ``guarantees``: no job starts (its first executed attempt, copies included) later
   than the first guarantee its scheduler wrote in its metadata (``reservation_s``);
 * killed attempts are never completions: a folded job counts as completed only if its
@@ -62,7 +62,8 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
     problems += [f"job {ids[i]} starts at {start[i]} before its submission {sub[i]}"
                  for i in early[:limit]]
     sizes, tops = alloc_columns(raw)
-    wrong = np.flatnonzero(ran & ((sizes != raw["requested_number_of_resources"].to_numpy())
+    molded = raw["metadata"].str.contains("'molded'", regex=False).to_numpy()  # natively molded
+    wrong = np.flatnonzero(ran & (((sizes != raw["requested_number_of_resources"].to_numpy()) & ~molded)
                                   | (tops >= nb_hosts)))
     problems += [f"job {ids[i]} has {sizes[i]} hosts up to {tops[i]}, requested "
                  f"{raw['requested_number_of_resources'].iat[i]} of {nb_hosts}" for i in wrong[:limit]]

@@ -26,7 +26,9 @@ When a job starts (``mode``):
 * ``greedy``: on min(ideal, free) processors as soon as any is free;
 * ``hybrid``: as greedy, but on at least ceil(``min_fraction`` x ideal) processors (sec. 6.4).
 
-A job whose chosen size n differs from its request runs as a copy ("molded") with a delay
+A job of linear speedup whose profile is ``parallel_homogeneous_total`` runs itself on its
+chosen n hosts: Batsim spreads its flops over them (metadata ``molded`` = n). Any other
+job whose chosen size n differs from its request runs as a copy ("molded") with a delay
 profile of its own, t1 / S(n) seconds, and the original is rejected; the copy's metadata
 ``scale`` is S(request) / S(n), and the analysis folds it back
 (:mod:`adaptsched.analysis.fold`). The model's parameters reach the scheduler through
@@ -110,6 +112,8 @@ class DowneyAllocation(OnlineScheduler):
         spec = job.fields.get("moldable") if job.fields else None
         if isinstance(spec, dict) and spec.get("model") == "downey":
             model = Downey(spec["A"], spec["sigma"], spec.get("t1_s", 1.0))
+        elif isinstance(spec, dict) and spec.get("model") == "linear":  # S(n) = n up to max_res
+            model = Downey(job.fields.get("max_res", self.nb_hosts), 0.0, spec.get("t1_s", 1.0))
         else:  # a rigid job: linear up to its request, which it keeps
             model = Downey(job.res, 0.0)
         self.models[job.id] = (model, job.res)
@@ -147,6 +151,11 @@ class DowneyAllocation(OnlineScheduler):
         self.sizes[job.id] = n
         if n == requested:
             return self.start(job, now)
+        spec = job.fields.get("moldable") if job.fields else None
+        if (isinstance(spec, dict) and spec.get("model") == "linear"
+                and job.fields.get("profile_type") == "parallel_homogeneous_total"):
+            self.record(job, molded=n)  # Batsim spreads the job's flops over n hosts itself
+            return self.start(job, now, self.pool.allocate(n))
         self.scales[job.id] = scale = model.speedup(requested) / model.speedup(n)
         job.res, job.walltime_s = n, job.walltime_s * scale
         running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s,

@@ -83,7 +83,11 @@ class PlannerScheduler(BatsimScheduler):
 
     def onJobSubmission(self, job):
         self.jobs[job.id] = job
-        request = Job(job.id, job.submit_time, job.requested_resources, job.requested_time, job.json_dict)
+        fields = job.json_dict
+        if isinstance(fields, dict) and "moldable" in fields:  # molding needs the profile's type
+            profile = self.bs.profiles.get(job.workload, {}).get(job.profile) or {}
+            fields = {**fields, "profile_type": profile.get("type")}
+        request = Job(job.id, job.submit_time, job.requested_resources, job.requested_time, fields)
         self.core.submit(request, self.bs.time())
 
     def onJobCompletion(self, job):

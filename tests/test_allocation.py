@@ -133,3 +133,44 @@ def test_downey_metrics_by_hand(tmp_path):
     assert m["utilization"] == pytest.approx(600 / window)  # efficiency 1: n <= A, sigma 0
     assert (m["turnaround_s"], m["queue_s"], m["cluster_size"], m["cluster_cv"]) == (150, 0, 2, 0)
     assert m["slowdown_p90"] == pytest.approx(1.9)
+
+
+def linear_ptotal_workload(nb_jobs=30, seed=2):
+    """Linear-speedup jobs whose parallel_homogeneous_total profiles Batsim molds natively."""
+    import random
+    rnd = random.Random(seed)
+    jobs, profiles = [], {}
+    for i in range(nb_jobs):
+        t1 = float(rnd.randint(10, 400))
+        profiles[f"p{i}"] = {"type": "parallel_homogeneous_total", "cpu": t1 * 1e9, "com": 0}
+        jobs.append({"id": str(i + 1), "subtime": float(rnd.randint(0, 300)), "res": rnd.randint(1, 8),
+                     "profile": f"p{i}", "moldable": {"model": "linear", "t1_s": t1}, "min_res": 1,
+                     "max_res": rnd.randint(1, 16)})
+    return {"nb_res": 16, "jobs": jobs, "profiles": profiles}
+
+
+def check_native_rows(prefix, workload):
+    import csv
+    rows = {r["job_id"]: r for r in csv.DictReader(open(f"{prefix}_jobs.csv"))}
+    t1 = {j["id"]: j["moldable"]["t1_s"] for j in workload["jobs"]}
+    molded = 0
+    for job_id, r in rows.items():
+        assert "#" not in job_id and r["final_state"] == "COMPLETED_SUCCESSFULLY"
+        n = sum(int(h) - int(l) + 1 for l, _, h in (p.partition("-") for p in r["allocated_resources"].split())
+                for h in [h or l])
+        assert float(r["execution_time"]) == pytest.approx(t1[job_id] / n, abs=2e-6)
+        molded += n != int(r["requested_number_of_resources"])
+    return molded
+
+
+def test_linear_jobs_with_total_profiles_are_molded_natively(tmp_path):
+    from adaptsched.analysis.invariants import check_invariants
+    from adaptsched.analysis.jobs import read_jobs_csv
+    from adaptsched.engines.run import run as simulate
+    from adaptsched.workloads.convert import write_workload
+
+    workload = linear_ptotal_workload()
+    path = write_workload(workload, tmp_path / "lin.json")
+    simulate("downey", path, 16, tmp_path / "run", progress=False, say=lambda *a: None)
+    assert check_native_rows(tmp_path / "run", workload) > 10
+    assert check_invariants(read_jobs_csv(tmp_path / "run_jobs.csv"), 16) == []

@@ -178,3 +178,13 @@ def test_molded_jobs(tmp_path, options):
     rows = both_engines(tmp_path, "downey", "downey", path, write_cluster(64, tmp_path / "p64.xml"), options=options)
     assert any("'molded'" in r["metadata"] for r in rows.values())
     assert check_molded_rows(tmp_path / "downey_batsim", workload) > 20
+
+
+def test_natively_molded_jobs(tmp_path):
+    """Linear jobs with parallel_homogeneous_total profiles run on the chosen size without copies."""
+    from test_allocation import check_native_rows, linear_ptotal_workload
+
+    workload = linear_ptotal_workload()
+    path = write_workload(workload, tmp_path / "lin.json")
+    both_engines(tmp_path, "lin", "downey", path, write_cluster(16, tmp_path / "p16.xml"))
+    assert check_native_rows(tmp_path / "lin_batsim", workload) > 10

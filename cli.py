@@ -136,6 +136,27 @@ def cmd_generate(args):
     return 0
 
 
+# -- qos-annotate --------------------------------------------------------------------------
+def cmd_qos_annotate(args):
+    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.qos import annotate, high_load
+
+    load_workload(args.input)  # Batsim's checks, with file/job/field in the message
+    workload = json.loads(Path(args.input).read_text())
+    out, summary = annotate(workload, urgent_fraction=args.urgent, urgent_cost=args.urgent_cost,
+                            deadline_factor=args.deadline_factor, unit_price=args.unit_price, exact=args.exact,
+                            seed=args.seed)
+    _say(f"{summary['urgent']} of {summary['jobs']} jobs urgent; offered load {summary['offered_load']:.3f}")
+    if args.high_load:
+        out, load = high_load(out, fraction=args.high_load, seed=args.seed)
+        _say(f"high load: {load['jobs_before']} -> {load['jobs_after']} jobs, offered load "
+             f"{load['load_before']:.3f} -> {load['load_after']:.3f}")
+    write_workload(out, args.output)
+    _say(f"wrote {args.output}")
+    return 0
+
+
 # -- reproduce -------------------------------------------------------------------------
 def cmd_reproduce(args):
     if args.paper == "downey":
@@ -257,6 +278,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--a-max", default="machine", choices=("machine", "request"),
                    help="downey: A log-uniform up to the machine size (default) or the job's request")
     p.set_defaults(func=cmd_mold_annotate)
+
+    p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
+    p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")
+    p.add_argument("output", help="annotated Batsim JSON workload to write")
+    p.add_argument("--urgent", type=float, default=0.2, help="fraction of urgent jobs (default 0.2)")
+    p.add_argument("--urgent-cost", type=float, default=10.0, help="price factor C of urgent jobs (default 10)")
+    p.add_argument("--deadline-factor", type=float, default=5.0, help="deadline = submit + F x estimate (default 5)")
+    p.add_argument("--unit-price", type=float, default=0.1, help="price per processor-second (default 0.1)")
+    p.add_argument("--exact", action="store_true", help="exact estimates: estimate = runtime (walltime runtime + 1 s)")
+    p.add_argument("--high-load", type=float, nargs="?", const=0.4, default=None, metavar="FRACTION",
+                   help="duplicate this fraction of the jobs (default 0.4 when given)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(func=cmd_qos_annotate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
     p.add_argument("paper", choices=("perkovic-keleher", "downey"), help="perkovic-keleher: Randomization, "

@@ -25,6 +25,8 @@ SCHEDULERS = {
                  "with or without guarantees (-NG)", "adaptsched.core.backfill:Backfill"),
     "downey": ("downey.py", "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), "
                "FIFO, stubborn/greedy/hybrid", "adaptsched.core.allocation:DowneyAllocation"),
+    "qops": ("qops.py", "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an "
+             "opportunity-cost factor", "adaptsched.core.qops:Qops"),
 }
 
 

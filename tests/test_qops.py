@@ -1,0 +1,114 @@
+"""QoPS and VQoPS admission control (core/qops.py): hand-worked cases and the deadline
+invariant on a real trace excerpt."""
+
+import pytest
+
+from adaptsched.core.base import Job
+from adaptsched.core.qops import Qops, positions
+from adaptsched.core.replay import replay
+
+
+def qjob(job_id, submit_s, res, walltime_s, deadline_s, price=1.0, urgent=False):
+    return Job(job_id, submit_s, res, walltime_s,
+               {"deadline": deadline_s, "price": price, "urgent": urgent, "estimate_s": walltime_s})
+
+
+def run(jobs, nb_hosts=4, **options):
+    scheduler = Qops(nb_hosts, **options)
+    out = replay(scheduler, [(j, j.walltime_s) for j in jobs])  # exact estimates
+    return scheduler, out
+
+
+def test_positions_halve_toward_the_end():
+    assert positions(0) == [0] and positions(1) == [0, 1]
+    assert positions(4) == [0, 2, 3, 4] and positions(8) == [0, 4, 6, 7, 8]
+
+
+def test_rejected_when_it_would_push_an_accepted_job_past_its_deadline():
+    # A holds the 4 hosts over [0, 10); B (deadline 21) is planned [10, 20). C (deadline 25)
+    # fits nowhere: before B it pushes B to 30 > 21, moved behind B it ends at 30 > 25.
+    jobs = [qjob("A", 0, 4, 10, 100), qjob("B", 1, 4, 10, 21), qjob("C", 2, 4, 10, 25)]
+    sched, out = run(jobs)
+    assert out["C"].rejected and out["C"].start_s is None
+    assert (out["B"].start_s, out["B"].end_s) == (10, 20)
+    assert [d[2] for d in sched.decisions_log] == [True, True, False]
+
+
+def test_accepted_only_after_moving_a_later_job_ahead():
+    # Serial machine, A runs over [0, 10). P (deadline 20) then loose Q, R, S wait behind it.
+    # C (deadline 30) needs position 1 (after P, before the loose jobs), which is not a
+    # candidate for 4 waiting jobs (0, 2, 3, 4): at position 0 it pushes P past 20, and only
+    # moving P ahead of C (k_factor >= 1) makes the schedule feasible.
+    def jobs():
+        return [qjob("A", 0, 4, 10, 100), qjob("P", 1, 4, 10, 20), qjob("Q", 2, 4, 10, 1000),
+                qjob("R", 3, 4, 10, 1000), qjob("S", 4, 4, 10, 1000), qjob("C", 5, 4, 10, 30)]
+    sched, out = run(jobs(), k_factor=0)
+    assert out["C"].rejected  # no candidate position works without moving P
+    sched, out = run(jobs(), k_factor=1)
+    assert not out["C"].rejected and sched.decisions_log[-1][1:] == ("C", True, 0)
+    assert (out["P"].start_s, out["C"].start_s) == (10, 20)
+    assert all(out[j.id].end_s <= j.fields["deadline"] for j in jobs())
+
+
+def test_vqops_rejects_a_cheap_job_qops_accepts():
+    cheap = [qjob("a", 0, 2, 100, 1000, price=0.1 * 2 * 100)]  # 0.1 per processor-second
+    assert not run(cheap, value_aware=False)[1]["a"].rejected
+    assert not run(cheap, value_aware=True, oc_factor=0.05)[1]["a"].rejected
+    assert run(cheap, value_aware=True, oc_factor=0.2)[1]["a"].rejected  # price 20 <= 0.2 x 200
+
+
+def test_vqops_keeps_the_urgent_job_ahead():
+    # U (urgent, price 100) waits behind A; N (normal, price 1) arrives. QoPS takes the first
+    # feasible position, ahead of U, which delays U's completion and lowers its value;
+    # VQoPS keeps the schedule of highest revenue: N behind U.
+    def jobs():
+        return [qjob("A", 0, 4, 10, 100), qjob("U", 1, 4, 10, 50, price=100, urgent=True),
+                qjob("N", 2, 4, 10, 100, price=1)]
+    _, qops = run(jobs())
+    assert qops["N"].start_s == 10 and qops["U"].start_s == 20
+    _, vqops = run(jobs(), value_aware=True)
+    assert vqops["U"].start_s == 10 and vqops["N"].start_s == 20
+
+
+@pytest.mark.parametrize("options", [{}, {"value_aware": True, "oc_factor": 0.1}])
+def test_every_accepted_job_meets_its_deadline_on_ctc(options):
+    from adaptsched.workloads.convert import convert_swf
+    from adaptsched.workloads.qos import annotate
+    from helpers import CTC_EXCERPT
+
+    workload, _ = convert_swf(CTC_EXCERPT, hosts=338, first=1500)
+    workload, _ = annotate(workload, urgent_fraction=0.5, exact=True, seed=1)
+    profiles = workload["profiles"]
+    jobs = [(Job(str(j["id"]), j["subtime"], j["res"], j["walltime"], j), profiles[j["profile"]]["delay"])
+            for j in workload["jobs"]]
+    out = replay(Qops(338, **options), jobs)
+    accepted = [o for o in out.values() if not o.rejected]
+    assert 300 < len(accepted) < len(out)
+    for o in accepted:
+        assert o.end_s <= o.job.fields["deadline"] + 1e-6, o.job.id
+
+
+def test_qops_and_vqops_through_the_engine(tmp_path):
+    import json
+
+    from adaptsched.analysis.qos import qos_metrics
+    from helpers import CTC_EXCERPT
+    from test_cli import cli
+
+    src = tmp_path / "ctc.json"
+    assert cli("convert", CTC_EXCERPT, src, "--hosts", 338, "--first", 800)[0] == 0
+    code, out, err = cli("qos-annotate", src, tmp_path / "q.json", "--urgent", 0.5, "--exact", "--high-load",
+                         "--seed", 3)
+    assert code == 0, err
+    assert "high load: 800 -> " in out
+    workload = json.loads((tmp_path / "q.json").read_text())
+    revenue = {}
+    for name, options in (("qops", []), ("vqops", ["--option", "value_aware=true", "--option", "oc_factor=0.2"])):
+        code, _, err = cli("run", "--scheduler", "qops", "--workload", tmp_path / "q.json", "--platform", 338,
+                           "--out", tmp_path / name, *options)
+        assert code == 0, err
+        m = qos_metrics(tmp_path / name, workload)
+        assert m["all"]["missed"] == 0 and m["all"]["accepted_jobs"] < m["all"]["offered_jobs"]
+        revenue[name] = m
+    # VQoPS at a high OC-factor turns normal jobs away and keeps more of the urgent ones
+    assert revenue["vqops"]["normal"]["accepted_jobs"] < revenue["qops"]["normal"]["accepted_jobs"]

@@ -112,3 +112,25 @@ def test_qops_and_vqops_through_the_engine(tmp_path):
         revenue[name] = m
     # VQoPS at a high OC-factor turns normal jobs away and keeps more of the urgent ones
     assert revenue["vqops"]["normal"]["accepted_jobs"] < revenue["qops"]["normal"]["accepted_jobs"]
+
+
+def test_dvqops_switches_oc_factor_when_the_urgent_share_changes():
+    import random
+
+    from adaptsched.core.dvqops import Dvqops
+
+    rnd = random.Random(4)
+    jobs = []
+    for i in range(24 * 6):  # a job every 10 minutes for a day, 8 of 16 hosts for 0.5 to 1.5 h
+        t = i * 600.0
+        runtime = rnd.uniform(1800, 5400)
+        urgent = t >= 12 * 3600 and rnd.random() < 0.8  # urgent jobs only in the second half
+        price = 0.1 * 8 * runtime * (10 if urgent else 1)
+        jobs.append(qjob(str(i), t, 8, runtime + 1, t + 5 * runtime, price=price, urgent=urgent))
+    sched = Dvqops(16, max_window_h=4)
+    out = replay(sched, [(j, j.walltime_s - 1) for j in jobs])
+    first = [oc for t, oc, _ in sched.choices if t < 12 * 3600]
+    later = [oc for t, oc, _ in sched.choices if t >= 16 * 3600]
+    assert first and set(first) == {0.0}  # no urgent jobs: turning normal jobs away earns nothing
+    assert later and max(later) > 0.0  # many urgent jobs: normal ones are not worth their room
+    assert all(o.end_s <= o.job.fields["deadline"] + 1e-6 for o in out.values() if not o.rejected)

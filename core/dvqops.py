@@ -1,0 +1,133 @@
+"""DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations.
+
+Islam, Balaji, Sabin & Sadayappan (2007), sec. 4.3 and Figure 4. The live scheduler is
+VQoPS (:class:`adaptsched.core.qops.Qops` with ``value_aware``). DVQoPS keeps the history of
+every arrival (accepted or rejected) and:
+
+* **OC-factor** (Figure 4c): every ``window`` hours, for each candidate OC-factor
+  (``oc_factors``, default 0, 0.05, 0.1, 0.2, 0.4), simulates VQoPS over the arrivals of the
+  last ``window`` hours and keeps the factor of highest simulated revenue (ties: the
+  smaller factor). It is used until the next choice.
+* **Rollback window** (Figure 4b): every ``max_window_h`` hours (64), for each candidate
+  window w in 1, 2, 4, ..., ``max_window_h`` hours, simulates DVQoPS itself over the last
+  ``max_window_h`` hours with window w (the OC-factor re-chosen every w hours from the
+  arrivals of the w hours before) and keeps the w of highest simulated revenue.
+
+What-if simulations are in-process replays (:mod:`adaptsched.core.replay`) of the same
+planning code; they never touch the simulator. Our interpretation where the paper is
+silent: each starts from an empty machine at the window's start; a job runs for its actual
+runtime if it has completed by now, else for its estimate; the revenue counts every
+simulated job at its simulated completion. Before the first choice the OC-factor is
+``initial_oc_factor`` (0).
+"""
+
+from __future__ import annotations
+
+from adaptsched.core.base import Job
+from adaptsched.core.qops import Qops, job_value
+from adaptsched.core.replay import replay
+
+HOUR_S = 3600.0
+
+
+def what_if_revenue(nb_hosts: int, history: list, oc_factor: float, k_factor: int, start_s: float,
+                    end_s: float) -> float:
+    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s)."""
+    jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in history
+            if start_s <= j.submit_s < end_s]
+    if not jobs:
+        return 0.0
+    out = replay(Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor), jobs)
+    return sum(job_value(o.job, o.end_s) for o in out.values()
+               if o.end_s is not None and not o.killed and not (o.rejected and not o.attempts))
+
+
+def best_oc_factor(nb_hosts, history, oc_factors, k_factor, start_s, end_s) -> float:
+    revenues = [(what_if_revenue(nb_hosts, history, oc, k_factor, start_s, end_s), -oc) for oc in oc_factors]
+    return -max(revenues)[1]
+
+
+class Dvqops(Qops):
+    name = "dvqops"
+    options = {
+        "k_factor": (5, "QoPS: at most this many jobs moved ahead of the new job per tried position"),
+        "oc_factors": ("0,0.05,0.1,0.2,0.4", "candidate OC-factors, comma-separated"),
+        "max_window_h": (64.0, "largest rollback window (h); the window is re-chosen this often"),
+        "initial_oc_factor": (0.0, "OC-factor before the first what-if choice"),
+    }
+
+    def __init__(self, nb_hosts: int, *, k_factor: int = 5, oc_factors: str = "0,0.05,0.1,0.2,0.4",
+                 max_window_h: float = 64.0, initial_oc_factor: float = 0.0):
+        super().__init__(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=initial_oc_factor)
+        self.oc_factors = [float(x) for x in str(oc_factors).split(",") if x.strip()]
+        if not self.oc_factors:
+            raise ValueError("oc_factors needs at least one value")
+        if not max_window_h >= 1:
+            raise ValueError(f"max_window_h must be >= 1, got {max_window_h!r}")
+        self.max_window_s = max_window_h * HOUR_S
+        self.windows_s = []
+        w = 1.0
+        while w <= max_window_h:
+            self.windows_s.append(w * HOUR_S)
+            w *= 2
+        self.window_s = self.windows_s[-1]
+        self.history = []  # [Job, known runtime or None], in arrival order
+        self.by_id = {}
+        self.started_s = {}
+        self.origin_s = None
+        self.next_oc_s = None
+        self.next_window_s = None
+        self.choices = []  # (time, oc_factor, window_s): the trajectory, for plots and tests
+
+    # -- history -----------------------------------------------------------------------
+    def on_submit(self, job, now):
+        if self.origin_s is None:
+            self.origin_s = now
+            self.next_oc_s = now + self.window_s
+            self.next_window_s = now + self.max_window_s
+        entry = [Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), None]
+        self.history.append(entry)
+        self.by_id[job.id] = entry
+        super().on_submit(job, now)
+
+    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
+        entry = self.by_id.get(running.job.id)
+        if entry is not None:
+            entry[1] = now - running.start_s
+        super().on_complete(running, now, state)
+
+    def _known(self):
+        """(job, runtime) of the history: actual runtime if done, else (just under) the estimate."""
+        return [(j, r if r is not None else j.walltime_s * (1 - 1e-9)) for j, r in self.history]
+
+    # -- the two what-if choices --------------------------------------------------------
+    def simulate_dvqops(self, history, window_s, start_s, end_s) -> float:
+        """Revenue of DVQoPS with a fixed window over [start_s, end_s): the OC-factor is
+        re-chosen every window from the window before (the first one keeps the current)."""
+        total, t, oc = 0.0, start_s, self.oc_factor
+        while t < end_s:
+            if t - window_s >= (self.origin_s or 0.0):
+                oc = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor, t - window_s, t)
+            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, min(t + window_s, end_s))
+            t += window_s
+        return total
+
+    def retune(self, now: float):
+        history = None
+        if now >= self.next_window_s:
+            history = self._known()
+            start = now - self.max_window_s
+            scores = [(self.simulate_dvqops(history, w, start, now), -w) for w in self.windows_s]
+            self.window_s = -max(scores)[1]
+            self.next_window_s = now + self.max_window_s
+        if now >= self.next_oc_s:
+            history = history or self._known()
+            self.oc_factor = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor,
+                                            now - self.window_s, now)
+            self.next_oc_s = now + self.window_s
+            self.choices.append((now, self.oc_factor, self.window_s))
+
+    def plan(self, now: float):
+        if self.arrivals and self.next_oc_s is not None:
+            self.retune(now)
+        super().plan(now)

@@ -18,7 +18,8 @@ planning code; they never touch the simulator. Our interpretation where the pape
 silent: each starts from an empty machine at the window's start; a job runs for its actual
 runtime if it has completed by now, else for its estimate; the revenue counts every
 simulated job at its simulated completion. Before the first choice the OC-factor is
-``initial_oc_factor`` (0).
+``initial_oc_factor`` (0). Each job's metadata records the OC-factor and window in force at
+its arrival (``oc_factor``, ``window_h``), so the trajectory can be plotted from the output.
 """
 
 from __future__ import annotations
@@ -130,4 +131,6 @@ class Dvqops(Qops):
     def plan(self, now: float):
         if self.arrivals and self.next_oc_s is not None:
             self.retune(now)
+        for job in self.arrivals:  # the trajectory, readable from _jobs.csv
+            self.record(job, oc_factor=self.oc_factor, window_h=self.window_s / HOUR_S)
         super().plan(now)

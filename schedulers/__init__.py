@@ -27,6 +27,8 @@ SCHEDULERS = {
                "FIFO, stubborn/greedy/hybrid", "adaptsched.core.allocation:DowneyAllocation"),
     "qops": ("qops.py", "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an "
              "opportunity-cost factor", "adaptsched.core.qops:Qops"),
+    "dvqops": ("dvqops.py", "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
+               "adaptsched.core.dvqops:Dvqops"),
 }
 
 

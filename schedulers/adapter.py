@@ -108,6 +108,8 @@ class PlannerScheduler(BatsimScheduler):
             return
         bs = self.bs
         decisions = self.core.schedule(bs.time())
+        for job_id, values in decisions.metadata.items():  # first: a rejected job's row is written at once
+            bs.set_job_metadata(job_id, values)
         executed = []
         for job_id, hosts in decisions.starts:
             job = self.jobs.pop(job_id)
@@ -123,8 +125,6 @@ class PlannerScheduler(BatsimScheduler):
             bs.execute_jobs(executed)
         if decisions.kills:
             bs.kill_jobs([self.copies.get(i) or self.running_job(i) for i in decisions.kills])
-        for job_id, values in decisions.metadata.items():
-            bs.set_job_metadata(job_id, values)
         for wake_at in decisions.wake_ups:
             bs.wake_me_up_at(wake_at)
         if self.registration_open and bs.no_more_static_jobs and self.core.idle():

@@ -134,3 +134,19 @@ def test_dvqops_switches_oc_factor_when_the_urgent_share_changes():
     assert first and set(first) == {0.0}  # no urgent jobs: turning normal jobs away earns nothing
     assert later and max(later) > 0.0  # many urgent jobs: normal ones are not worth their room
     assert all(o.end_s <= o.job.fields["deadline"] + 1e-6 for o in out.values() if not o.rejected)
+
+
+def test_dvqops_runs_through_the_engine_and_records_its_choices(tmp_path):
+    import csv
+
+    from helpers import CTC_EXCERPT
+    from test_cli import cli
+
+    src = tmp_path / "ctc.json"
+    assert cli("convert", CTC_EXCERPT, src, "--hosts", 338, "--first", 600)[0] == 0
+    assert cli("qos-annotate", src, tmp_path / "q.json", "--urgent", 0.5, "--exact")[0] == 0
+    code, _, err = cli("run", "--scheduler", "dvqops", "--workload", tmp_path / "q.json", "--platform", 338,
+                       "--out", tmp_path / "d", "--option", "max_window_h=8")
+    assert code == 0, err
+    rows = list(csv.DictReader(open(tmp_path / "d_jobs.csv")))
+    assert all("'oc_factor'" in r["metadata"] and "'window_h'" in r["metadata"] for r in rows)

@@ -362,6 +362,16 @@ DIFFERENCES = """## 7. Why our numbers differ from the paper's
 * **Which mixes.** The paper's figures show speculation and adaptation on all orders; we run
   them on BF and on one no-guarantee order (1/L-NG, deterministic) to keep the reproduction
   under an hour, and the combined techniques on BF and on R/L-NG (with seeds).
+* **Priority levels.** The paper does not say how its three priority levels are drawn or
+  weighted against the estimate; ours are uniform on {1, 2, 3}. The P-based orders gain
+  less than the paper reports (P/L-NG), while the R-based ones come close (R/L-NG): with
+  only three levels, P/L behaves much like 1/L, whose -NG variant we also find weaker than
+  the randomized ones.
+* **Combined techniques.** Our start-time widening only widens into hosts that stay idle
+  for the whole (shorter) run and no reservation needs, and speculation runs before it and
+  takes most holes (as the paper notes, "speculative backfilling takes most of the
+  available nodes"): R/L-NG with half size and widening reaches about a quarter of BF's
+  bounded slowdown, not the paper's 15 %, while its delay matches the paper's 21 %.
 * **Metric details.** Bounded slowdown uses the runtime at the submitted width (the paper:
   "reducing job parallelism by factor 2 ... incurs slowdown of at least 2"), bound 10 s, and
   is never below 1; killed jobs count with their killed run.

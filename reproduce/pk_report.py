@@ -140,7 +140,9 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
         f"users' estimates as walltimes, bounded slowdown with a 10 s bound (runtime at the "
         f"submitted width), {engine} engine. Randomized orders: mean over {seeds} seeds, "
         f"spread (min–max) in parentheses. Relative changes are against BF (conservative "
-        f"backfilling: order D with guarantees). Whole reproduction: {wall_s / 60:.1f} min.",
+        f"backfilling: order D with guarantees). This invocation: {wall_s / 60:.1f} min; the "
+        f"{sum(len(v) for v in res.runs.values())} runs took {sum(r['wall_s'] for v in res.runs.values() for r in v) / 60:.1f} "
+        f"min in all (one per CPU at a time; an interrupted reproduction resumes).",
         "",
     ]
     csv_rows = []

@@ -159,6 +159,14 @@ def cmd_qos_annotate(args):
 
 # -- reproduce -------------------------------------------------------------------------
 def cmd_reproduce(args):
+    if args.paper == "qops":
+        from adaptsched.reproduce.qops import TRACES
+        from adaptsched.reproduce.qops import reproduce as reproduce_qops
+
+        traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
+        reproduce_qops(out=args.out or "results/qops", jobs=args.jobs or 10000, engine=args.engine,
+                       batsim=args.batsim, workers=args.workers, traces=traces, say=_say)
+        return 0
     if args.paper == "downey":
         from adaptsched.reproduce.downey import reproduce as reproduce_downey
 
@@ -293,7 +301,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_qos_annotate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument("paper", choices=("perkovic-keleher", "downey"), help="perkovic-keleher: Randomization, "
+    p.add_argument("paper", choices=("perkovic-keleher", "downey", "qops"), help="qops: Islam et al., Analyzing "
+                   "and Minimizing the Impact of Opportunity Cost in QoS-aware Job Scheduling (Tables 1, 2); "
+                   "perkovic-keleher: Randomization, "
                    "Speculation, and Adaptation in Batch Schedulers, on CTC-SP2; downey: A parallel workload model "
                    "and its implications for processor allocation (Table 1, Figures 11-13)")
     p.add_argument("--out", help="results folder (default results/PAPER); an interrupted reproduction "
@@ -302,13 +312,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
     p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz)")
     p.add_argument("--hosts", type=int, help="machine size (default: the paper's, 430 or 64)")
-    p.add_argument("--jobs", type=int, help="perkovic-keleher: only the first N jobs (default: the whole trace)")
+    p.add_argument("--jobs", type=int, help="perkovic-keleher: only the first N jobs (default: the whole trace); "
+                   "qops: jobs per trace (default 10,000)")
     p.add_argument("--days", type=int, default=120, help="downey: simulated days per workload (default 120)")
     p.add_argument("--seeds", type=int, help="seeds: of the randomized orders (perkovic-keleher, default 5), "
                    "of the Table 1 workloads (downey, default 3)")
     p.add_argument("--study", action="append", choices=("orders", "speculation", "adaptation", "combined"),
                    help="run only this study (repeatable; default: all)")
     p.add_argument("--workers", type=int, help="parallel runs (default: one per CPU)")
+    p.add_argument("--qos-trace", action="append", choices=("SDSC-SP2", "CTC-SP2"),
+                   help="qops: only this trace (repeatable; default both)")
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")

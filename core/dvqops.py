@@ -8,7 +8,7 @@ every arrival (accepted or rejected) and:
   (``oc_factors``, default 0, 0.05, 0.1, 0.2, 0.4), simulates VQoPS over the arrivals of the
   last ``window`` hours and keeps the factor of highest simulated revenue (ties: the
   smaller factor). It is used until the next choice.
-* **Rollback window** (Figure 4b): every ``max_window_h`` hours (64), for each candidate
+* **Rollback window** (Figure 4b; or fixed: ``window_h``): every ``max_window_h`` hours (64), for each candidate
   window w in 1, 2, 4, ..., ``max_window_h`` hours, simulates DVQoPS itself over the last
   ``max_window_h`` hours with window w (the OC-factor re-chosen every w hours from the
   arrivals of the w hours before) and keeps the w of highest simulated revenue.
@@ -55,10 +55,11 @@ class Dvqops(Qops):
         "oc_factors": ("0,0.05,0.1,0.2,0.4", "candidate OC-factors, comma-separated"),
         "max_window_h": (64.0, "largest rollback window (h); the window is re-chosen this often"),
         "initial_oc_factor": (0.0, "OC-factor before the first what-if choice"),
+        "window_h": (0.0, "a fixed rollback window (h) instead of choosing one (0: choose)"),
     }
 
     def __init__(self, nb_hosts: int, *, k_factor: int = 5, oc_factors: str = "0,0.05,0.1,0.2,0.4",
-                 max_window_h: float = 64.0, initial_oc_factor: float = 0.0):
+                 max_window_h: float = 64.0, initial_oc_factor: float = 0.0, window_h: float = 0.0):
         super().__init__(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=initial_oc_factor)
         self.oc_factors = [float(x) for x in str(oc_factors).split(",") if x.strip()]
         if not self.oc_factors:
@@ -72,6 +73,9 @@ class Dvqops(Qops):
             self.windows_s.append(w * HOUR_S)
             w *= 2
         self.window_s = self.windows_s[-1]
+        self.fixed_window = window_h > 0
+        if self.fixed_window:
+            self.window_s = window_h * HOUR_S
         self.history = []  # [Job, known runtime or None], in arrival order
         self.by_id = {}
         self.started_s = {}
@@ -115,7 +119,7 @@ class Dvqops(Qops):
 
     def retune(self, now: float):
         history = None
-        if now >= self.next_window_s:
+        if now >= self.next_window_s and not self.fixed_window:
             history = self._known()
             start = now - self.max_window_s
             scores = [(self.simulate_dvqops(history, w, start, now), -w) for w in self.windows_s]

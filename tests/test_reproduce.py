@@ -59,3 +59,15 @@ def test_reproduce_downey_end_to_end(tmp_path):
     for png in ("fig11_greedy.png", "fig11_stubborn.png", "fig12.png", "fig13_utilization.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
     assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24
+
+
+def test_reproduce_qops_end_to_end(tmp_path):
+    code, out, err = cli("reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--out", tmp_path / "q")
+    assert code == 0, err
+    folder = tmp_path / "q" / "report-embedded"
+    text = (folder / "report.md").read_text()
+    assert "(+160 %)" in text and "## Table 2" in text and "after their deadline" in text
+    assert "**none**" in text  # exact estimates: no accepted job misses its deadline
+    for png in ("revenue.png", "dvqops_choices.png"):
+        assert (folder / png).read_bytes()[:8] == PNG_MAGIC
+    assert len((folder / "revenue.csv").read_text().splitlines()) == 1 + 9

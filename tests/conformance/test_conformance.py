@@ -188,3 +188,17 @@ def test_natively_molded_jobs(tmp_path):
     path = write_workload(workload, tmp_path / "lin.json")
     both_engines(tmp_path, "lin", "downey", path, write_cluster(16, tmp_path / "p16.xml"))
     assert check_native_rows(tmp_path / "lin_batsim", workload) > 10
+
+
+@pytest.mark.parametrize("scheduler,options", [("qops", {}), ("qops", {"value_aware": True, "oc_factor": 0.05}),
+                                               ("dvqops", {"max_window_h": 8.0})], ids=["QoPS", "VQoPS", "DVQoPS"])
+def test_admission_control(tmp_path, ctc, scheduler, options):
+    """Jobs rejected at submission (with their metadata), deadlines kept, on both engines."""
+    from adaptsched.workloads.qos import annotate
+
+    workload, _ = annotate(json.loads(open(ctc[0]).read()), urgent_fraction=0.5, exact=True, seed=2)
+    path = write_workload(workload, tmp_path / "qos.json")
+    rows = both_engines(tmp_path, scheduler, scheduler, path, ctc[1], options=options)
+    assert sum(r["final_state"] == "REJECTED" for r in rows.values()) > 100
+    deadline = {str(j["id"]): j["deadline"] for j in workload["jobs"]}
+    assert all(float(r["finish_time"]) <= deadline[i] + 1e-6 for i, r in rows.items() if r["finish_time"])

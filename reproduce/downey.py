@@ -69,21 +69,16 @@ def runs(seeds: int):
 
 def reproduce(out="results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, engine: str = "embedded",
               batsim=None, workers=None, say=print) -> Path:
-    from adaptsched.engines.run import find_batsim_or_fail
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.downey import generate
 
-    from .runner import Job, run_batch
+    from .runner import Job, prepare, run_batch
 
     begin = time.perf_counter()
     if days < 1 or seeds < 1:
         raise InputError("--days/--seeds", f"need at least one day and one seed, got {days} and {seeds}")
-    if engine == "batsim":
-        batsim = find_batsim_or_fail(batsim)
-    out = Path(out).resolve()
-    inputs = out / "inputs"
-    inputs.mkdir(parents=True, exist_ok=True)
+    out, inputs, batsim = prepare(out, engine, batsim)
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     plan = runs(seeds)
     workloads = {}

@@ -126,12 +126,11 @@ def reproduce(out="results/perkovic-keleher", *, trace=None, hosts: int = PAPER_
               jobs: int | None = None, seeds: int = 5, engine: str = "embedded", batsim=None,
               studies=STUDIES, workers: int | None = None, say=print) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes ``out/report.md``."""
-    from adaptsched.engines.run import find_batsim_or_fail
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
 
     from .pk_report import write_report
-    from .runner import Job, run_batch
+    from .runner import Job, prepare, run_batch
 
     begin = time.perf_counter()
     trace = Path(trace) if trace else SHARED_TRACE
@@ -142,11 +141,7 @@ def reproduce(out="results/perkovic-keleher", *, trace=None, hosts: int = PAPER_
     unknown = set(studies) - set(STUDIES)
     if unknown:
         raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
-    if engine == "batsim":
-        batsim = find_batsim_or_fail(batsim)
-    out = Path(out).resolve()
-    inputs = out / "inputs"
-    inputs.mkdir(parents=True, exist_ok=True)
+    out, inputs, batsim = prepare(out, engine, batsim)
     workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, inputs / "workload.json")
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")

@@ -99,19 +99,14 @@ def load_variance(workload: dict, window_h: float) -> float:
 
 def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded", batsim=None, workers=None,
               traces=("SDSC-SP2", "CTC-SP2"), say=print) -> Path:
-    from adaptsched.engines.run import find_batsim_or_fail
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
 
-    from .runner import Job, run_batch
+    from .runner import Job, prepare, run_batch
 
     begin = time.perf_counter()
-    if engine == "batsim":
-        batsim = find_batsim_or_fail(batsim)
-    out = Path(out).resolve()
-    inputs = out / "inputs"
-    inputs.mkdir(parents=True, exist_ok=True)
+    out, inputs, batsim = prepare(out, engine, batsim)
     batch, plan = [], []
     scenarios = [(t, c, u, l, "exact") for t in traces for c, u, l in TABLE1]
     scenarios += [(t, 10, u, "orig", "real") for t in traces for u in (0.2, 0.5, 0.8)]

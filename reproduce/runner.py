@@ -65,6 +65,17 @@ def _run_one(job: Job, workload, platform, folder, engine, batsim, analyse):
         return job.name, None, detail
 
 
+def prepare(out, engine: str, batsim=None) -> tuple[Path, Path, str | None]:
+    """(results folder, its ``inputs`` subfolder, Batsim executable or None), checked up front."""
+    if engine == "batsim":
+        from adaptsched.engines.run import find_batsim_or_fail
+        batsim = find_batsim_or_fail(batsim)
+    out = Path(out).resolve()
+    inputs = out / "inputs"
+    inputs.mkdir(parents=True, exist_ok=True)
+    return out, inputs, batsim
+
+
 def run_batch(jobs: list[Job], workload, platform, folder, *, engine: str, batsim=None, analyse,
               workers: int | None = None, say=print) -> dict:
     """Runs the jobs not yet done; returns {name: result dict} of all done jobs."""

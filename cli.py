@@ -164,8 +164,11 @@ def cmd_reproduce(args):
         from adaptsched.reproduce.qops import reproduce as reproduce_qops
 
         traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
+        if args.trace and len(traces) != 1:
+            raise AdaptschedError("reproduce qops: --trace needs exactly one --qos-trace (the trace it replaces)")
         reproduce_qops(out=args.out or "results/qops", jobs=args.jobs or 10000, engine=args.engine,
-                       batsim=args.batsim, workers=args.workers, traces=traces, say=_say)
+                       batsim=args.batsim, workers=args.workers, traces=traces,
+                       trace_files={traces[0]: args.trace} if args.trace else None, say=_say)
         return 0
     if args.paper == "downey":
         from adaptsched.reproduce.downey import reproduce as reproduce_downey
@@ -310,7 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "resumes there")
     p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz)")
+    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz; qops: "
+                   "the file of the one --qos-trace)")
     p.add_argument("--hosts", type=int, help="machine size (default: the paper's, 430 or 64)")
     p.add_argument("--jobs", type=int, help="perkovic-keleher: only the first N jobs (default: the whole trace); "
                    "qops: jobs per trace (default 10,000)")

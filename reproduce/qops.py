@@ -98,7 +98,9 @@ def load_variance(workload: dict, window_h: float) -> float:
 
 
 def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded", batsim=None, workers=None,
-              traces=("SDSC-SP2", "CTC-SP2"), say=print) -> Path:
+              traces=("SDSC-SP2", "CTC-SP2"), trace_files: dict | None = None, say=print) -> Path:
+    """Runs every scenario (resuming in ``out``) and writes the report. ``trace_files`` maps a
+    trace name to its SWF file (default: ``../shared/traces``)."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
@@ -116,9 +118,9 @@ def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded"
         path = inputs / f"{name}.json"
         file, hosts = TRACES[trace]
         if not path.is_file():
-            source = REPO.parent / "shared" / "traces" / file
+            source = Path((trace_files or {}).get(trace) or REPO.parent / "shared" / "traces" / file)
             if not source.is_file():
-                raise InputError(source, "no such trace (../shared/traces)")
+                raise InputError(source, "no such trace (../shared/traces, or --trace FILE)")
             workload, _ = convert_swf(source, hosts=hosts, first=jobs)
             workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact",
                                    seed=1)
@@ -134,7 +136,8 @@ def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded"
         name = scenario_name("SDSC-SP2", 10, 0.5, "high", "exact")
         path = inputs / f"{name}.json"
         if not path.is_file():
-            workload, _ = convert_swf(REPO.parent / "shared" / "traces" / TRACES["SDSC-SP2"][0], hosts=128, first=jobs)
+            source = (trace_files or {}).get("SDSC-SP2") or REPO.parent / "shared" / "traces" / TRACES["SDSC-SP2"][0]
+            workload, _ = convert_swf(source, hosts=128, first=jobs)
             workload, _ = annotate(workload, urgent_fraction=0.5, urgent_cost=10, exact=True, seed=1)
             workload, _ = high_load(workload, fraction=0.4, seed=1)
             write_workload(workload, path)

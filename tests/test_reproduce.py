@@ -8,7 +8,7 @@ import json
 
 from adaptsched.reproduce.perkovic_keleher import mixes
 
-from helpers import CTC_EXCERPT
+from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -62,7 +62,8 @@ def test_reproduce_downey_end_to_end(tmp_path):
 
 
 def test_reproduce_qops_end_to_end(tmp_path):
-    code, out, err = cli("reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--out", tmp_path / "q")
+    code, out, err = cli("reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT,
+                         "--out", tmp_path / "q")
     assert code == 0, err
     folder = tmp_path / "q" / "report-embedded"
     text = (folder / "report.md").read_text()

@@ -108,7 +108,7 @@ def _bar_chart(path, title, labels, series, ylabel, paper=None):
         for j, label in enumerate(labels):
             if label in paper:
                 ax.plot([x[j] - 0.4, x[j] + 0.4], [100 * paper[label]] * 2, "k--", lw=1.5)
-        ax.plot([], [], "k--", label="paper")
+        ax.plot([], [], "k--", label="paper (-NG)")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(x, labels, rotation=30, ha="right")
     ax.set_ylabel(ylabel)

@@ -203,7 +203,10 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
               + ")."]
     # acceptance by class
     lines += ["", "## Accepted jobs by class (exact estimates, C = 10, U = 50 %, original load)", "",
-              "| trace | scheduler | urgent accepted | normal accepted | revenue |", "|---|---|---:|---:|---:|"]
+              "Jobs accepted of offered, and accepted load in processor-hours of the estimates "
+              "(offered in parentheses).", "",
+              "| trace | scheduler | urgent accepted | urgent load | normal accepted | normal load | revenue |",
+              "|---|---|---:|---:|---:|---:|---:|"]
     for trace in traces:
         name = scenario_name(trace, 10, 0.5, "orig", "exact")
         for label, _, _ in schedulers():
@@ -211,7 +214,10 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
             if r:
                 u, n = r["urgent"], r["normal"]
                 lines.append(f"| {trace} | {label} | {u['accepted_jobs']}/{u['offered_jobs']} | "
-                             f"{n['accepted_jobs']}/{n['offered_jobs']} | {r['all']['revenue']:,.0f} |")
+                             f"{u['accepted_load'] / 3600:,.0f} ({u['offered_load'] / 3600:,.0f}) | "
+                             f"{n['accepted_jobs']}/{n['offered_jobs']} | "
+                             f"{n['accepted_load'] / 3600:,.0f} ({n['offered_load'] / 3600:,.0f}) | "
+                             f"{r['all']['revenue']:,.0f} |")
     # Table 2
     t2 = [(w, results.get(f"table2_window{w}h")) for w in WINDOWS_H]
     if any(r for _, r in t2):

@@ -106,14 +106,20 @@ def cmd_compare(args):
     return 0
 
 
+def _read_workload(path) -> dict:
+    """A Batsim JSON workload as a dict, after Batsim's checks (errors name file, job, field)."""
+    from adaptsched.workloads.batsim_json import load_workload
+
+    load_workload(path)
+    return json.loads(Path(path).read_text())
+
+
 # -- mold-annotate -----------------------------------------------------------------------
 def cmd_mold_annotate(args):
-    from adaptsched.workloads.batsim_json import load_workload
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.moldable import annotate
 
-    load_workload(args.input)  # Batsim's checks, with file/job/field in the message
-    workload = json.loads(Path(args.input).read_text())
+    workload = _read_workload(args.input)
     out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed,
                             a_max=args.a_max)
     write_workload(out, args.output)
@@ -138,12 +144,10 @@ def cmd_generate(args):
 
 # -- qos-annotate --------------------------------------------------------------------------
 def cmd_qos_annotate(args):
-    from adaptsched.workloads.batsim_json import load_workload
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.qos import annotate, high_load
 
-    load_workload(args.input)  # Batsim's checks, with file/job/field in the message
-    workload = json.loads(Path(args.input).read_text())
+    workload = _read_workload(args.input)
     out, summary = annotate(workload, urgent_fraction=args.urgent, urgent_cost=args.urgent_cost,
                             deadline_factor=args.deadline_factor, unit_price=args.unit_price, exact=args.exact,
                             seed=args.seed)

@@ -7,7 +7,7 @@
   jobs a scheduler molded natively, metadata ``molded``) and only hosts below the machine size;
 * with ``guarantees``: no job starts (its first executed attempt, copies included) later
   than the first guarantee its scheduler wrote in its metadata (``reservation_s``), to within
-  ``GUARANTEE_EPS_S`` (10 us: see there);
+  ``GUARANTEE_EPS_S`` (10 us: see :mod:`.backfilling`);
 * killed attempts are never completions: a folded job counts as completed only if its
   final attempt ended COMPLETED_SUCCESSFULLY (:mod:`.fold`); no job completes twice (two
   successful attempts); a completed job's final attempt ran no longer than its walltime
@@ -18,38 +18,28 @@ Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 import pandas as pd
+from procset import ProcSet
 
-from .backfilling import reservations
+from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
 
 EPS_S = 1e-6
-#: A guarantee is a time the scheduler computed from the 6-decimal times Batsim sends it; with
-#: fractional runtimes (resized jobs) the engine's exact times drift from those by a few
-#: microseconds along chains of jobs, so a job due at its guarantee may start that much later.
-GUARANTEE_EPS_S = 1e-5
 
 
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
     """(host, start, finish, row) of every host of every executed attempt."""
-    hosts, starts, finishes, rows = [], [], [], []
-    start = raw["starting_time"].to_numpy(dtype=float)
-    finish = raw["finish_time"].to_numpy(dtype=float)
-    for i, text in zip(np.flatnonzero(ran), raw["allocated_resources"].to_numpy()[ran]):
-        for part in str(text).split():
-            low, _, high = part.partition("-")
-            ids = np.arange(int(low), int(high or low) + 1)
-            hosts.append(ids)
-            starts.append(np.full(len(ids), start[i]))
-            finishes.append(np.full(len(ids), finish[i]))
-            rows.append(np.full(len(ids), i))
-    if not hosts:
-        empty = np.zeros(0)
-        return empty.astype(int), empty, empty, empty.astype(int)
-    return (np.concatenate(hosts), np.concatenate(starts), np.concatenate(finishes),
-            np.concatenate(rows))
+    executed = np.flatnonzero(ran)
+    hosts = [list(ProcSet.from_str(str(text))) for text in raw["allocated_resources"].to_numpy()[executed]]
+    sizes = np.fromiter(map(len, hosts), dtype=np.int64, count=len(hosts))
+    rows = np.repeat(executed, sizes)
+    host = np.fromiter(chain.from_iterable(hosts), dtype=np.int64, count=int(sizes.sum()))
+    return (host, raw["starting_time"].to_numpy(dtype=float)[rows],
+            raw["finish_time"].to_numpy(dtype=float)[rows], rows)
 
 
 def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = False,

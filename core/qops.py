@@ -42,16 +42,21 @@ def positions(n: int) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def job_value(job, finish_s: float) -> float:
-    """The job's price if done by submission + estimate, linearly less to 0 at its deadline."""
-    f = job.fields
-    price, deadline = float(f.get("price", 0.0)), float(f.get("deadline", INF))
-    full_until = job.submit_s + float(f.get("estimate_s", job.walltime_s))
-    if finish_s <= full_until + 1e-9:
+def linear_value(finish_s: float, *, price: float, full_until_s: float, deadline_s: float) -> float:
+    """Islam et al.'s value function: the full ``price`` if the job completes by
+    ``full_until_s`` (submission + estimate), linearly less to zero at ``deadline_s``."""
+    if finish_s <= full_until_s + 1e-9:
         return price
-    if finish_s >= deadline or deadline <= full_until:
+    if finish_s >= deadline_s or deadline_s <= full_until_s:
         return 0.0
-    return price * (deadline - finish_s) / (deadline - full_until)
+    return price * (deadline_s - finish_s) / (deadline_s - full_until_s)
+
+
+def job_value(job, finish_s: float) -> float:
+    """:func:`linear_value` of a scheduler's job (its fields hold price, deadline, estimate_s)."""
+    f = job.fields
+    return linear_value(finish_s, price=float(f.get("price", 0.0)), deadline_s=float(f.get("deadline", INF)),
+                        full_until_s=job.submit_s + float(f.get("estimate_s", job.walltime_s)))
 
 
 class Qops(ConservativeBackfilling):

@@ -37,6 +37,11 @@ SPECULATION_PCTS = (25.0, 50.0, 75.0)
 STUDIES = ("orders", "speculation", "adaptation", "combined")
 
 
+def base_label(order: str, guarantees: bool) -> str:
+    """An order's name in the paper's convention: BF, P, R, 1/L, P/L, R/L, with -NG."""
+    return ("BF" if order == "D" and guarantees else order) + ("" if guarantees else "-NG")
+
+
 @dataclass(frozen=True)
 class Mix:
     """One scheduler configuration of the study: ``label`` as in the paper's figures."""
@@ -51,9 +56,7 @@ class Mix:
 
     @property
     def base(self) -> str:
-        """The order's name in the paper's convention: BF, P, R, 1/L, P/L, R/L (+ -NG)."""
-        name = "BF" if self.order == "D" and self.guarantees else self.order
-        return name + ("" if self.guarantees else "-NG")
+        return base_label(self.order, self.guarantees)
 
     @property
     def randomized(self) -> bool:
@@ -84,24 +87,23 @@ def mixes(studies=STUDIES) -> list[Mix]:
     if "orders" in studies:
         for guarantees in (True, False):
             for order in ("D", "P", "R", "1/L", "P/L", "R/L"):
-                mix = Mix("", "orders", order, guarantees)
-                out.append(Mix(mix.base, "orders", order, guarantees))
+                out.append(Mix(base_label(order, guarantees), "orders", order, guarantees))
     if "speculation" in studies:
         for order, guarantees in (("D", True), ("1/L", False)):
-            base = Mix("", "", order, guarantees).base
+            base = base_label(order, guarantees)
             for tests in (False, True):
                 for pct in SPECULATION_PCTS:
                     label = f"{base} spec {pct:g}%" + (" +test" if tests else "")
                     out.append(Mix(label, "speculation", order, guarantees, pct, tests))
     if "adaptation" in studies:
         for order, guarantees in (("D", True), ("1/L", False)):
-            base = Mix("", "", order, guarantees).base
+            base = base_label(order, guarantees)
             for adaptation in ("half", "quarter", "greedy"):
                 out.append(Mix(f"{base} {adaptation}", "adaptation", order, guarantees,
                                adaptation=adaptation))
     if "combined" in studies:
         for order, guarantees in (("D", True), ("R/L", False)):
-            base = Mix("", "", order, guarantees).base
+            base = base_label(order, guarantees)
             out.append(Mix(f"{base} half+widen", "combined", order, guarantees, adaptation="half",
                            widening=True))
             out.append(Mix(f"{base} half+widen+spec", "combined", order, guarantees, speculation=50.0,

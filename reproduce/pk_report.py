@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .perkovic_keleher import base_label
+
 #: Relative change vs BF stated in sec. 5: (bounded slowdown, delay).
 PAPER_VS_BF = {"P/L-NG": (-0.57, -0.38), "R/L-NG": (-0.77, -0.65)}
 #: Relative change vs 1/L (shortest-first with guarantees), sec. 5.
@@ -197,7 +199,7 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
         for metric, name in (("bsld", "bounded slowdown"), ("wait", "delay")):
             series = []
             for tag, guarantees in (("with guarantees", True), ("-NG", False)):
-                stats = [_rel_triplet(res, Mix_label(o, guarantees), getattr(res, metric)("BF"), metric)
+                stats = [_rel_triplet(res, base_label(o, guarantees), getattr(res, metric)("BF"), metric)
                          for o in ("D", "P", "R", "1/L", "P/L", "R/L")]
                 series.append((tag, stats))
             paper = {"P/L": PAPER_VS_BF["P/L-NG"][0 if metric == "bsld" else 1],
@@ -337,11 +339,6 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
     path = folder / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-def Mix_label(order, guarantees):
-    name = "BF" if order == "D" and guarantees else order
-    return name + ("" if guarantees else "-NG")
 
 
 DIFFERENCES = """## 7. Why our numbers differ from the paper's

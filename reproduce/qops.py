@@ -97,13 +97,31 @@ def load_variance(workload: dict, window_h: float) -> float:
     return float(np.var(loads))
 
 
+def scenario_workload(inputs: Path, trace, cost, urgent, load, estimates, *, jobs: int,
+                      trace_files: dict | None = None) -> Path:
+    """The annotated workload of a scenario, written once into ``inputs``."""
+    from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.qos import annotate, high_load
+
+    path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates)}.json"
+    if path.is_file():
+        return path
+    file, hosts = TRACES[trace]
+    source = Path((trace_files or {}).get(trace) or REPO.parent / "shared" / "traces" / file)
+    if not source.is_file():
+        raise InputError(source, "no such trace (../shared/traces, or --trace FILE)")
+    workload, _ = convert_swf(source, hosts=hosts, first=jobs)
+    workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact", seed=1)
+    if load == "high":
+        workload, _ = high_load(workload, fraction=0.4, seed=1)
+    return write_workload(workload, path)
+
+
 def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded", batsim=None, workers=None,
               traces=("SDSC-SP2", "CTC-SP2"), trace_files: dict | None = None, say=print) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report. ``trace_files`` maps a
     trace name to its SWF file (default: ``../shared/traces``)."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.workloads.convert import convert_swf, write_workload
-    from adaptsched.workloads.qos import annotate, high_load
 
     from .runner import Job, prepare, run_batch
 
@@ -112,41 +130,22 @@ def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded"
     batch, plan = [], []
     scenarios = [(t, c, u, l, "exact") for t in traces for c, u, l in TABLE1]
     scenarios += [(t, 10, u, "orig", "real") for t in traces for u in (0.2, 0.5, 0.8)]
-    platforms = {}
     for trace, cost, urgent, load, estimates in scenarios:
         name = scenario_name(trace, cost, urgent, load, estimates)
-        path = inputs / f"{name}.json"
-        file, hosts = TRACES[trace]
-        if not path.is_file():
-            source = Path((trace_files or {}).get(trace) or REPO.parent / "shared" / "traces" / file)
-            if not source.is_file():
-                raise InputError(source, "no such trace (../shared/traces, or --trace FILE)")
-            workload, _ = convert_swf(source, hosts=hosts, first=jobs)
-            workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact",
-                                   seed=1)
-            if load == "high":
-                workload, _ = high_load(workload, fraction=0.4, seed=1)
-            write_workload(workload, path)
-        platforms[trace] = hosts
+        path = scenario_workload(inputs, trace, cost, urgent, load, estimates, jobs=jobs, trace_files=trace_files)
         for label, scheduler, options in schedulers():
             run_name = f"{name}_{label.replace(' ', '')}"
             batch.append((trace, Job(run_name, scheduler, options, str(path))))
             plan.append((name, label, run_name))
     if "SDSC-SP2" in traces:
-        name = scenario_name("SDSC-SP2", 10, 0.5, "high", "exact")
-        path = inputs / f"{name}.json"
-        if not path.is_file():
-            source = (trace_files or {}).get("SDSC-SP2") or REPO.parent / "shared" / "traces" / TRACES["SDSC-SP2"][0]
-            workload, _ = convert_swf(source, hosts=128, first=jobs)
-            workload, _ = annotate(workload, urgent_fraction=0.5, urgent_cost=10, exact=True, seed=1)
-            workload, _ = high_load(workload, fraction=0.4, seed=1)
-            write_workload(workload, path)
+        path = scenario_workload(inputs, "SDSC-SP2", 10, 0.5, "high", "exact", jobs=jobs, trace_files=trace_files)
         for w in WINDOWS_H:
             batch.append(("SDSC-SP2", Job(f"table2_window{w}h", "dvqops", {"window_h": float(w)}, str(path))))
     say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
     results = {}
     for trace in traces:
-        platform = write_cluster(platforms[trace], inputs / f"cluster{platforms[trace]}.xml")
+        hosts = TRACES[trace][1]
+        platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
         results.update(run_batch([j for t, j in batch if t == trace], None, platform, out / engine, engine=engine,
                                  batsim=batsim, analyse=analyse_run, workers=workers, say=say))
     report = write_report(out / f"report-{engine}", scenarios, plan, results, traces=traces, jobs=jobs,

@@ -151,13 +151,14 @@ def linear_ptotal_workload(nb_jobs=30, seed=2):
 
 def check_native_rows(prefix, workload):
     import csv
+
+    from adaptsched.analysis.jobs import alloc_stats
     rows = {r["job_id"]: r for r in csv.DictReader(open(f"{prefix}_jobs.csv"))}
     t1 = {j["id"]: j["moldable"]["t1_s"] for j in workload["jobs"]}
     molded = 0
     for job_id, r in rows.items():
         assert "#" not in job_id and r["final_state"] == "COMPLETED_SUCCESSFULLY"
-        n = sum(int(h) - int(l) + 1 for l, _, h in (p.partition("-") for p in r["allocated_resources"].split())
-                for h in [h or l])
+        n = int(alloc_stats([r["allocated_resources"]])[0][0])
         assert float(r["execution_time"]) == pytest.approx(t1[job_id] / n, abs=2e-6)
         molded += n != int(r["requested_number_of_resources"])
     return molded

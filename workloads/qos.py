@@ -25,22 +25,16 @@ from __future__ import annotations
 
 import random
 
+from adaptsched.core.qops import linear_value
 from adaptsched.errors import AdaptschedError
 
 
-def value(job: dict | object, finish_s: float) -> float:
-    """What a job pays when it completes at ``finish_s`` (see the module doc).
-
-    ``job``: a dict with subtime, estimate_s (or walltime), deadline, price."""
-    get = job.get if isinstance(job, dict) else (lambda k, d=None: getattr(job, k, d))
-    submit, deadline, price = get("subtime"), get("deadline"), get("price")
-    estimate = get("estimate_s") or get("walltime")
-    full_until = submit + estimate
-    if finish_s <= full_until + 1e-9:
-        return price
-    if finish_s >= deadline or deadline <= full_until:
-        return 0.0
-    return price * (deadline - finish_s) / (deadline - full_until)
+def value(job: dict, finish_s: float) -> float:
+    """What an annotated job (a Batsim JSON job dict) pays when it completes at ``finish_s``
+    (:func:`adaptsched.core.qops.linear_value`)."""
+    estimate = job.get("estimate_s") or job.get("walltime")
+    return linear_value(finish_s, price=job["price"], full_until_s=job["subtime"] + estimate,
+                        deadline_s=job["deadline"])
 
 
 def annotate(workload: dict, *, urgent_fraction: float = 0.2, urgent_cost: float = 10.0,

@@ -104,9 +104,8 @@ class DowneyAllocation(OnlineScheduler):
             raise ValueError(f"min_fraction must be in [0, 1], got {min_fraction!r}")
         self.strategy, self.mode = strategy, mode
         self.min_fraction, self.load, self.sigma_max = min_fraction, load, sigma_max
-        self.models = {}  # job id -> (Downey model, requested size)
+        self.models = {}  # job id -> (Downey model, requested size, ideal size)
         self.scales = {}  # job id -> runtime factor of its chosen size
-        self.sizes = {}  # job id -> chosen cluster size
 
     def on_submit(self, job, now):
         spec = job.fields.get("moldable") if job.fields else None
@@ -116,15 +115,15 @@ class DowneyAllocation(OnlineScheduler):
             model = Downey(job.fields.get("max_res", self.nb_hosts), 0.0, spec.get("t1_s", 1.0))
         else:  # a rigid job: linear up to its request, which it keeps
             model = Downey(job.res, 0.0)
-        self.models[job.id] = (model, job.res)
+        ideal = ideal_size(self.strategy, model, self.nb_hosts, load=self.load, sigma_max=self.sigma_max)
+        self.models[job.id] = (model, job.res, ideal)  # the ideal size never changes: computed once
 
     def scale_of(self, job) -> float:
         return self.scales.get(job.id, 1.0)
 
     def choose(self, job, free: int, queued: int) -> int | None:
         """Cluster size to start the head job on now, or None to wait."""
-        model, _ = self.models[job.id]
-        ideal = ideal_size(self.strategy, model, self.nb_hosts, load=self.load, sigma_max=self.sigma_max)
+        ideal = self.models[job.id][2]
         if self.strategy == "ASP":
             return min(ideal, max(1, free // queued)) if free >= 1 else None
         if self.mode == "stubborn":
@@ -147,8 +146,7 @@ class DowneyAllocation(OnlineScheduler):
         queue.remove_all(started)
 
     def begin(self, job, now: float, n: int):
-        model, requested = self.models[job.id]
-        self.sizes[job.id] = n
+        model, requested, _ = self.models[job.id]
         if n == requested:
             return self.start(job, now)
         spec = job.fields.get("moldable") if job.fields else None

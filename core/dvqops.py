@@ -39,8 +39,7 @@ def what_if_revenue(nb_hosts: int, history: list, oc_factor: float, k_factor: in
     if not jobs:
         return 0.0
     out = replay(Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor), jobs)
-    return sum(job_value(o.job, o.end_s) for o in out.values()
-               if o.end_s is not None and not o.killed and not (o.rejected and not o.attempts))
+    return sum(job_value(o.job, o.end_s) for o in out.values() if o.end_s is not None and not o.killed)
 
 
 def best_oc_factor(nb_hosts, history, oc_factors, k_factor, start_s, end_s) -> float:

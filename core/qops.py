@@ -131,11 +131,9 @@ class Qops(ConservativeBackfilling):
             return False
         if self.value_aware:
             current = self.revenue(self.waiting, [self.reservation[j.id] for j in self.waiting])
-            best = max(found, key=lambda f: (self.revenue(f[1], [self.reservation[j.id] for j in f[1]])
-                                            + self.revenue(f[2], f[3]), -f[0]))
-            gain = self.revenue(best[1], [self.reservation[j.id] for j in best[1]]) \
-                + self.revenue(best[2], best[3]) - current
-            if gain <= self.oc_factor * new.res * new.walltime_s:
+            total, _, best = max((self.revenue(f[1], [self.reservation[j.id] for j in f[1]])
+                                  + self.revenue(f[2], f[3]), -f[0], f) for f in found)
+            if total - current <= self.oc_factor * new.res * new.walltime_s:
                 self.decisions_log.append((now, new.id, False, None))
                 return False
         else:

@@ -26,14 +26,26 @@ def _say(*args):
 def cmd_run(args):
     from adaptsched.engines.run import run
 
-    result = run(args.scheduler, args.workload, args.platform, args.out, engine=args.engine,
-                 options=args.option, batsim=args.batsim, dynamic_jobs=args.dynamic_jobs,
-                 ack_dynamic_jobs=args.ack_dynamic_jobs, profile_reuse=args.profile_reuse,
-                 progress=None if args.progress == "auto" else args.progress == "on",
-                 pin_cpu=not args.no_pin, say=_say)
+    result = run(
+        args.scheduler,
+        args.workload,
+        args.platform,
+        args.out,
+        engine=args.engine,
+        options=args.option,
+        batsim=args.batsim,
+        dynamic_jobs=args.dynamic_jobs,
+        ack_dynamic_jobs=args.ack_dynamic_jobs,
+        profile_reuse=args.profile_reuse,
+        progress=None if args.progress == "auto" else args.progress == "on",
+        pin_cpu=not args.no_pin,
+        say=_say,
+    )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
-    _say(f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
-         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)")
+    _say(
+        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+        f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
+    )
     _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}")
     for note in result.notes:
         _say(f"note: {note}")
@@ -56,8 +68,10 @@ def cmd_schedulers(args):
         _say(f"    plugin: {registry.plugin_path(name)}")
         for option, (default, help_text) in core.options.items():
             _say(f"    --option {option}=... (default {default}): {help_text}")
-    _say("pybatsim's own schedulers (e.g. easyBackfill, fillerSched) and any .py pybatsim plugin path "
-         "are accepted by 'adaptsched run --scheduler' too.")
+    _say(
+        "pybatsim's own schedulers (e.g. easyBackfill, fillerSched) and any .py pybatsim plugin path "
+        "are accepted by 'adaptsched run --scheduler' too."
+    )
     return 0
 
 
@@ -65,9 +79,16 @@ def cmd_schedulers(args):
 def cmd_convert(args):
     from adaptsched.workloads.convert import convert_swf, write_workload
 
-    workload, report = convert_swf(args.trace, hosts=args.hosts, first=args.first, start_s=args.start,
-                                   end_s=args.end, missing_estimate=args.missing_estimate,
-                                   over_estimate=args.over_estimate, zero_runtime=args.zero_runtime)
+    workload, report = convert_swf(
+        args.trace,
+        hosts=args.hosts,
+        first=args.first,
+        start_s=args.start,
+        end_s=args.end,
+        missing_estimate=args.missing_estimate,
+        over_estimate=args.over_estimate,
+        zero_runtime=args.zero_runtime,
+    )
     path = write_workload(workload, args.output)
     _say(report.summary())
     _say(f"wrote {path} ({len(workload['jobs'])} jobs, nb_res={workload['nb_res']})")
@@ -78,8 +99,10 @@ def cmd_platform(args):
     from adaptsched.platforms.simgrid import write_cluster
 
     path = write_cluster(args.hosts, args.output, speed=args.speed)
-    _say(f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
-         "(Batsim's messages take zero simulated time)")
+    _say(
+        f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
+        "(Batsim's messages take zero simulated time)"
+    )
     return 0
 
 
@@ -87,8 +110,9 @@ def cmd_platform(args):
 def cmd_metrics(args):
     from adaptsched.analysis import compute_metrics, format_metrics
 
-    metrics = compute_metrics(args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short,
-                              long_s=args.long, wide_hosts=args.wide)
+    metrics = compute_metrics(
+        args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide
+    )
     if args.json:
         print(json.dumps(metrics, indent=2))
     else:
@@ -101,8 +125,10 @@ def cmd_compare(args):
 
     written = compare_runs(args.runs, args.out, bound_s=args.bound, hosts=args.hosts)
     _say(Path(written["markdown"]).read_text())
-    _say(f"comparison written to {Path(args.out).resolve()}: " + ", ".join(
-        Path(p).name for key, p in written.items() if key != "json"))
+    _say(
+        f"comparison written to {Path(args.out).resolve()}: "
+        + ", ".join(Path(p).name for key, p in written.items() if key != "json")
+    )
     return 0
 
 
@@ -120,8 +146,7 @@ def cmd_mold_annotate(args):
     from adaptsched.workloads.moldable import annotate
 
     workload = _read_workload(args.input)
-    out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed,
-                            a_max=args.a_max)
+    out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed, a_max=args.a_max)
     write_workload(out, args.output)
     _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable ({args.model}, seed {args.seed})")
     return 0
@@ -134,8 +159,10 @@ def cmd_generate(args):
 
     workload = generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
     write_workload(workload, args.output)
-    _say(f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
-         f"{args.load} on {args.hosts} processors (seed {args.seed})")
+    _say(
+        f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
+        f"{args.load} on {args.hosts} processors (seed {args.seed})"
+    )
     if args.swf:
         write_swf(workload, args.swf)
         _say(f"{args.swf}: the same jobs as SWF (rigid request = round(A))")
@@ -148,14 +175,22 @@ def cmd_qos_annotate(args):
     from adaptsched.workloads.qos import annotate, high_load
 
     workload = _read_workload(args.input)
-    out, summary = annotate(workload, urgent_fraction=args.urgent, urgent_cost=args.urgent_cost,
-                            deadline_factor=args.deadline_factor, unit_price=args.unit_price, exact=args.exact,
-                            seed=args.seed)
+    out, summary = annotate(
+        workload,
+        urgent_fraction=args.urgent,
+        urgent_cost=args.urgent_cost,
+        deadline_factor=args.deadline_factor,
+        unit_price=args.unit_price,
+        exact=args.exact,
+        seed=args.seed,
+    )
     _say(f"{summary['urgent']} of {summary['jobs']} jobs urgent; offered load {summary['offered_load']:.3f}")
     if args.high_load:
         out, load = high_load(out, fraction=args.high_load, seed=args.seed)
-        _say(f"high load: {load['jobs_before']} -> {load['jobs_after']} jobs, offered load "
-             f"{load['load_before']:.3f} -> {load['load_after']:.3f}")
+        _say(
+            f"high load: {load['jobs_before']} -> {load['jobs_after']} jobs, offered load "
+            f"{load['load_before']:.3f} -> {load['load_after']:.3f}"
+        )
     write_workload(out, args.output)
     _say(f"wrote {args.output}")
     return 0
@@ -170,23 +205,46 @@ def cmd_reproduce(args):
         traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
         if args.trace and len(traces) != 1:
             raise AdaptschedError("reproduce qops: --trace needs exactly one --qos-trace (the trace it replaces)")
-        reproduce_qops(out=args.out or "results/qops", jobs=args.jobs or 10000, engine=args.engine,
-                       batsim=args.batsim, workers=args.workers, traces=traces,
-                       trace_files={traces[0]: args.trace} if args.trace else None, say=_say)
+        reproduce_qops(
+            out=args.out or "results/qops",
+            jobs=args.jobs or 10000,
+            engine=args.engine,
+            batsim=args.batsim,
+            workers=args.workers,
+            traces=traces,
+            trace_files={traces[0]: args.trace} if args.trace else None,
+            say=_say,
+        )
         return 0
     if args.paper == "downey":
         from adaptsched.reproduce.downey import reproduce as reproduce_downey
 
-        reproduce_downey(out=args.out or "results/downey", days=args.days, seeds=3 if args.seeds is None else args.seeds,
-                         hosts=args.hosts or 64, engine=args.engine, batsim=args.batsim, workers=args.workers,
-                         say=_say)
+        reproduce_downey(
+            out=args.out or "results/downey",
+            days=args.days,
+            seeds=3 if args.seeds is None else args.seeds,
+            hosts=args.hosts or 64,
+            engine=args.engine,
+            batsim=args.batsim,
+            workers=args.workers,
+            say=_say,
+        )
         return 0
     from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
 
     studies = tuple(args.study) if args.study else STUDIES
-    reproduce(out=args.out or "results/perkovic-keleher", trace=args.trace, hosts=args.hosts or PAPER_HOSTS,
-              jobs=args.jobs, seeds=5 if args.seeds is None else args.seeds, engine=args.engine, batsim=args.batsim, studies=studies,
-              workers=args.workers, say=_say)
+    reproduce(
+        out=args.out or "results/perkovic-keleher",
+        trace=args.trace,
+        hosts=args.hosts or PAPER_HOSTS,
+        jobs=args.jobs,
+        seeds=5 if args.seeds is None else args.seeds,
+        engine=args.engine,
+        batsim=args.batsim,
+        studies=studies,
+        workers=args.workers,
+        say=_say,
+    )
     return 0
 
 
@@ -201,36 +259,48 @@ def cmd_demo(args):
 # -- parser -----------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="adaptsched", formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="adaptsched",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Adaptive batch scheduling on Batsim: run schedulers on workloads, convert traces, "
-                    "analyse and compare schedules.",
+        "analyse and compare schedules.",
         epilog=textwrap.dedent("""\
             examples:
               adaptsched demo
               adaptsched run --scheduler easy --workload trace.swf.gz --platform 338 --out results/easy --report
-              adaptsched compare results/fcfs results/easy --out results/cmp"""))
+              adaptsched compare results/fcfs results/easy --out results/cmp"""),
+    )
     parser.add_argument("--version", action="version", version=f"adaptsched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     p = sub.add_parser("run", help="simulate one scheduler on one workload")
-    p.add_argument("--scheduler", required=True, help="adaptsched name (see 'schedulers'), pybatsim built-in "
-                   "(easyBackfill, fillerSched...) or path of a .py pybatsim plugin")
+    p.add_argument(
+        "--scheduler",
+        required=True,
+        help="adaptsched name (see 'schedulers'), pybatsim built-in "
+        "(easyBackfill, fillerSched...) or path of a .py pybatsim plugin",
+    )
     p.add_argument("--workload", required=True, help="Batsim JSON, or SWF trace (.swf, .swf.gz) converted on the fly")
     p.add_argument("--platform", required=True, help="SimGrid platform XML, or a number of hosts")
     p.add_argument("--out", required=True, help="output prefix: writes OUT_jobs.csv and OUT_schedule.csv")
-    p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded",
-                   help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)")
+    p.add_argument(
+        "--engine",
+        choices=("embedded", "batsim"),
+        default="embedded",
+        help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+    )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-    p.add_argument("--dynamic-jobs", action="store_true", help="allow dynamic job registration (Batsim's "
-                   "--enable-dynamic-jobs)")
+    p.add_argument(
+        "--dynamic-jobs", action="store_true", help="allow dynamic job registration (Batsim's --enable-dynamic-jobs)"
+    )
     p.add_argument("--ack-dynamic-jobs", action="store_true", help="acknowledge registered jobs")
     p.add_argument("--profile-reuse", action="store_true", help="keep profiles after their jobs end")
-    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                   help="progress bar (auto: only on a terminal)")
+    p.add_argument(
+        "--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: only on a terminal)"
+    )
     p.add_argument("--no-pin", action="store_true", help="do not bind the engine and the scheduler to one CPU")
     p.set_defaults(func=cmd_run)
 
@@ -244,10 +314,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--first", type=int, help="keep only the first N jobs")
     p.add_argument("--start", type=float, help="keep jobs submitted at or after this SWF time (s)")
     p.add_argument("--end", type=float, help="keep jobs submitted before this SWF time (s)")
-    p.add_argument("--missing-estimate", default="runtime+1", help="walltime of jobs without an estimate: "
-                   "runtime+S (default runtime+1), runtime, factor:K or drop")
-    p.add_argument("--over-estimate", default="keep", choices=("keep", "extend", "drop"),
-                   help="jobs running past their estimate: keep (killed at the walltime, default), extend, drop")
+    p.add_argument(
+        "--missing-estimate",
+        default="runtime+1",
+        help="walltime of jobs without an estimate: runtime+S (default runtime+1), runtime, factor:K or drop",
+    )
+    p.add_argument(
+        "--over-estimate",
+        default="keep",
+        choices=("keep", "extend", "drop"),
+        help="jobs running past their estimate: keep (killed at the walltime, default), extend, drop",
+    )
     p.add_argument("--zero-runtime", default="drop", help="jobs with runtime 0: drop (default) or min:S")
     p.set_defaults(func=cmd_convert)
 
@@ -290,8 +367,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", default="downey", choices=("downey", "linear", "scojo-p"), help="speedup model")
     p.add_argument("--fraction", type=float, default=1.0, help="fraction of moldable jobs (default 1)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--a-max", default="machine", choices=("machine", "request"),
-                   help="downey: A log-uniform up to the machine size (default) or the job's request")
+    p.add_argument(
+        "--a-max",
+        default="machine",
+        choices=("machine", "request"),
+        help="downey: A log-uniform up to the machine size (default) or the job's request",
+    )
     p.set_defaults(func=cmd_mold_annotate)
 
     p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
@@ -302,34 +383,62 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deadline-factor", type=float, default=5.0, help="deadline = submit + F x estimate (default 5)")
     p.add_argument("--unit-price", type=float, default=0.1, help="price per processor-second (default 0.1)")
     p.add_argument("--exact", action="store_true", help="exact estimates: estimate = runtime (walltime runtime + 1 s)")
-    p.add_argument("--high-load", type=float, nargs="?", const=0.4, default=None, metavar="FRACTION",
-                   help="duplicate this fraction of the jobs (default 0.4 when given)")
+    p.add_argument(
+        "--high-load",
+        type=float,
+        nargs="?",
+        const=0.4,
+        default=None,
+        metavar="FRACTION",
+        help="duplicate this fraction of the jobs (default 0.4 when given)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_qos_annotate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument("paper", choices=("perkovic-keleher", "downey", "qops"), help="qops: Islam et al., Analyzing "
-                   "and Minimizing the Impact of Opportunity Cost in QoS-aware Job Scheduling (Tables 1, 2); "
-                   "perkovic-keleher: Randomization, "
-                   "Speculation, and Adaptation in Batch Schedulers, on CTC-SP2; downey: A parallel workload model "
-                   "and its implications for processor allocation (Table 1, Figures 11-13)")
-    p.add_argument("--out", help="results folder (default results/PAPER); an interrupted reproduction "
-                   "resumes there")
+    p.add_argument(
+        "paper",
+        choices=("perkovic-keleher", "downey", "qops"),
+        help="qops: Islam et al., Analyzing "
+        "and Minimizing the Impact of Opportunity Cost in QoS-aware Job Scheduling (Tables 1, 2); "
+        "perkovic-keleher: Randomization, "
+        "Speculation, and Adaptation in Batch Schedulers, on CTC-SP2; downey: A parallel workload model "
+        "and its implications for processor allocation (Table 1, Figures 11-13)",
+    )
+    p.add_argument("--out", help="results folder (default results/PAPER); an interrupted reproduction resumes there")
     p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz; qops: "
-                   "the file of the one --qos-trace)")
+    p.add_argument(
+        "--trace",
+        help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz; qops: the file of the one --qos-trace)",
+    )
     p.add_argument("--hosts", type=int, help="machine size (default: the paper's, 430 or 64)")
-    p.add_argument("--jobs", type=int, help="perkovic-keleher: only the first N jobs (default: the whole trace); "
-                   "qops: jobs per trace (default 10,000)")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        help="perkovic-keleher: only the first N jobs (default: the whole trace); "
+        "qops: jobs per trace (default 10,000)",
+    )
     p.add_argument("--days", type=int, default=120, help="downey: simulated days per workload (default 120)")
-    p.add_argument("--seeds", type=int, help="seeds: of the randomized orders (perkovic-keleher, default 5), "
-                   "of the Table 1 workloads (downey, default 3)")
-    p.add_argument("--study", action="append", choices=("orders", "speculation", "adaptation", "combined"),
-                   help="run only this study (repeatable; default: all)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        help="seeds: of the randomized orders (perkovic-keleher, default 5), "
+        "of the Table 1 workloads (downey, default 3)",
+    )
+    p.add_argument(
+        "--study",
+        action="append",
+        choices=("orders", "speculation", "adaptation", "combined"),
+        help="run only this study (repeatable; default: all)",
+    )
     p.add_argument("--workers", type=int, help="parallel runs (default: one per CPU)")
-    p.add_argument("--qos-trace", action="append", choices=("SDSC-SP2", "CTC-SP2"),
-                   help="qops: only this trace (repeatable; default both)")
+    p.add_argument(
+        "--qos-trace",
+        action="append",
+        choices=("SDSC-SP2", "CTC-SP2"),
+        help="qops: only this trace (repeatable; default both)",
+    )
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
@@ -356,6 +465,9 @@ def main(argv=None) -> int:
     except Exception as error:  # a bug: say so in one paragraph, traceback on demand
         if os.environ.get("ADAPTSCHED_DEBUG"):
             raise
-        print(f"adaptsched {args.command}: internal error: {type(error).__name__}: {error} "
-              "(set ADAPTSCHED_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
+        print(
+            f"adaptsched {args.command}: internal error: {type(error).__name__}: {error} "
+            "(set ADAPTSCHED_DEBUG=1 for the traceback, and please report it)",
+            file=sys.stderr,
+        )
         return 1

@@ -23,8 +23,9 @@ def find_trace() -> Path:
     return SHARED_TRACE if SHARED_TRACE.is_file() else EXCERPT
 
 
-def demo(out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None,
-         say=print) -> Path:
+def demo(
+    out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None, say=print
+) -> Path:
     from adaptsched.analysis import compare_runs
     from adaptsched.engines.run import run
     from adaptsched.platforms.simgrid import write_cluster
@@ -44,8 +45,7 @@ def demo(out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "
     for name in SCHEDULERS:
         start = time.perf_counter()
         result = run(name, workload_path, platform, out / name, engine=engine, say=say)
-        say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s "
-            f"({engine} engine)")
+        say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")
     say(Path(written["markdown"]).read_text())

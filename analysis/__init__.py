@@ -23,6 +23,15 @@ from .metrics import bounded_slowdown, compute_metrics, format_metrics
 from .report import report_run
 
 __all__ = [
-    "bounded_slowdown", "choose_window", "compare_runs", "compute_metrics", "fold_attempts",
-    "format_metrics", "load_jobs", "plot_gantt", "read_jobs_csv", "report_run", "to_jobset",
+    "bounded_slowdown",
+    "choose_window",
+    "compare_runs",
+    "compute_metrics",
+    "fold_attempts",
+    "format_metrics",
+    "load_jobs",
+    "plot_gantt",
+    "read_jobs_csv",
+    "report_run",
+    "to_jobset",
 ]

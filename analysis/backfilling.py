@@ -47,7 +47,8 @@ def shape_groups(jobs: pd.DataFrame) -> pd.Series:
     long_ = estimate > estimate.median()
     wide = width > width.median()
     return pd.Series(np.where(long_, "L", "S"), index=jobs.index).str.cat(
-        pd.Series(np.where(wide, "W", "N"), index=jobs.index))
+        pd.Series(np.where(wide, "W", "N"), index=jobs.index)
+    )
 
 
 def group_stats(jobs: pd.DataFrame, bound_s: float = 10.0) -> dict:
@@ -63,8 +64,7 @@ def group_stats(jobs: pd.DataFrame, bound_s: float = 10.0) -> dict:
             "jobs": int((groups == name).sum()),
             "bsld_mean": float(bsld[member.to_numpy()].mean()) if member.any() else None,
             "wait_mean_s": float(jobs.loc[member, "waiting_time"].mean()) if member.any() else None,
-            "response_mean_s": float(jobs.loc[member, "turnaround_time"].mean())
-            if member.any() else None,
+            "response_mean_s": float(jobs.loc[member, "turnaround_time"].mean()) if member.any() else None,
         }
     return out
 
@@ -77,14 +77,17 @@ def speculation_stats(raw: pd.DataFrame) -> dict:
     node_s = np.where(ran, sizes * np.nan_to_num(raw["execution_time"].to_numpy(dtype=float)), 0.0)
     success = (raw["final_state"] == SUCCESS).to_numpy()
     out = {}
-    for label, member in [(kind, (kinds == kind).to_numpy() & ran.to_numpy())
-                          for kind in SPECULATIVE_KINDS] + \
-            [("all", kinds.isin(SPECULATIVE_KINDS).to_numpy() & ran.to_numpy())]:
+    for label, member in [(kind, (kinds == kind).to_numpy() & ran.to_numpy()) for kind in SPECULATIVE_KINDS] + [
+        ("all", kinds.isin(SPECULATIVE_KINDS).to_numpy() & ran.to_numpy())
+    ]:
         attempts = int(member.sum())
         successes = int((member & success).sum())
-        out[label] = {"attempts": attempts, "successes": successes,
-                      "success_rate": successes / attempts if attempts else None,
-                      "wasted_node_s": float(node_s[member & ~success].sum())}
+        out[label] = {
+            "attempts": attempts,
+            "successes": successes,
+            "success_rate": successes / attempts if attempts else None,
+            "wasted_node_s": float(node_s[member & ~success].sum()),
+        }
     return out
 
 
@@ -110,11 +113,24 @@ def guarantee_ratios(raw: pd.DataFrame, jobs: pd.DataFrame) -> dict:
     member = has & (actual > 1e-6)
     ratio = guaranteed[member] / actual[member]
     if not len(ratio):
-        return {"jobs": 0, "mean": None, "median": None, "p15": None, "p85": None,
-                "late": late, "with_guarantee": int(has.sum())}
-    return {"jobs": int(len(ratio)), "mean": float(ratio.mean()), "median": float(np.median(ratio)),
-            "p15": float(np.percentile(ratio, 15)), "p85": float(np.percentile(ratio, 85)),
-            "late": late, "with_guarantee": int(has.sum())}
+        return {
+            "jobs": 0,
+            "mean": None,
+            "median": None,
+            "p15": None,
+            "p85": None,
+            "late": late,
+            "with_guarantee": int(has.sum()),
+        }
+    return {
+        "jobs": len(ratio),
+        "mean": float(ratio.mean()),
+        "median": float(np.median(ratio)),
+        "p15": float(np.percentile(ratio, 15)),
+        "p85": float(np.percentile(ratio, 85)),
+        "late": late,
+        "with_guarantee": int(has.sum()),
+    }
 
 
 def backfilling_metrics(jobs_csv, *, bound_s: float = 10.0, hosts=None) -> dict:
@@ -129,5 +145,12 @@ def backfilling_metrics(jobs_csv, *, bound_s: float = 10.0, hosts=None) -> dict:
     return metrics
 
 
-__all__ = ["GROUPS", "shape_groups", "group_stats", "speculation_stats", "guarantee_ratios",
-           "reservations", "backfilling_metrics"]
+__all__ = [
+    "GROUPS",
+    "backfilling_metrics",
+    "group_stats",
+    "guarantee_ratios",
+    "reservations",
+    "shape_groups",
+    "speculation_stats",
+]

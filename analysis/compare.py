@@ -25,8 +25,8 @@ import pandas as pd
 
 from .gantt import choose_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
-from .metrics import (CLASSES, class_label, fmt_number, fmt_seconds,
-                      analyse, OVERALL_ROWS as METRICS_ROWS)
+from .metrics import CLASSES, analyse, class_label, fmt_number, fmt_seconds
+from .metrics import OVERALL_ROWS as METRICS_ROWS
 from .plots import plot_class_bsld, plot_overall_bars, plot_wait_cdf
 
 #: The comparison's overall rows: the machine size, then the metrics table's rows.
@@ -68,10 +68,10 @@ def comparison_rows(metrics: list[dict]) -> list[tuple[str, str, list]]:
         rows.append((key, label, values))
     params = metrics[0]["parameters"]
     for cls in CLASSES:
-        for key, what in (("jobs", "jobs"), ("wait_mean_s", "mean wait"),
-                          ("bsld_mean", "mean bounded slowdown")):
-            rows.append((f"{cls}.{key}", f"{class_label(cls, params)}: {what}",
-                         [m["classes"][cls].get(key) for m in metrics]))
+        for key, what in (("jobs", "jobs"), ("wait_mean_s", "mean wait"), ("bsld_mean", "mean bounded slowdown")):
+            rows.append(
+                (f"{cls}.{key}", f"{class_label(cls, params)}: {what}", [m["classes"][cls].get(key) for m in metrics])
+            )
     return rows
 
 
@@ -83,8 +83,7 @@ def _format(key: str, value) -> str:
     return fmt_seconds(value) if name.endswith("_s") else fmt_number(value)
 
 
-def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=None,
-                 gantt_window=None) -> dict:
+def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=None, gantt_window=None) -> dict:
     """Compare Batsim runs and write tables and charts into ``out_dir`` (see module doc).
 
     ``runs``: prefixes (``/x/out/easy`` for ``/x/out/easy_jobs.csv``) or jobs.csv paths.
@@ -108,8 +107,9 @@ def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=Non
             raise ValueError(f"{len(hosts_list)} host counts for {len(runs)} runs")
     paths = [resolve_jobs_path(run) for run in runs]
     raws = [with_alloc_columns(read_jobs_csv(path)) for path in paths]
-    results = [analyse(raw, source=str(path), bound_s=bound_s, hosts=h)
-               for raw, path, h in zip(raws, paths, hosts_list)]
+    results = [
+        analyse(raw, source=str(path), bound_s=bound_s, hosts=h) for raw, path, h in zip(raws, paths, hosts_list)
+    ]
     metrics = [m for m, _ in results]
 
     out = Path(out_dir)
@@ -136,32 +136,47 @@ def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=Non
     gantts = {}
     for raw, label, m in zip(raws, labels, metrics):
         target = out / f"gantt_{_safe(label)}.png"
-        gantts[label] = plot_gantt(raw, target, hosts=m["hosts"] or None, window=window,
-                                   title=label)
+        gantts[label] = plot_gantt(raw, target, hosts=m["hosts"] or None, window=window, title=label)
         written[f"gantt:{label}"] = str(target)
 
     # Markdown last: it links the images.
     params = metrics[0]["parameters"]
     lines = ["# Comparison of runs", ""]
     for label, path, m in zip(labels, paths, metrics):
-        lines.append(f"- **{label}**: `{path}`, {m['hosts']} hosts (source: "
-                     f"{m['hosts_source']})")
-    lines += ["", f"Bounded slowdown bound {params['bound_s']:g} s; attempts of resubmitted "
-                  "or copied jobs folded into one job; classes over executed jobs.", "",
-              "| metric | " + " | ".join(labels) + " |",
-              "|---|" + "---:|" * len(labels)]
+        lines.append(f"- **{label}**: `{path}`, {m['hosts']} hosts (source: {m['hosts_source']})")
+    lines += [
+        "",
+        f"Bounded slowdown bound {params['bound_s']:g} s; attempts of resubmitted "
+        "or copied jobs folded into one job; classes over executed jobs.",
+        "",
+        "| metric | " + " | ".join(labels) + " |",
+        "|---|" + "---:|" * len(labels),
+    ]
     for key, label, values in rows:
         lines.append(f"| {label} | " + " | ".join(_format(key, v) for v in values) + " |")
-    lines += ["", "## Charts", "", "![overall metrics](overall_bars.png)", "",
-              "![bounded slowdown per class](class_bsld.png)", "",
-              "![wait-time CDF](wait_cdf.png)", "", "## Gantt charts", ""]
+    lines += [
+        "",
+        "## Charts",
+        "",
+        "![overall metrics](overall_bars.png)",
+        "",
+        "![bounded slowdown per class](class_bsld.png)",
+        "",
+        "![wait-time CDF](wait_cdf.png)",
+        "",
+        "## Gantt charts",
+        "",
+    ]
     if window is not None:
-        lines += [f"Window: {window[0]:,.0f}-{window[1]:,.0f} s of simulation time "
-                  "(same for every run).", ""]
+        lines += [f"Window: {window[0]:,.0f}-{window[1]:,.0f} s of simulation time (same for every run).", ""]
     for label in labels:
         info = gantts[label]
-        lines += [f"### {label} ({info['jobs_drawn']} job attempts drawn)", "",
-                  f"![Gantt chart of {label}]({Path(info['path']).name})", ""]
+        lines += [
+            f"### {label} ({info['jobs_drawn']} job attempts drawn)",
+            "",
+            f"![Gantt chart of {label}]({Path(info['path']).name})",
+            "",
+        ]
     (out / "comparison.md").write_text("\n".join(lines))
     written["markdown"] = str(out / "comparison.md")
     return written

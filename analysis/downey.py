@@ -25,7 +25,6 @@ import math
 import os
 
 import numpy as np
-import pandas as pd
 
 from adaptsched.core.speedup import Downey
 
@@ -62,7 +61,7 @@ def downey_metrics(jobs_csv, workload: dict) -> dict:
     specs = {str(j["id"]): j.get("moldable") for j in workload["jobs"]}
     n = alloc_stats(jobs["allocated_resources"].to_numpy())[0].astype(float)
     t1, r_full = [], []
-    for job_id, size in zip(jobs["job_id"], n):
+    for job_id, _size in zip(jobs["job_id"], n):
         spec = specs.get(job_id)
         if not spec or spec.get("model") != "downey":
             raise ValueError(f"{path}: job {job_id} has no Downey model in the workload")
@@ -82,7 +81,7 @@ def downey_metrics(jobs_csv, workload: dict) -> dict:
         efficiency_weight = np.where(run > 0, t1 / (n * run), 0.0)  # E(n) of each job
     slowdown = (queue + run) / r_full
     return {
-        "jobs": int(len(jobs)),
+        "jobs": len(jobs),
         "load": float((n * inside).sum() / (N * measured)),
         "utilization": float((n * efficiency_weight * inside).sum() / (N * measured)),
         "turnaround_s": float((finish - submit).mean()),
@@ -96,6 +95,7 @@ def downey_metrics(jobs_csv, workload: dict) -> dict:
 
 def read_workload(path) -> dict:
     import json
+
     return json.loads(open(path).read())
 
 

@@ -106,22 +106,25 @@ def load_curve(df: pd.DataFrame, kind: str) -> pd.DataFrame:
     ran = executed_rows(df)
     if ran.empty:
         return pd.DataFrame({"load": [], "area": []}, index=pd.Index([], name="time"))
-    frame = pd.DataFrame({
-        "jobID": np.arange(len(ran)),
-        "submission_time": ran["submission_time"].to_numpy(),
-        "waiting_time": (ran["starting_time"] - ran["submission_time"]).to_numpy(),
-        "execution_time": ran["execution_time"].to_numpy(),
-        "requested_number_of_resources": ran["requested_number_of_resources"].to_numpy(),
-        "proc_alloc": alloc_columns(ran)[0],
-    })
+    frame = pd.DataFrame(
+        {
+            "jobID": np.arange(len(ran)),
+            "submission_time": ran["submission_time"].to_numpy(),
+            "waiting_time": (ran["starting_time"] - ran["submission_time"]).to_numpy(),
+            "execution_time": ran["execution_time"].to_numpy(),
+            "requested_number_of_resources": ran["requested_number_of_resources"].to_numpy(),
+            "proc_alloc": alloc_columns(ran)[0],
+        }
+    )
     with quiet_evalys():
         if kind == "utilisation":
-            return evalys.metrics.compute_load(frame, col_begin="starting_time",
-                                               col_end="finish_time", col_cumsum="proc_alloc")
+            return evalys.metrics.compute_load(
+                frame, col_begin="starting_time", col_end="finish_time", col_cumsum="proc_alloc"
+            )
         if kind == "queue":
-            return evalys.metrics.compute_load(frame, col_begin="submission_time",
-                                               col_end="starting_time",
-                                               col_cumsum="requested_number_of_resources")
+            return evalys.metrics.compute_load(
+                frame, col_begin="submission_time", col_end="starting_time", col_cumsum="requested_number_of_resources"
+            )
     raise ValueError(f"kind must be 'utilisation' or 'queue', not {kind!r}")
 
 

@@ -114,8 +114,9 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     folded = raw.copy().reset_index(drop=True)
     folded["attempts"] = executed.astype(np.int64)
     folded["wasted_node_s"] = 0.0
-    raw_scale = scales(raw["metadata"]) if raw["metadata"].str.contains("scale", regex=False).any() \
-        else np.ones(len(raw))
+    raw_scale = (
+        scales(raw["metadata"]) if raw["metadata"].str.contains("scale", regex=False).any() else np.ones(len(raw))
+    )
     folded["scale"] = raw_scale
     linked = roots_a != keys
     if not linked.any():
@@ -123,26 +124,31 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
 
     # (pandas isin hashes; numpy's isin on object arrays is quadratic-slow)
     in_group = pd.Series(roots_a).isin(set(roots_a[linked])).to_numpy()
-    rows = pd.DataFrame({
-        "row": np.flatnonzero(in_group),
-        "root": roots_a[in_group],
-        "is_root": (keys == roots_a)[in_group],
-        "sub": raw["submission_time"].to_numpy()[in_group],
-        "start": raw["starting_time"].to_numpy()[in_group],
-        "finish": raw["finish_time"].to_numpy()[in_group],
-        "runtime": raw["execution_time"].to_numpy()[in_group],
-        "success": (raw["final_state"].to_numpy()[in_group] == SUCCESS),
-        "energy": raw["consumed_energy"].to_numpy()[in_group],
-        "executed": executed[in_group],
-    })
+    rows = pd.DataFrame(
+        {
+            "row": np.flatnonzero(in_group),
+            "root": roots_a[in_group],
+            "is_root": (keys == roots_a)[in_group],
+            "sub": raw["submission_time"].to_numpy()[in_group],
+            "start": raw["starting_time"].to_numpy()[in_group],
+            "finish": raw["finish_time"].to_numpy()[in_group],
+            "runtime": raw["execution_time"].to_numpy()[in_group],
+            "success": (raw["final_state"].to_numpy()[in_group] == SUCCESS),
+            "energy": raw["consumed_energy"].to_numpy()[in_group],
+            "executed": executed[in_group],
+        }
+    )
     ran = rows["executed"].to_numpy()
     sizes = alloc_columns(raw)[0][in_group]
     rows["node_s"] = np.where(ran, sizes * np.nan_to_num(rows["runtime"].to_numpy()), 0.0)
 
     # The original of each group: the root's own row, else the earliest submitted attempt.
-    originals = (rows.sort_values(["root", "is_root", "sub", "row"],
-                                  ascending=[True, False, True, True])
-                 .groupby("root", sort=False).head(1).set_index("root"))
+    originals = (
+        rows.sort_values(["root", "is_root", "sub", "row"], ascending=[True, False, True, True])
+        .groupby("root", sort=False)
+        .head(1)
+        .set_index("root")
+    )
     # The final attempt: the executed attempt that started (then finished) last.
     done = rows[ran].sort_values(["root", "start", "finish", "row"])
     finals = done.groupby("root", sort=False).tail(1).set_index("root")
@@ -153,8 +159,7 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     target = originals["row"]  # indexed by root
     attempts = attempts.reindex(target.index, fill_value=0)
     wasted = failed_node_s.reindex(target.index, fill_value=0.0)
-    final_failed = finals.loc[~finals["success"], "node_s"].reindex(target.index,
-                                                                    fill_value=0.0)
+    final_failed = finals.loc[~finals["success"], "node_s"].reindex(target.index, fill_value=0.0)
     folded.loc[target.to_numpy(), "attempts"] = attempts.to_numpy()
     folded.loc[target.to_numpy(), "wasted_node_s"] = (wasted - final_failed).to_numpy()
 
@@ -168,8 +173,7 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     with_final = target.index.isin(finals.index)
     dest = target.to_numpy()[with_final]
     src = finals.loc[target.index[with_final], "row"].to_numpy()
-    for column in ("starting_time", "execution_time", "finish_time",
-                   "allocated_resources", "final_state", "success"):
+    for column in ("starting_time", "execution_time", "finish_time", "allocated_resources", "final_state", "success"):
         folded.loc[dest, column] = raw[column].to_numpy()[src]
     folded.loc[dest, "scale"] = raw_scale[src]
     sub = raw["submission_time"].to_numpy()[dest]
@@ -178,16 +182,24 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     with np.errstate(divide="ignore", invalid="ignore"):
         folded.loc[dest, "waiting_time"] = start - sub
         folded.loc[dest, "turnaround_time"] = start + runtime - sub
-        folded.loc[dest, "stretch"] = np.where(runtime > 0, (start + runtime - sub) / runtime,
-                                               np.nan)
-    folded.loc[dest, "consumed_energy"] = energy.reindex(target.index[with_final]).fillna(
-        pd.Series(raw["consumed_energy"].to_numpy()[src], index=target.index[with_final])
-    ).to_numpy()
+        folded.loc[dest, "stretch"] = np.where(runtime > 0, (start + runtime - sub) / runtime, np.nan)
+    folded.loc[dest, "consumed_energy"] = (
+        energy.reindex(target.index[with_final])
+        .fillna(pd.Series(raw["consumed_energy"].to_numpy()[src], index=target.index[with_final]))
+        .to_numpy()
+    )
 
     never = target.to_numpy()[~with_final]  # no executed attempt at all
     if len(never):
-        for column in ("starting_time", "execution_time", "finish_time", "waiting_time",
-                       "turnaround_time", "stretch", "consumed_energy"):
+        for column in (
+            "starting_time",
+            "execution_time",
+            "finish_time",
+            "waiting_time",
+            "turnaround_time",
+            "stretch",
+            "consumed_energy",
+        ):
             folded.loc[never, column] = np.nan
         folded.loc[never, "allocated_resources"] = ""
         folded.loc[never, "final_state"] = REJECTED

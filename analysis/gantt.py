@@ -22,9 +22,9 @@ import os
 
 import matplotlib
 import matplotlib.patches
-from matplotlib.figure import Figure
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 
 from .evalys_bridge import executed_rows, load_curve, quiet_evalys, to_jobset
 from .jobs import FAILED, KILLED, SUCCESS, WALLTIME, alloc_columns, with_alloc_columns
@@ -36,8 +36,12 @@ LABEL_MAX_JOBS = 80  # job ids are written in the boxes up to this many jobs
 
 _SUCCESS_COLORS = ("#56B4E9", "#009E73", "#0072B2", "#A6D96A", "#CC79A7", "#AAAAAA")
 _STATE_COLORS = {WALLTIME: "#D55E00", KILLED: "#E69F00", FAILED: "#333333"}
-_STATE_NAMES = {SUCCESS: "completed (colours alternate per job)", WALLTIME: "walltime reached",
-                KILLED: "killed by the scheduler", FAILED: "failed"}
+_STATE_NAMES = {
+    SUCCESS: "completed (colours alternate per job)",
+    WALLTIME: "walltime reached",
+    KILLED: "killed by the scheduler",
+    FAILED: "failed",
+}
 
 # Visualization needs an object with .fig and .spec (evalys' private _LayoutSpec).
 _LayoutSpec = collections.namedtuple("_LayoutSpec", ("fig", "spec"))
@@ -61,8 +65,9 @@ def _gantt_class():
     return Gantt
 
 
-def choose_window(raws, *, max_jobs: int = MAX_JOBS, max_span_s: float = MAX_SPAN_S,
-                  max_boxes: int = MAX_BOXES) -> tuple[float, float] | None:
+def choose_window(
+    raws, *, max_jobs: int = MAX_JOBS, max_span_s: float = MAX_SPAN_S, max_boxes: int = MAX_BOXES
+) -> tuple[float, float] | None:
     """Common Gantt window of one or several runs (frames of attempts), None if nothing ran.
 
     Start: the start time, over all runs, that begins the ``max_span_s``-long window
@@ -104,8 +109,7 @@ def _time_unit(span_s: float) -> tuple[float, str]:
 def _clip(ran: pd.DataFrame, begin: float, end: float) -> pd.DataFrame:
     start = ran["starting_time"]
     finish = ran["finish_time"]
-    inside = ((start < end) & (finish > begin)) | ((start == finish) & (start >= begin)
-                                                   & (start <= end))
+    inside = ((start < end) & (finish > begin)) | ((start == finish) & (start >= begin) & (start <= end))
     part = ran[inside].copy()
     part["starting_time"] = part["starting_time"].clip(lower=begin)
     part["finish_time"] = part["finish_time"].clip(upper=end)
@@ -129,9 +133,17 @@ def _step(curve: pd.DataFrame, begin: float, end: float) -> tuple[np.ndarray, np
     return x, y
 
 
-def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None,
-               title: str | None = None, max_jobs: int = MAX_JOBS,
-               max_span_s: float = MAX_SPAN_S, max_boxes: int = MAX_BOXES) -> dict:
+def plot_gantt(
+    raw: pd.DataFrame,
+    path,
+    *,
+    hosts: int | None = None,
+    window=None,
+    title: str | None = None,
+    max_jobs: int = MAX_JOBS,
+    max_span_s: float = MAX_SPAN_S,
+    max_boxes: int = MAX_BOXES,
+) -> dict:
     """Write the Gantt chart PNG of the attempts in ``raw`` (a frame from
     :func:`~adaptsched.analysis.jobs.read_jobs_csv`) to ``path``.
 
@@ -140,13 +152,11 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
     raw = with_alloc_columns(raw)
     ran = executed_rows(raw)
     if window is None:
-        window = choose_window([raw], max_jobs=max_jobs, max_span_s=max_span_s,
-                               max_boxes=max_boxes)
+        window = choose_window([raw], max_jobs=max_jobs, max_span_s=max_span_s, max_boxes=max_boxes)
     else:
         window = (float(window[0]), float(window[1]))
         if not window[1] > window[0]:
-            raise ValueError(f"gantt window must be (start_s, end_s) with end > start, "
-                             f"got {window!r}")
+            raise ValueError(f"gantt window must be (start_s, end_s) with end > start, got {window!r}")
     if hosts is None:
         hosts = int(alloc_columns(ran)[1].max()) + 1 if len(ran) else 1
     name = title or os.path.basename(os.fspath(path))
@@ -155,8 +165,9 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
     if window is None:
         ax = fig.add_subplot()
         ax.set_title(f"Gantt chart of {name}")
-        ax.text(0.5, 0.5, "no executed job: nothing to draw", ha="center", va="center",
-                transform=ax.transAxes, fontsize=14)
+        ax.text(
+            0.5, 0.5, "no executed job: nothing to draw", ha="center", va="center", transform=ax.transAxes, fontsize=14
+        )
         ax.set_xlabel("simulation time (s)")
         ax.set_ylabel("host id")
         fig.savefig(path)
@@ -165,19 +176,16 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
     begin, end = window
     scale, unit = _time_unit(end - begin)
     part = _clip(ran, begin, end)
-    whole = bool(len(ran) == 0 or (begin <= ran["submission_time"].min()
-                                   and end >= ran["finish_time"].max()))
+    whole = bool(len(ran) == 0 or (begin <= ran["submission_time"].min() and end >= ran["finish_time"].max()))
     grid = fig.add_gridspec(2, 1, height_ratios=(3, 1))
 
     if len(part):
         shown = part.copy()
-        for column in ("submission_time", "starting_time", "finish_time", "execution_time",
-                       "waiting_time"):
+        for column in ("submission_time", "starting_time", "finish_time", "execution_time", "waiting_time"):
             shown[column] = shown[column] / scale
         jobset = to_jobset(shown, hosts=hosts)
         states = part["final_state"].to_numpy()
-        colors = [_STATE_COLORS.get(state, _SUCCESS_COLORS[i % len(_SUCCESS_COLORS)])
-                  for i, state in enumerate(states)]
+        colors = [_STATE_COLORS.get(state, _SUCCESS_COLORS[i % len(_SUCCESS_COLORS)]) for i, state in enumerate(states)]
         gantt = _gantt_class()(_LayoutSpec(fig, grid[0]), title="")
         gantt.alpha = 0.75
         gantt.colorer = lambda job, palette: colors[int(job["uniq_num"])]
@@ -185,8 +193,7 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
             gantt.labeler = lambda job: ""
         else:  # no label in boxes too narrow to hold it
             narrow = (end - begin) / scale / 70
-            gantt.labeler = lambda job: (str(job["jobID"]) if job["execution_time"] >= narrow
-                                         else "")
+            gantt.labeler = lambda job: str(job["jobID"]) if job["execution_time"] >= narrow else ""
         with quiet_evalys():
             gantt.build(jobset)
         ax = fig.axes[-1]
@@ -194,14 +201,16 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
             for patch in ax.patches:
                 patch.set_linewidth(0.15)
         present = [s for s in (SUCCESS, WALLTIME, KILLED, FAILED) if s in set(states)]
-        handles = [matplotlib.patches.Patch(
-            facecolor=_STATE_COLORS.get(s, _SUCCESS_COLORS[0]), edgecolor="black", alpha=0.75,
-            label=_STATE_NAMES[s]) for s in present]
+        handles = [
+            matplotlib.patches.Patch(
+                facecolor=_STATE_COLORS.get(s, _SUCCESS_COLORS[0]), edgecolor="black", alpha=0.75, label=_STATE_NAMES[s]
+            )
+            for s in present
+        ]
     else:
         handles = []
         ax = fig.add_subplot(grid[0])
-        ax.text(0.5, 0.5, "no job ran in this window", ha="center", va="center",
-                transform=ax.transAxes, fontsize=14)
+        ax.text(0.5, 0.5, "no job ran in this window", ha="center", va="center", transform=ax.transAxes, fontsize=14)
     ax.set_xlim(begin / scale, end / scale)
     ax.set_ylim(0, hosts)
     ax.grid(False, axis="y")  # evalys turns the grid on; host rows get boundary lines
@@ -212,14 +221,15 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
         ax.tick_params(axis="y", which="minor", length=0)
     ax.set_ylabel("host id")
     digits = 0 if unit == "s" else 1
-    span = "whole run" if whole else (f"window {begin / scale:,.{digits}f}-"
-                                      f"{end / scale:,.{digits}f} {unit} of the run")
+    span = "whole run" if whole else (f"window {begin / scale:,.{digits}f}-{end / scale:,.{digits}f} {unit} of the run")
     ax.set_title(f"Gantt chart of {name}: {len(part)} job attempts, {span}")
     ax.tick_params(labelbottom=False)
 
     load = fig.add_subplot(grid[1], sharex=ax)
-    for kind, label, color in (("utilisation", "busy hosts", "#0072B2"),
-                               ("queue", "hosts requested by waiting jobs", "#D55E00")):
+    for kind, label, color in (
+        ("utilisation", "busy hosts", "#0072B2"),
+        ("queue", "hosts requested by waiting jobs", "#D55E00"),
+    ):
         x, y = _step(load_curve(raw, kind), begin, end)
         load.step(x / scale, y, where="post", label=label, color=color, linewidth=1.2)
     load.axhline(hosts, color="grey", linestyle=":", linewidth=1, label=f"{hosts} hosts")
@@ -229,8 +239,6 @@ def plot_gantt(raw: pd.DataFrame, path, *, hosts: int | None = None, window=None
     load.set_ylabel("hosts")
     load.grid(True, alpha=0.4)
     # One figure legend (job states, then curves): both panels keep the same width.
-    fig.legend(handles=handles + load.get_legend_handles_labels()[0], loc="outside right upper",
-               fontsize="small")
+    fig.legend(handles=handles + load.get_legend_handles_labels()[0], loc="outside right upper", fontsize="small")
     fig.savefig(path)
-    return {"path": os.fspath(path), "window": [begin, end], "jobs_drawn": int(len(part)),
-            "whole_run": whole}
+    return {"path": os.fspath(path), "window": [begin, end], "jobs_drawn": len(part), "whole_run": whole}

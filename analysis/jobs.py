@@ -31,26 +31,52 @@ from ..errors import InputError
 
 #: Column order of Batsim v4.2.1 ``src/export.cpp``.
 BATSIM_COLUMNS = (
-    "job_id", "workload_name", "profile", "submission_time",
-    "requested_number_of_resources", "requested_time", "success", "final_state",
-    "starting_time", "execution_time", "finish_time", "waiting_time", "turnaround_time",
-    "stretch", "allocated_resources", "consumed_energy", "metadata",
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "allocated_resources",
+    "consumed_energy",
+    "metadata",
 )
 #: Columns without which the file cannot be analysed.
 REQUIRED_COLUMNS = (
-    "job_id", "submission_time", "requested_number_of_resources", "final_state",
-    "starting_time", "execution_time", "finish_time", "allocated_resources",
+    "job_id",
+    "submission_time",
+    "requested_number_of_resources",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "allocated_resources",
 )
 #: Pre-v3 Batsim spelled a few columns differently.
 _ALIASES = {
     "allocated_processors": "allocated_resources",
     "requested_number_of_processors": "requested_number_of_resources",
 }
-_STR_COLUMNS = ("job_id", "workload_name", "profile", "final_state",
-                "allocated_resources", "metadata")
-_FLOAT_COLUMNS = ("submission_time", "requested_time", "starting_time", "execution_time",
-                  "finish_time", "waiting_time", "turnaround_time", "stretch",
-                  "consumed_energy")
+_STR_COLUMNS = ("job_id", "workload_name", "profile", "final_state", "allocated_resources", "metadata")
+_FLOAT_COLUMNS = (
+    "submission_time",
+    "requested_time",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "consumed_energy",
+)
 _INT_COLUMNS = ("requested_number_of_resources", "success")
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
@@ -111,8 +137,7 @@ def read_jobs_csv(path) -> pd.DataFrame:
     try:
         # Everything as text first: the C parser is fast, and we control NaN handling
         # (a job or profile literally named "NA" must stay a string).
-        frame = pd.read_csv(path_str, dtype=str, keep_default_na=False, na_filter=False,
-                            encoding="utf-8-sig")
+        frame = pd.read_csv(path_str, dtype=str, keep_default_na=False, na_filter=False, encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(path_str, "no such file") from None
     except IsADirectoryError:
@@ -120,21 +145,20 @@ def read_jobs_csv(path) -> pd.DataFrame:
     except PermissionError:
         raise InputError(path_str, "permission denied") from None
     except pd.errors.EmptyDataError:
-        raise InputError(path_str, "empty file (expected a Batsim _jobs.csv with a header "
-                                   "row)") from None
+        raise InputError(path_str, "empty file (expected a Batsim _jobs.csv with a header row)") from None
     except UnicodeDecodeError:
         raise InputError(path_str, "not a text CSV file (cannot decode it as UTF-8)") from None
     except (pd.errors.ParserError, csv.Error, ValueError) as exc:
         raise InputError(path_str, f"malformed CSV: {exc}") from None
 
     frame.columns = [str(c).strip() for c in frame.columns]
-    frame = frame.rename(columns={k: v for k, v in _ALIASES.items()
-                                  if k in frame.columns and v not in frame.columns})
+    frame = frame.rename(columns={k: v for k, v in _ALIASES.items() if k in frame.columns and v not in frame.columns})
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         found = ", ".join(frame.columns[:6]) + (", ..." if len(frame.columns) > 6 else "")
-        raise InputError(path_str, "not a Batsim jobs file: missing column(s) "
-                                   + ", ".join(missing) + f" (found: {found})")
+        raise InputError(
+            path_str, "not a Batsim jobs file: missing column(s) " + ", ".join(missing) + f" (found: {found})"
+        )
 
     out = pd.DataFrame(index=frame.index)
     for column in BATSIM_COLUMNS:
@@ -164,8 +188,7 @@ def read_jobs_csv(path) -> pd.DataFrame:
         out["success"] = (out["final_state"] == SUCCESS).astype("int64")
 
     if out["submission_time"].isna().any():
-        raise _bad_row(path_str, frame, out["submission_time"].isna(), "submission_time",
-                       "missing submission time")
+        raise _bad_row(path_str, frame, out["submission_time"].isna(), "submission_time", "missing submission time")
     executed = out["starting_time"].notna()
     for column in ("execution_time", "finish_time"):
         bad = executed & out[column].isna()
@@ -173,8 +196,9 @@ def read_jobs_csv(path) -> pd.DataFrame:
             raise _bad_row(path_str, frame, bad, column, "executed job without " + column)
     bad = executed & ~out["allocated_resources"].str.fullmatch(_INTERVAL_SET)
     if bad.any():
-        raise _bad_row(path_str, frame, bad, "allocated_resources",
-                       "executed job without a valid interval set such as '0-3 7'")
+        raise _bad_row(
+            path_str, frame, bad, "allocated_resources", "executed job without a valid interval set such as '0-3 7'"
+        )
     # Batsim derives these; recompute them if an older/foreign file lacks them.
     if "waiting_time" not in frame.columns:
         out["waiting_time"] = out["starting_time"] - out["submission_time"]
@@ -260,8 +284,9 @@ def read_schedule_csv(path) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path_str, f"cannot read: {exc}") from None
     if len(rows) < 2 or len(rows[0]) != len(rows[1]):
-        raise InputError(path_str, "not a Batsim schedule file (expected one header row and "
-                                   "one value row with as many fields)")
+        raise InputError(
+            path_str, "not a Batsim schedule file (expected one header row and one value row with as many fields)"
+        )
     return dict(zip((h.strip() for h in rows[0]), (v.strip() for v in rows[1])))
 
 
@@ -286,13 +311,14 @@ def resolve_hosts(jobs_path, raw: pd.DataFrame, hosts=None) -> tuple[int | None,
         try:
             count = int(float(text))
         except ValueError:
-            raise InputError(schedule, f"not an integer (got {text!r})",
-                             field="nb_computing_machines") from None
+            raise InputError(schedule, f"not an integer (got {text!r})", field="nb_computing_machines") from None
         if count >= 1:
             if highest >= count:
-                raise InputError(schedule, f"{count} machines but {Path(jobs_path).name} "
-                                           f"allocates host id {highest}",
-                                 field="nb_computing_machines")
+                raise InputError(
+                    schedule,
+                    f"{count} machines but {Path(jobs_path).name} allocates host id {highest}",
+                    field="nb_computing_machines",
+                )
             return count, f"nb_computing_machines of {schedule.name}"
     if highest < 0:
         return None, "unknown (no executed job, no schedule.csv)"

@@ -46,8 +46,16 @@ import pandas as pd
 
 from .evalys_bridge import executed_rows, integral, load_curve
 from .fold import fold_attempts, root_keys
-from .jobs import (FAILED, HIDDEN_COLUMNS, KILLED_STATES, SUCCESS, read_jobs_csv,
-                   resolve_hosts, resolve_jobs_path, with_alloc_columns)
+from .jobs import (
+    FAILED,
+    HIDDEN_COLUMNS,
+    KILLED_STATES,
+    SUCCESS,
+    read_jobs_csv,
+    resolve_hosts,
+    resolve_jobs_path,
+    with_alloc_columns,
+)
 
 RUNTIME_CLASSES = ("short", "medium", "long")
 WIDTH_CLASSES = ("narrow", "wide")
@@ -65,9 +73,11 @@ def _num(value):
 def _stats(values: np.ndarray, prefix: str) -> dict:
     if len(values) == 0:
         return {f"{prefix}_mean_s": None, f"{prefix}_median_s": None, f"{prefix}_p90_s": None}
-    return {f"{prefix}_mean_s": _num(np.mean(values)),
-            f"{prefix}_median_s": _num(np.median(values)),
-            f"{prefix}_p90_s": _num(np.percentile(values, 90))}
+    return {
+        f"{prefix}_mean_s": _num(np.mean(values)),
+        f"{prefix}_median_s": _num(np.median(values)),
+        f"{prefix}_p90_s": _num(np.percentile(values, 90)),
+    }
 
 
 def bounded_slowdown(wait, runtime, bound_s: float = 10.0) -> np.ndarray:
@@ -92,7 +102,7 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     response = jobs.loc[ran, "turnaround_time"].to_numpy(dtype=float)
     runtime = (jobs.loc[ran, "execution_time"] / jobs.loc[ran, "scale"]).to_numpy(dtype=float)
     out = {
-        "jobs": int(len(jobs)),
+        "jobs": len(jobs),
         "executed": int(ran.sum()),
         "completed": int((state == SUCCESS).sum()),
         "killed": int(state.isin(KILLED_STATES).sum()),
@@ -101,8 +111,7 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     }
     out.update(_stats(wait, "wait"))
     out.update(_stats(response, "response"))
-    out["bsld_mean"] = _num(np.mean(bounded_slowdown_of(response, runtime, bound_s))) \
-        if len(wait) else None
+    out["bsld_mean"] = _num(np.mean(bounded_slowdown_of(response, runtime, bound_s))) if len(wait) else None
     out["resubmitted_jobs"] = int((jobs["attempts"] > 1).sum())
     out["wasted_node_s"] = _num(jobs["wasted_node_s"].sum())
     return out
@@ -113,9 +122,17 @@ def metrics_from_frames(raw: pd.DataFrame, *, source: str, **options) -> dict:
     return analyse(raw, source=source, **options)[0]
 
 
-def analyse(raw: pd.DataFrame, *, source: str, bound_s: float = 10.0, hosts=None,
-            short_s: float = 3600.0, long_s: float = 36000.0, wide_hosts: int = 16,
-            fold: bool = True) -> tuple[dict, pd.DataFrame]:
+def analyse(
+    raw: pd.DataFrame,
+    *,
+    source: str,
+    bound_s: float = 10.0,
+    hosts=None,
+    short_s: float = 3600.0,
+    long_s: float = 36000.0,
+    wide_hosts: int = 16,
+    fold: bool = True,
+) -> tuple[dict, pd.DataFrame]:
     """(metrics dict, folded jobs frame) of an already read (unfolded) frame."""
     if not bound_s > 0:
         raise ValueError(f"bound_s must be > 0, got {bound_s!r}")
@@ -140,14 +157,16 @@ def analyse(raw: pd.DataFrame, *, source: str, bound_s: float = 10.0, hosts=None
     capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
     busy = integral(load_curve(raw, "utilisation"))
     queue = load_curve(raw, "queue")
-    overall.update({
-        "window_start_s": _num(begin),
-        "window_end_s": _num(end),
-        "makespan_s": _num(makespan),
-        "busy_node_s": _num(busy),
-        "utilization": _num(busy / capacity) if capacity else None,
-        "mean_queue_hosts": _num(integral(queue) / makespan) if makespan else None,
-    })
+    overall.update(
+        {
+            "window_start_s": _num(begin),
+            "window_end_s": _num(end),
+            "makespan_s": _num(makespan),
+            "busy_node_s": _num(busy),
+            "utilization": _num(busy / capacity) if capacity else None,
+            "mean_queue_hosts": _num(integral(queue) / makespan) if makespan else None,
+        }
+    )
 
     # Classes over the executed folded jobs; attempts follow the class of their job.
     ran_jobs = jobs[jobs["starting_time"].notna()]
@@ -166,8 +185,11 @@ def analyse(raw: pd.DataFrame, *, source: str, bound_s: float = 10.0, hosts=None
         subset = ran_jobs[members[name]]
         stats = _job_stats(subset, bound_s)
         del stats["rejected"], stats["executed"]
-        class_busy = integral(load_curve(ran_raw[raw_roots.isin(subset["_root"]).to_numpy()],
-                                         "utilisation")) if len(subset) else 0.0
+        class_busy = (
+            integral(load_curve(ran_raw[raw_roots.isin(subset["_root"]).to_numpy()], "utilisation"))
+            if len(subset)
+            else 0.0
+        )
         stats["busy_node_s"] = _num(class_busy)
         stats["utilization"] = _num(class_busy / capacity) if capacity else None
         classes[name] = stats
@@ -176,17 +198,29 @@ def analyse(raw: pd.DataFrame, *, source: str, bound_s: float = 10.0, hosts=None
         "source": source,
         "hosts": nb_hosts,
         "hosts_source": hosts_source,
-        "parameters": {"bound_s": float(bound_s), "short_s": float(short_s),
-                       "long_s": float(long_s), "wide_hosts": int(wide_hosts),
-                       "fold": bool(fold)},
+        "parameters": {
+            "bound_s": float(bound_s),
+            "short_s": float(short_s),
+            "long_s": float(long_s),
+            "wide_hosts": int(wide_hosts),
+            "fold": bool(fold),
+        },
         "overall": overall,
         "classes": classes,
     }
     return metrics, jobs.drop(columns=["_root", *HIDDEN_COLUMNS])
 
 
-def compute_metrics(jobs_csv, *, bound_s: float = 10.0, hosts=None, short_s: float = 3600.0,
-                    long_s: float = 36000.0, wide_hosts: int = 16, fold: bool = True) -> dict:
+def compute_metrics(
+    jobs_csv,
+    *,
+    bound_s: float = 10.0,
+    hosts=None,
+    short_s: float = 3600.0,
+    long_s: float = 36000.0,
+    wide_hosts: int = 16,
+    fold: bool = True,
+) -> dict:
     """Metrics of one Batsim run, as JSON-serialisable plain Python types.
 
     ``jobs_csv``: a ``PREFIX_jobs.csv`` path (or the prefix). ``bound_s``: bounded-slowdown
@@ -199,8 +233,16 @@ def compute_metrics(jobs_csv, *, bound_s: float = 10.0, hosts=None, short_s: flo
     """
     path = resolve_jobs_path(os.fspath(jobs_csv))
     raw = read_jobs_csv(path)
-    return metrics_from_frames(raw, source=str(path), bound_s=bound_s, hosts=hosts,
-                               short_s=short_s, long_s=long_s, wide_hosts=wide_hosts, fold=fold)
+    return metrics_from_frames(
+        raw,
+        source=str(path),
+        bound_s=bound_s,
+        hosts=hosts,
+        short_s=short_s,
+        long_s=long_s,
+        wide_hosts=wide_hosts,
+        fold=fold,
+    )
 
 
 # --------------------------------------------------------------------------- formatting
@@ -293,9 +335,13 @@ def format_metrics(metrics: dict) -> str:
     overall = metrics["overall"]
     for key, label, fmt in OVERALL_ROWS:
         lines.append(f"| {label} | {fmt(overall.get(key))} |")
-    lines += ["", "### Per class (executed jobs)", "",
-              "| class | " + " | ".join(label for _, label, _ in _CLASS_COLUMNS) + " |",
-              "|---|" + "---:|" * len(_CLASS_COLUMNS)]
+    lines += [
+        "",
+        "### Per class (executed jobs)",
+        "",
+        "| class | " + " | ".join(label for _, label, _ in _CLASS_COLUMNS) + " |",
+        "|---|" + "---:|" * len(_CLASS_COLUMNS),
+    ]
     for name in CLASSES:
         stats = metrics["classes"][name]
         cells = [fmt(stats.get(key)) for key, _, fmt in _CLASS_COLUMNS]

@@ -11,8 +11,7 @@ from matplotlib.ticker import FuncFormatter
 from .metrics import CLASSES, class_label
 
 # Okabe-Ito colour-blind friendly palette, one colour per run.
-RUN_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-              "#000000")
+RUN_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
 
 _OVERALL_PANELS = (
     ("wait_mean_s", "Mean wait", "wait (s)"),
@@ -59,14 +58,18 @@ def plot_overall_bars(metrics: list[dict], labels: list[str], path) -> str:
             if np.nanmax(values + [0.0]) > 7200:  # long waits: axis in hours
                 values = [v / 3600 for v in values]
                 ylabel = ylabel.replace("(s)", "(h)")
-        bars = ax.bar(x, np.nan_to_num(values), color=[_color(i) for i in range(len(labels))],
-                      edgecolor="black", linewidth=0.6,
-                      label=labels if len(labels) > 1 else None)
+        bars = ax.bar(
+            x,
+            np.nan_to_num(values),
+            color=[_color(i) for i in range(len(labels))],
+            edgecolor="black",
+            linewidth=0.6,
+            label=labels if len(labels) > 1 else None,
+        )
         ax.bar_label(bars, texts, padding=2, fontsize="small")
         ax.set_title(title)
         ax.set_ylabel(ylabel)
-        ax.set_xticks(x, labels, rotation=20 if len(labels) > 4 else 0, ha="right"
-                      if len(labels) > 4 else "center")
+        ax.set_xticks(x, labels, rotation=20 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center")
         ax.set_xlabel("run")
         top = np.nanmax(values) if not np.all(np.isnan(values)) else 0
         ax.set_ylim(0, (top * 1.15) if top > 0 else 1)
@@ -74,8 +77,7 @@ def plot_overall_bars(metrics: list[dict], labels: list[str], path) -> str:
             ax.set_ylim(0, max(100, top * 1.1))
         ax.grid(True, axis="y", alpha=0.4)
     handles = [axes.flat[0].patches[i] for i in range(len(labels))]
-    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6),
-               title="run")
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 6), title="run")
     fig.suptitle("Overall metrics per run")
     fig.savefig(path)
     return os.fspath(path)
@@ -95,11 +97,16 @@ def plot_class_bsld(metrics: list[dict], labels: list[str], path) -> str:
     for i, (m, label) in enumerate(zip(metrics, labels)):
         values = [m["classes"][c].get("bsld_mean") for c in CLASSES]
         heights = [v if v is not None else 0.0 for v in values]
-        bars = ax.bar(x - 0.4 + width * (i + 0.5), heights, width, color=_color(i),
-                      edgecolor="black", linewidth=0.6, label=label)
-        ax.bar_label(bars, [_value_label(v, False) if v is not None else "no job"
-                            for v in values],
-                     padding=2, fontsize="x-small", rotation=90 if n > 3 else 0)
+        bars = ax.bar(
+            x - 0.4 + width * (i + 0.5), heights, width, color=_color(i), edgecolor="black", linewidth=0.6, label=label
+        )
+        ax.bar_label(
+            bars,
+            [_value_label(v, False) if v is not None else "no job" for v in values],
+            padding=2,
+            fontsize="x-small",
+            rotation=90 if n > 3 else 0,
+        )
     params = metrics[0]["parameters"] if metrics else None
     names = [class_label(c, params) if params else c for c in CLASSES]
     ax.set_xticks(x, names)
@@ -134,8 +141,7 @@ def plot_wait_cdf(waits: list[np.ndarray], labels: list[str], path) -> str:
         y = np.arange(1, len(wait) + 1) / len(wait)
         x = np.concatenate(([0.0], wait))
         y = np.concatenate(([0.0], y))
-        ax.step(x, y, where="post", color=_color(i), linewidth=1.6,
-                label=f"{label} ({len(wait):,} jobs)")
+        ax.step(x, y, where="post", color=_color(i), linewidth=1.6, label=f"{label} ({len(wait):,} jobs)")
     right = max(largest * 1.5, 10.0)
     for line in ax.get_lines():  # every curve reaches 1 and stays there up to the edge
         x, y = line.get_data()
@@ -143,14 +149,21 @@ def plot_wait_cdf(waits: list[np.ndarray], labels: list[str], path) -> str:
             line.set_data(np.append(x, right), np.append(y, y[-1]))
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, right)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else
-                                               f"{v:g}"))
-    for seconds, name in ((60, "1 min"), (3600, "1 h"), (86400, "1 day"),
-                          (7 * 86400, "1 week")):
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    for seconds, name in ((60, "1 min"), (3600, "1 h"), (86400, "1 day"), (7 * 86400, "1 week")):
         if seconds < right:
             ax.axvline(seconds, color="grey", linestyle=":", linewidth=1)
-            ax.text(seconds, 1.01, name, rotation=90, va="bottom", ha="center",
-                    fontsize="x-small", color="dimgrey", transform=ax.get_xaxis_transform())
+            ax.text(
+                seconds,
+                1.01,
+                name,
+                rotation=90,
+                va="bottom",
+                ha="center",
+                fontsize="x-small",
+                color="dimgrey",
+                transform=ax.get_xaxis_transform(),
+            )
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("wait time (s; linear below 1 s, logarithmic above)")
     ax.set_ylabel("fraction of executed jobs waiting at most x")

@@ -25,8 +25,17 @@ def qos_metrics(jobs_csv, workload: dict) -> dict:
     path = resolve_jobs_path(os.fspath(jobs_csv))
     jobs = fold_attempts(read_jobs_csv(path))
     specs = {str(j["id"]): j for j in workload["jobs"]}
-    out = {name: {"offered_jobs": 0, "offered_load": 0.0, "accepted_jobs": 0, "accepted_load": 0.0,
-                  "revenue": 0.0, "missed": 0} for name in ("urgent", "normal", "all")}
+    out = {
+        name: {
+            "offered_jobs": 0,
+            "offered_load": 0.0,
+            "accepted_jobs": 0,
+            "accepted_load": 0.0,
+            "revenue": 0.0,
+            "missed": 0,
+        }
+        for name in ("urgent", "normal", "all")
+    }
     for job_id, state, finish in zip(jobs["job_id"], jobs["final_state"], jobs["finish_time"]):
         spec = specs.get(job_id)
         if spec is None or "deadline" not in spec:

@@ -36,7 +36,11 @@ def report_run(prefix, out_dir=None, *, gantt_window=None, **metric_options) -> 
     json_path = out / f"{label}_metrics.json"
     json_path.write_text(json.dumps(metrics, indent=2))
     gantt_path = out / f"{label}_gantt.png"
-    plot_gantt(raw, gantt_path, hosts=metrics["hosts"] or None, window=gantt_window,
-               title=label)
-    return {"metrics": metrics, "text": text, "markdown": str(md_path),
-            "json": str(json_path), "gantt": str(gantt_path)}
+    plot_gantt(raw, gantt_path, hosts=metrics["hosts"] or None, window=gantt_window, title=label)
+    return {
+        "metrics": metrics,
+        "text": text,
+        "markdown": str(md_path),
+        "json": str(json_path),
+        "gantt": str(gantt_path),
+    }

@@ -35,8 +35,16 @@ from adaptsched.workloads.convert import convert_swf, write_workload
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
-KEYS = ("submission_time", "requested_number_of_resources", "requested_time", "final_state", "starting_time",
-        "finish_time", "allocated_resources", "metadata")
+KEYS = (
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "final_state",
+    "starting_time",
+    "finish_time",
+    "allocated_resources",
+    "metadata",
+)
 
 
 def same_jobs(a: str, b: str) -> tuple[int, int]:
@@ -54,10 +62,18 @@ def main(argv=None):
     parser.add_argument("--first", type=int, help="only the first N jobs (quick check)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "engines"))
     parser.add_argument("--no-batsim", action="store_true", help="skip real Batsim even if installed")
-    parser.add_argument("--no-pin", action="store_true", help="do not bind engine and scheduler to one CPU "
-                        "(adaptsched run --no-pin), for both engines")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds; each run's best time is kept "
-                        "(runs are interleaved so that machine noise hits every configuration alike)")
+    parser.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not bind engine and scheduler to one CPU (adaptsched run --no-pin), for both engines",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds; each run's best time is kept "
+        "(runs are interleaved so that machine noise hits every configuration alike)",
+    )
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -80,49 +96,88 @@ def main(argv=None):
     for round_ in range(1, args.repeat + 1):
         for scheduler, engine in plan:
             prefix = out / f"{scheduler}_{engine}"
-            command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", scheduler, "--workload",
-                       str(workload_path), "--platform", str(platform_path), "--out", str(prefix),
-                       "--engine", engine, "--progress", "off"] + (["--batsim", batsim] if batsim else []) \
+            command = (
+                [
+                    sys.executable,
+                    "-m",
+                    "adaptsched",
+                    "run",
+                    "--scheduler",
+                    scheduler,
+                    "--workload",
+                    str(workload_path),
+                    "--platform",
+                    str(platform_path),
+                    "--out",
+                    str(prefix),
+                    "--engine",
+                    engine,
+                    "--progress",
+                    "off",
+                ]
+                + (["--batsim", batsim] if batsim else [])
                 + (["--no-pin"] if args.no_pin else [])
+            )
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True)
             wall = time.perf_counter() - start
             if done.returncode != 0:
                 sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
             result = argparse.Namespace(nb_jobs=len(workload["jobs"]))
-            entry = results.setdefault((scheduler, engine), {"jobs": result.nb_jobs, "prefix": str(prefix),
-                                                             "times_s": []})
+            entry = results.setdefault(
+                (scheduler, engine), {"jobs": result.nb_jobs, "prefix": str(prefix), "times_s": []}
+            )
             entry["times_s"].append(wall)
             entry["wall_s"] = min(entry["times_s"])
             entry["jobs_per_s"] = result.nb_jobs / entry["wall_s"]
             print(f"round {round_}: {scheduler:>13} on {engine:>8}: {wall:7.1f} s", flush=True)
 
     pinning = "engine and scheduler not pinned" if args.no_pin else "engine and scheduler pinned to one CPU"
-    lines = [f"Best of {args.repeat} interleaved rounds; {trace.name}, {len(workload['jobs'])} jobs, "
-             f"{args.hosts} hosts; {pinning}.", "", "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
-             "|---|---|---:|---:|---|"]
-    lines += [f"| {s} | {e} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | "
-              + ", ".join(f"{t:.1f}" for t in r["times_s"]) + " |" for (s, e), r in results.items()]
+    lines = [
+        f"Best of {args.repeat} interleaved rounds; {trace.name}, {len(workload['jobs'])} jobs, "
+        f"{args.hosts} hosts; {pinning}.",
+        "",
+        "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
+        "|---|---|---:|---:|---|",
+    ]
+    lines += [
+        f"| {s} | {e} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | "
+        + ", ".join(f"{t:.1f}" for t in r["times_s"])
+        + " |"
+        for (s, e), r in results.items()
+    ]
     ratios = {}
     for scheduler in ("easy", "easyBackfill"):
         if (scheduler, "batsim") in results:
             ratios[f"{scheduler}: real Batsim / embedded (wall time)"] = (
-                results[(scheduler, "batsim")]["wall_s"] / results[(scheduler, "embedded")]["wall_s"])
-            rows, differ = same_jobs(results[(scheduler, "batsim")]["prefix"] + "_jobs.csv",
-                                     results[(scheduler, "embedded")]["prefix"] + "_jobs.csv")
+                results[(scheduler, "batsim")]["wall_s"] / results[(scheduler, "embedded")]["wall_s"]
+            )
+            rows, differ = same_jobs(
+                results[(scheduler, "batsim")]["prefix"] + "_jobs.csv",
+                results[(scheduler, "embedded")]["prefix"] + "_jobs.csv",
+            )
             ratios[f"{scheduler}: jobs differing between engines (of {rows})"] = differ
     for engine in ("embedded", "batsim"):
         if ("easy", engine) in results:
             ratios[f"{engine}: easyBackfill / easy (wall time)"] = (
-                results[("easyBackfill", engine)]["wall_s"] / results[("easy", engine)]["wall_s"])
+                results[("easyBackfill", engine)]["wall_s"] / results[("easy", engine)]["wall_s"]
+            )
     lines += [""] + [f"- {k}: {v:.2f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in ratios.items()]
     text = "\n".join(lines)
     print(text)
-    context = {"python": platform.python_version(), "machine": platform.machine(), "trace": str(trace),
-               "hosts": args.hosts, "batsim": batsim}
+    context = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "trace": str(trace),
+        "hosts": args.hosts,
+        "batsim": batsim,
+    }
     (out / "benchmark.md").write_text(text + "\n")
-    (out / "benchmark.json").write_text(json.dumps({"context": context, "ratios": ratios, "runs": {
-        f"{s}/{e}": r for (s, e), r in results.items()}}, indent=2))
+    (out / "benchmark.json").write_text(
+        json.dumps(
+            {"context": context, "ratios": ratios, "runs": {f"{s}/{e}": r for (s, e), r in results.items()}}, indent=2
+        )
+    )
     print(f"written: {out / 'benchmark.md'}")
 
 

@@ -59,15 +59,21 @@ def main(argv=None):
     workload, _ = annotate(workload, urgent_fraction=0.5, urgent_cost=10.0, exact=True, seed=1)
     workload, load = high_load(workload, fraction=0.4, seed=1)
     profiles = workload["profiles"]
-    jobs = [(str(j["id"]), j["subtime"], j["res"], j["walltime"], j, profiles[j["profile"]]["delay"])
-            for j in workload["jobs"]]
-    print(f"{Path(args.trace).name}: first {args.jobs} jobs, {len(jobs)} after duplication, offered load "
-          f"{load['load_before']:.2f} -> {load['load_after']:.2f}, {args.hosts} hosts")
+    jobs = [
+        (str(j["id"]), j["subtime"], j["res"], j["walltime"], j, profiles[j["profile"]]["delay"])
+        for j in workload["jobs"]
+    ]
+    print(
+        f"{Path(args.trace).name}: first {args.jobs} jobs, {len(jobs)} after duplication, offered load "
+        f"{load['load_before']:.2f} -> {load['load_after']:.2f}, {args.hosts} hosts"
+    )
     rows = []
-    for name, make in (("conservative (baseline)", lambda: ConservativeBackfilling(args.hosts)),
-                       ("QoPS", lambda: Qops(args.hosts)),
-                       ("VQoPS (OC 0.1)", lambda: Qops(args.hosts, value_aware=True, oc_factor=0.1)),
-                       ("DVQoPS", lambda: Dvqops(args.hosts))):
+    for name, make in (
+        ("conservative (baseline)", lambda: ConservativeBackfilling(args.hosts)),
+        ("QoPS", lambda: Qops(args.hosts)),
+        ("VQoPS (OC 0.1)", lambda: Qops(args.hosts, value_aware=True, oc_factor=0.1)),
+        ("DVQoPS", lambda: Dvqops(args.hosts)),
+    ):
         scheduler = make()
         times = timed(scheduler)
         begin = time.perf_counter()
@@ -76,8 +82,11 @@ def main(argv=None):
         accepted = sum(1 for o in out.values() if not o.rejected)
         t = np.array(times) * 1000
         rows.append((name, len(t), t.mean(), np.percentile(t, 99), t.max(), wall, accepted))
-        print(f"  {name}: {len(t)} events, mean {t.mean():.2f} ms, p99 {np.percentile(t, 99):.2f} ms, "
-              f"max {t.max():.0f} ms, total {wall:.1f} s, {accepted} accepted", flush=True)
+        print(
+            f"  {name}: {len(t)} events, mean {t.mean():.2f} ms, p99 {np.percentile(t, 99):.2f} ms, "
+            f"max {t.max():.0f} ms, total {wall:.1f} s, {accepted} accepted",
+            flush=True,
+        )
     print("\n| scheduler | events | mean ms | p99 ms | max ms | total s | accepted jobs |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name, n, mean, p99, top, wall, accepted in rows:

@@ -58,8 +58,7 @@ def pws_size(model: Downey, nb_hosts: int) -> int:
     return best_n
 
 
-def ideal_size(strategy: str, model: Downey, nb_hosts: int, *, load: float = 0.75,
-               sigma_max: float = 2.0) -> int:
+def ideal_size(strategy: str, model: Downey, nb_hosts: int, *, load: float = 0.75, sigma_max: float = 2.0) -> int:
     """The strategy's ideal cluster size (``ASP``: its cap, MAX)."""
     A = model.A
     if strategy == "PWS":
@@ -93,8 +92,16 @@ class DowneyAllocation(OnlineScheduler):
     def needs_dynamic_jobs(cls, options: dict) -> bool:
         return True  # molded jobs run as copies
 
-    def __init__(self, nb_hosts: int, *, strategy: str = "AVG", mode: str = "greedy",
-                 min_fraction: float = 0.5, load: float = 0.75, sigma_max: float = 2.0):
+    def __init__(
+        self,
+        nb_hosts: int,
+        *,
+        strategy: str = "AVG",
+        mode: str = "greedy",
+        min_fraction: float = 0.5,
+        load: float = 0.75,
+        sigma_max: float = 2.0,
+    ):
         super().__init__(nb_hosts, order="fcfs")
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}: choose among {', '.join(STRATEGIES)}")
@@ -150,13 +157,15 @@ class DowneyAllocation(OnlineScheduler):
         if n == requested:
             return self.start(job, now)
         spec = job.fields.get("moldable") if job.fields else None
-        if (isinstance(spec, dict) and spec.get("model") == "linear"
-                and job.fields.get("profile_type") == "parallel_homogeneous_total"):
+        if (
+            isinstance(spec, dict)
+            and spec.get("model") == "linear"
+            and job.fields.get("profile_type") == "parallel_homogeneous_total"
+        ):
             self.record(job, molded=n)  # Batsim spreads the job's flops over n hosts itself
             return self.start(job, now, self.pool.allocate(n))
         self.scales[job.id] = scale = model.speedup(requested) / model.speedup(n)
         job.res, job.walltime_s = n, job.walltime_s * scale
-        running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s,
-                              runtime_s=model.runtime(n))
+        running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s, runtime_s=model.runtime(n))
         self.reject(job)
         return running

@@ -39,8 +39,14 @@ from adaptsched.core.speculation import Speculation
 
 DAY_S = 86400.0
 #: Default anti-starvation weights (score units per second of delay), see the module doc.
-DEFAULT_STARVATION_WEIGHT = {"D": 0.0, "P": 1.0 / (10 * DAY_S), "R": 1.0 / (10 * DAY_S),
-                             "1/L": 1e-10, "P/L": 1e-10, "R/L": 1e-10}
+DEFAULT_STARVATION_WEIGHT = {
+    "D": 0.0,
+    "P": 1.0 / (10 * DAY_S),
+    "R": 1.0 / (10 * DAY_S),
+    "1/L": 1e-10,
+    "P/L": 1e-10,
+    "R/L": 1e-10,
+}
 
 
 class Backfill(Adaptation, Speculation, ConservativeBackfilling):
@@ -64,23 +70,50 @@ class Backfill(Adaptation, Speculation, ConservativeBackfilling):
 
     @classmethod
     def needs_dynamic_jobs(cls, options: dict) -> bool:
-        return (bool(options.get("speculation", 0)) or bool(options.get("test_runs", False))
-                or options.get("adaptation", "none") != "none" or bool(options.get("widening", False)))
+        return (
+            bool(options.get("speculation", 0))
+            or bool(options.get("test_runs", False))
+            or options.get("adaptation", "none") != "none"
+            or bool(options.get("widening", False))
+        )
 
-    def __init__(self, nb_hosts: int, *, order: str = "D", guarantees: bool = True,
-                 starvation_weight: float = -1.0, priority_levels: int = 3, seed: int = 0,
-                 record_reservations: bool = True, speculation: float = 0.0, test_runs: bool = False,
-                 test_threshold_s: float = 10800.0, test_run_s: float = 300.0, test_run_max_s: float = 900.0,
-                 adaptation: str = "none", greedy_third: str = "double", widening: bool = False):
+    def __init__(
+        self,
+        nb_hosts: int,
+        *,
+        order: str = "D",
+        guarantees: bool = True,
+        starvation_weight: float = -1.0,
+        priority_levels: int = 3,
+        seed: int = 0,
+        record_reservations: bool = True,
+        speculation: float = 0.0,
+        test_runs: bool = False,
+        test_threshold_s: float = 10800.0,
+        test_run_s: float = 300.0,
+        test_run_max_s: float = 900.0,
+        adaptation: str = "none",
+        greedy_third: str = "double",
+        widening: bool = False,
+    ):
         super().__init__(nb_hosts, record_reservations=record_reservations and guarantees)
-        self.init_speculation(speculation=speculation, test_runs=test_runs, test_threshold_s=test_threshold_s,
-                              test_run_s=test_run_s, test_run_max_s=test_run_max_s)
+        self.init_speculation(
+            speculation=speculation,
+            test_runs=test_runs,
+            test_threshold_s=test_threshold_s,
+            test_run_s=test_run_s,
+            test_run_max_s=test_run_max_s,
+        )
         self.init_adaptation(adaptation=adaptation, greedy_third=greedy_third, widening=widening)
         if starvation_weight < 0:
             starvation_weight = DEFAULT_STARVATION_WEIGHT.get(order, 0.0)
         self.guarantees = guarantees
-        self.criterion = Criterion(order, seed=seed, priority_levels=priority_levels,
-                                   starvation_weight=0.0 if guarantees else starvation_weight)
+        self.criterion = Criterion(
+            order,
+            seed=seed,
+            priority_levels=priority_levels,
+            starvation_weight=0.0 if guarantees else starvation_weight,
+        )
         self.order = []  # the waiting jobs in this pass's order
 
     def on_submit(self, job, now):
@@ -128,8 +161,12 @@ class Backfill(Adaptation, Speculation, ConservativeBackfilling):
             profile, order = self.reschedule(now)
             limit = None
         if self.speculation or self.test_runs:
-            self.speculate(now, [job for job in order if job.id not in self.running], profile,
-                           None if limit is None else (lambda job: limit(job.id)))
+            self.speculate(
+                now,
+                [job for job in order if job.id not in self.running],
+                profile,
+                None if limit is None else (lambda job: limit(job.id)),
+            )
         if self.widening:
             self.widen(now, profile)
         if self.starting:

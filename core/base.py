@@ -24,7 +24,7 @@ INF = float("inf")
 class Job:
     """What a scheduler knows of a job: its request, not its true runtime."""
 
-    __slots__ = ("id", "submit_s", "res", "walltime_s", "fields")
+    __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
 
     def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict | None = None):
         self.id = id
@@ -44,10 +44,18 @@ class Running:
     "regular" for the job itself; a copy's expected end is when it will be killed.
     """
 
-    __slots__ = ("job", "start_s", "end_s", "hosts", "exec_id", "kind")
+    __slots__ = ("end_s", "exec_id", "hosts", "job", "kind", "start_s")
 
-    def __init__(self, job: Job, start_s: float, hosts: list, *, end_s: float | None = None,
-                 exec_id: str | None = None, kind: str = "regular"):
+    def __init__(
+        self,
+        job: Job,
+        start_s: float,
+        hosts: list,
+        *,
+        end_s: float | None = None,
+        exec_id: str | None = None,
+        kind: str = "regular",
+    ):
         self.job = job
         self.start_s = start_s
         self.end_s = start_s + job.walltime_s if end_s is None else end_s
@@ -173,8 +181,16 @@ class OnlineScheduler:
         """The job's runtime relative to its submitted shape (adaptation changes it)."""
         return 1.0
 
-    def launch(self, job: Job, now: float, *, kind: str, end_s: float, hosts: list | None = None,
-               runtime_s: float | None = None) -> Running:
+    def launch(
+        self,
+        job: Job,
+        now: float,
+        *,
+        kind: str,
+        end_s: float,
+        hosts: list | None = None,
+        runtime_s: float | None = None,
+    ) -> Running:
         """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
 
         The copy runs the job's current shape: ``job.walltime_s`` and ``scale_of(job)``
@@ -187,7 +203,8 @@ class OnlineScheduler:
             hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
         self._decisions.launches.append(
-            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job), runtime_s))
+            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job), runtime_s)
+        )
         return running
 
     def kill(self, running: Running):

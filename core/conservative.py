@@ -104,8 +104,7 @@ class ConservativeBackfilling(ReservingScheduler):
             for job in self.queue:
                 # A due job may still lack hosts: Batsim can report the completion that
                 # frees them in a later message of the same instant. It starts then.
-                if (self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free
-                        and self.movable(job)):
+                if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free and self.movable(job):
                     self.start(job, now, planned_s=self.reservation[job.id])  # its interval stays in the profile
                     del self.reservation[job.id]
                     started.append(job)

@@ -31,11 +31,15 @@ from adaptsched.core.replay import replay
 HOUR_S = 3600.0
 
 
-def what_if_revenue(nb_hosts: int, history: list, oc_factor: float, k_factor: int, start_s: float,
-                    end_s: float) -> float:
+def what_if_revenue(
+    nb_hosts: int, history: list, oc_factor: float, k_factor: int, start_s: float, end_s: float
+) -> float:
     """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s)."""
-    jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in history
-            if start_s <= j.submit_s < end_s]
+    jobs = [
+        (Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime)
+        for j, runtime in history
+        if start_s <= j.submit_s < end_s
+    ]
     if not jobs:
         return 0.0
     out = replay(Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor), jobs)
@@ -57,8 +61,16 @@ class Dvqops(Qops):
         "window_h": (0.0, "a fixed rollback window (h) instead of choosing one (0: choose)"),
     }
 
-    def __init__(self, nb_hosts: int, *, k_factor: int = 5, oc_factors: str = "0,0.05,0.1,0.2,0.4",
-                 max_window_h: float = 64.0, initial_oc_factor: float = 0.0, window_h: float = 0.0):
+    def __init__(
+        self,
+        nb_hosts: int,
+        *,
+        k_factor: int = 5,
+        oc_factors: str = "0,0.05,0.1,0.2,0.4",
+        max_window_h: float = 64.0,
+        initial_oc_factor: float = 0.0,
+        window_h: float = 0.0,
+    ):
         super().__init__(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=initial_oc_factor)
         self.oc_factors = [float(x) for x in str(oc_factors).split(",") if x.strip()]
         if not self.oc_factors:
@@ -126,8 +138,9 @@ class Dvqops(Qops):
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
-            self.oc_factor = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor,
-                                            now - self.window_s, now)
+            self.oc_factor = best_oc_factor(
+                self.nb_hosts, history, self.oc_factors, self.k_factor, now - self.window_s, now
+            )
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 class HostPool:
     """Free host ids, kept sorted; jobs get the lowest free ids (non-contiguous)."""
 
-    __slots__ = ("nb_hosts", "_free")
+    __slots__ = ("_free", "nb_hosts")
 
     def __init__(self, nb_hosts: int):
         self.nb_hosts = nb_hosts

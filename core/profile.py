@@ -28,7 +28,7 @@ INF = float("inf")
 class AvailabilityProfile:
     """``free[i]`` hosts are free on ``[times[i], times[i+1])``; the last step never ends."""
 
-    __slots__ = ("nb_hosts", "times", "free")
+    __slots__ = ("free", "nb_hosts", "times")
 
     def __init__(self, nb_hosts: int, now: float = 0.0):
         self.nb_hosts = nb_hosts
@@ -36,7 +36,7 @@ class AvailabilityProfile:
         self.free = [nb_hosts]
 
     @classmethod
-    def of_running(cls, nb_hosts: int, now: float, running) -> "AvailabilityProfile":
+    def of_running(cls, nb_hosts: int, now: float, running) -> AvailabilityProfile:
         """The profile of running jobs alone; ``running``: (expected end, hosts) sorted by end."""
         profile = cls(nb_hosts, now)
         times, free = profile.times, profile.free
@@ -53,7 +53,7 @@ class AvailabilityProfile:
                 free.append(nb_hosts - busy)
         return profile
 
-    def copy(self) -> "AvailabilityProfile":
+    def copy(self) -> AvailabilityProfile:
         clone = AvailabilityProfile.__new__(AvailabilityProfile)
         clone.nb_hosts = self.nb_hosts
         clone.times = list(self.times)

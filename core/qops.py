@@ -55,16 +55,22 @@ def linear_value(finish_s: float, *, price: float, full_until_s: float, deadline
 def job_value(job, finish_s: float) -> float:
     """:func:`linear_value` of a scheduler's job (its fields hold price, deadline, estimate_s)."""
     f = job.fields
-    return linear_value(finish_s, price=float(f.get("price", 0.0)), deadline_s=float(f.get("deadline", INF)),
-                        full_until_s=job.submit_s + float(f.get("estimate_s", job.walltime_s)))
+    return linear_value(
+        finish_s,
+        price=float(f.get("price", 0.0)),
+        deadline_s=float(f.get("deadline", INF)),
+        full_until_s=job.submit_s + float(f.get("estimate_s", job.walltime_s)),
+    )
 
 
 class Qops(ConservativeBackfilling):
     name = "qops"
     options = {
         "k_factor": (5, "QoPS: at most this many jobs moved ahead of the new job per tried position"),
-        "value_aware": (False, "VQoPS: keep the feasible schedule of highest revenue; accept only above the "
-                               "opportunity cost"),
+        "value_aware": (
+            False,
+            "VQoPS: keep the feasible schedule of highest revenue; accept only above the opportunity cost",
+        ),
         "oc_factor": (0.0, "VQoPS: opportunity cost per processor-second of the new job"),
     }
 
@@ -131,8 +137,10 @@ class Qops(ConservativeBackfilling):
             return False
         if self.value_aware:
             current = self.revenue(self.waiting, [self.reservation[j.id] for j in self.waiting])
-            total, _, best = max((self.revenue(f[1], [self.reservation[j.id] for j in f[1]])
-                                  + self.revenue(f[2], f[3]), -f[0], f) for f in found)
+            total, _, best = max(
+                (self.revenue(f[1], [self.reservation[j.id] for j in f[1]]) + self.revenue(f[2], f[3]), -f[0], f)
+                for f in found
+            )
             if total - current <= self.oc_factor * new.res * new.walltime_s:
                 self.decisions_log.append((now, new.id, False, None))
                 return False

@@ -32,7 +32,7 @@ ORDERS = {
 class WaitingQueue:
     """Waiting jobs kept sorted by ``(order key, arrival number)``."""
 
-    __slots__ = ("order", "_key", "_entries", "_arrivals", "_min_res", "jobs")
+    __slots__ = ("_arrivals", "_entries", "_key", "_min_res", "jobs", "order")
 
     def __init__(self, order: str = "fcfs"):
         if order not in ORDERS:

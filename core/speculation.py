@@ -28,8 +28,9 @@ SUCCESS = "COMPLETED_SUCCESSFULLY"
 class Speculation:
     """Mixin for :class:`~adaptsched.core.backfill.Backfill`: phase 3 and the copies' fate."""
 
-    def init_speculation(self, *, speculation: float, test_runs: bool, test_threshold_s: float,
-                         test_run_s: float, test_run_max_s: float):
+    def init_speculation(
+        self, *, speculation: float, test_runs: bool, test_threshold_s: float, test_run_s: float, test_run_max_s: float
+    ):
         if not 0 <= speculation < 100:
             raise ValueError("speculation must be a percentage in [0, 100)")
         if not 0 < test_run_s <= test_run_max_s:
@@ -60,8 +61,12 @@ class Speculation:
                 continue  # it fits with its estimate: regular backfilling's business
             if self.speculation and hole >= self.speculated.get(job.id, self.speculation) * job.walltime_s:
                 kind, length = "speculative", hole
-            elif (self.test_runs and job.walltime_s > self.test_threshold_s and job.id not in self.tested
-                  and hole >= self.test_run_s):
+            elif (
+                self.test_runs
+                and job.walltime_s > self.test_threshold_s
+                and job.id not in self.tested
+                and hole >= self.test_run_s
+            ):
                 kind, length = "test", min(hole, self.test_run_max_s)
                 self.tested.add(job.id)
             else:

@@ -112,8 +112,16 @@ class Downey(SpeedupModel):
 class ScojoP(SpeedupModel):
     """SCOJO-P's piecewise-linear efficiency around the optimum size ``n_opt``."""
 
-    def __init__(self, runtime_opt_s: float, n_opt: int, machine_hosts: int, *,
-                 e_min: float = 0.8, e_opt: float = 0.65, e_max: float = 0.4):
+    def __init__(
+        self,
+        runtime_opt_s: float,
+        n_opt: int,
+        machine_hosts: int,
+        *,
+        e_min: float = 0.8,
+        e_opt: float = 0.65,
+        e_max: float = 0.4,
+    ):
         if not runtime_opt_s > 0:
             raise ValueError(f"runtime_opt_s must be > 0, got {runtime_opt_s!r}")
         if not 1 <= n_opt <= machine_hosts:
@@ -139,5 +147,7 @@ class ScojoP(SpeedupModel):
         return n * self.efficiency(n)
 
     def __repr__(self):
-        return (f"ScojoP(runtime_opt_s={self.t1_s / (self.n_opt * self.e_opt)!r}, n_opt={self.n_opt}, "
-                f"range=[{self.n_min}, {self.n_max}])")
+        return (
+            f"ScojoP(runtime_opt_s={self.t1_s / (self.n_opt * self.e_opt)!r}, n_opt={self.n_opt}, "
+            f"range=[{self.n_min}, {self.n_max}])"
+        )

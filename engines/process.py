@@ -73,15 +73,34 @@ class Endpoint:
 class SchedulerProcess:
     """A pybatsim scheduler (plugin name or ``.py`` path) in a child process."""
 
-    def __init__(self, scheduler: str, options: dict, endpoint: Endpoint, log_path, *, verbosity="warning",
-                 fixed_addresses: bool = False, cpu: int | None = None):
+    def __init__(
+        self,
+        scheduler: str,
+        options: dict,
+        endpoint: Endpoint,
+        log_path,
+        *,
+        verbosity="warning",
+        fixed_addresses: bool = False,
+        cpu: int | None = None,
+    ):
         self.scheduler = scheduler
         self.options = options
         self.endpoint = endpoint
         self.log_path = Path(log_path)
         self.command = [
-            sys.executable, "-m", "batsim.cmds.launcher", scheduler,
-            "-s", endpoint.url, "-t", "0", "-v", verbosity, "-o", json.dumps(options),
+            sys.executable,
+            "-m",
+            "batsim.cmds.launcher",
+            scheduler,
+            "-s",
+            endpoint.url,
+            "-t",
+            "0",
+            "-v",
+            verbosity,
+            "-o",
+            json.dumps(options),
         ]
         if fixed_addresses:
             # Some schedulers iterate over sets of objects hashed by address (pybatsim's
@@ -99,8 +118,14 @@ class SchedulerProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         # A neutral working directory: ``python -m`` puts it first on sys.path, and a
         # folder named ``schedulers`` there (our repository root) would shadow pybatsim's.
-        self.process = subprocess.Popen(self.command, stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, env=env, cwd=self.endpoint.directory)
+        self.process = subprocess.Popen(
+            self.command,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=self.endpoint.directory,
+        )
         if self.cpu is not None:
             pin(self.process.pid, self.cpu)
         return self
@@ -128,8 +153,10 @@ class SchedulerProcess:
     def describe_failure(self) -> str:
         code = self.process.poll() if self.process else None
         state = "is still running" if code is None else f"exited with code {code}"
-        return (f"the scheduler process ({' '.join(self.command[3:5])}) {state}; "
-                f"last lines of {self.log_path}:\n{tail(self.log_path)}")
+        return (
+            f"the scheduler process ({' '.join(self.command[3:5])}) {state}; "
+            f"last lines of {self.log_path}:\n{tail(self.log_path)}"
+        )
 
 
 class Connection:
@@ -160,12 +187,14 @@ class Connection:
                 break
             except zmq.Again:
                 if not self.process.alive():
-                    raise SimulationError("the scheduler stopped answering: "
-                                          + self.process.describe_failure()) from None
+                    raise SimulationError(
+                        "the scheduler stopped answering: " + self.process.describe_failure()
+                    ) from None
                 waited += self.poll_ms / 1000
                 if self.timeout_s is not None and waited > self.timeout_s:
-                    raise SimulationError(f"the scheduler did not answer within {self.timeout_s:g} s: "
-                                          + self.process.describe_failure()) from None
+                    raise SimulationError(
+                        f"the scheduler did not answer within {self.timeout_s:g} s: " + self.process.describe_failure()
+                    ) from None
         self.exchanges += 1
         return reply
 

@@ -16,8 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from adaptsched.errors import SimulationError
 from adaptsched.engines.process import pin, tail
+from adaptsched.errors import SimulationError
 
 BUILD_KIT_PREFIX = Path("/opt/batsim/bin/batsim")
 
@@ -41,13 +41,35 @@ def batsim_version(batsim: str) -> str:
     return result.stdout.strip() or result.stderr.strip()
 
 
-def run_batsim(batsim: str, platform, workload, prefix: str, scheduler, *, dynamic_jobs=False,
-               ack_dynamic_jobs=False, profile_reuse=False, progress=None, poll_s: float = 0.2,
-               cpu: int | None = None) -> float:
+def run_batsim(
+    batsim: str,
+    platform,
+    workload,
+    prefix: str,
+    scheduler,
+    *,
+    dynamic_jobs=False,
+    ack_dynamic_jobs=False,
+    profile_reuse=False,
+    progress=None,
+    poll_s: float = 0.2,
+    cpu: int | None = None,
+) -> float:
     """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess."""
-    command = [batsim, "-p", str(platform), "-w", str(workload), "-e", str(prefix),
-               "-s", scheduler.endpoint.url, "--disable-schedule-tracing",
-               "--disable-machine-state-tracing", "-q"]
+    command = [
+        batsim,
+        "-p",
+        str(platform),
+        "-w",
+        str(workload),
+        "-e",
+        str(prefix),
+        "-s",
+        scheduler.endpoint.url,
+        "--disable-schedule-tracing",
+        "--disable-machine-state-tracing",
+        "-q",
+    ]
     if dynamic_jobs:
         command.append("--enable-dynamic-jobs")
     if ack_dynamic_jobs:
@@ -66,8 +88,10 @@ def run_batsim(batsim: str, platform, workload, prefix: str, scheduler, *, dynam
                     process.kill()
                     process.wait()
                     raise SimulationError(
-                        "real Batsim stopped: " + scheduler.describe_failure()
-                        + f"\nlast lines of {log_path}:\n{tail(log_path)}")
+                        "real Batsim stopped: "
+                        + scheduler.describe_failure()
+                        + f"\nlast lines of {log_path}:\n{tail(log_path)}"
+                    )
                 if progress is not None and jobs_csv.exists():
                     progress(_count_rows(jobs_csv))
                 time.sleep(poll_s)
@@ -78,8 +102,10 @@ def run_batsim(batsim: str, platform, workload, prefix: str, scheduler, *, dynam
             raise
     if process.returncode != 0:
         scheduler.kill()
-        raise SimulationError(f"real Batsim failed with code {process.returncode}; last lines of {log_path}:\n"
-                              f"{tail(log_path)}\nscheduler log {scheduler.log_path}:\n{tail(scheduler.log_path)}")
+        raise SimulationError(
+            f"real Batsim failed with code {process.returncode}; last lines of {log_path}:\n"
+            f"{tail(log_path)}\nscheduler log {scheduler.log_path}:\n{tail(scheduler.log_path)}"
+        )
     if progress is not None and jobs_csv.exists():
         progress(_count_rows(jobs_csv))
     return time.perf_counter() - start

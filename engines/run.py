@@ -23,10 +23,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adaptsched.errors import AdaptschedError, InputError, SimulationError
-from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.platforms.simgrid import read_platform, write_cluster
 from adaptsched import schedulers as registry
+from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
+from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.platforms.simgrid import read_platform, write_cluster
 
 ENGINES = ("embedded", "batsim")
 
@@ -67,8 +67,10 @@ def resolve_scheduler(scheduler: str) -> tuple[str, object]:
     if "/" not in scheduler and "." not in scheduler and (pybatsim_builtins() / f"{scheduler}.py").is_file():
         return scheduler, None  # a pybatsim built-in
     names = ", ".join(registry.SCHEDULERS)
-    raise AdaptschedError(f"unknown scheduler {scheduler!r}: use one of {names}, a pybatsim built-in "
-                          "(e.g. easyBackfill) or the path of a .py pybatsim plugin")
+    raise AdaptschedError(
+        f"unknown scheduler {scheduler!r}: use one of {names}, a pybatsim built-in "
+        "(e.g. easyBackfill) or the path of a .py pybatsim plugin"
+    )
 
 
 def parse_options(pairs, core_class) -> dict:
@@ -80,8 +82,10 @@ def parse_options(pairs, core_class) -> dict:
             raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
         if core_class is not None:
             if key not in core_class.options:
-                raise AdaptschedError(f"scheduler {core_class.name!r} has no option {key!r}; "
-                                      f"its options are: {', '.join(core_class.options) or 'none'}")
+                raise AdaptschedError(
+                    f"scheduler {core_class.name!r} has no option {key!r}; "
+                    f"its options are: {', '.join(core_class.options) or 'none'}"
+                )
             default = core_class.options[key][0]
             options[key] = _typed(key, text, default)
         else:
@@ -124,8 +128,9 @@ def resolve_workload(workload, nb_hosts: int, prefix: str, *, say=print) -> Path
     if not path.exists():
         raise InputError(workload, "no such workload file")
     name = path.name.lower()
-    if name.endswith(".swf") or name.endswith(".swf.gz"):
+    if name.endswith((".swf", ".swf.gz")):
         from adaptsched.workloads.convert import convert_swf, write_workload
+
         converted, report = convert_swf(path, hosts=nb_hosts)
         out = write_workload(converted, f"{prefix}_workload.json")
         say(report.summary())
@@ -142,6 +147,7 @@ class Progress:
             enabled = sys.stderr.isatty()
         if enabled and total > 0:
             from tqdm import tqdm
+
             self.bar = tqdm(total=total, desc=label, unit="job", file=sys.stderr, smoothing=0.1, leave=True)
 
     def __call__(self, done: int):
@@ -156,17 +162,33 @@ class Progress:
 def find_batsim_or_fail(batsim: str | None = None) -> str:
     """The real Batsim executable (``batsim``, $BATSIM, PATH, the build kit's), or a clear error."""
     from adaptsched.engines.real import find_batsim
+
     executable = find_batsim(batsim)
     if executable is None:
-        raise SimulationError("real Batsim is not installed: build it with ../shared/tools/batsim-build "
-                              "and put 'batsim' on PATH or set BATSIM=/path/to/batsim")
+        raise SimulationError(
+            "real Batsim is not installed: build it with ../shared/tools/batsim-build "
+            "and put 'batsim' on PATH or set BATSIM=/path/to/batsim"
+        )
     return executable
 
 
-def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded", options=None,
-        batsim: str | None = None, dynamic_jobs: bool = False, ack_dynamic_jobs: bool = False,
-        profile_reuse: bool = False, progress: bool | None = None, fixed_addresses: bool = False,
-        pin_cpu: bool = True, say=print) -> RunResult:
+def run(
+    scheduler: str,
+    workload,
+    platform,
+    prefix,
+    *,
+    engine: str = "embedded",
+    options=None,
+    batsim: str | None = None,
+    dynamic_jobs: bool = False,
+    ack_dynamic_jobs: bool = False,
+    profile_reuse: bool = False,
+    progress: bool | None = None,
+    fixed_addresses: bool = False,
+    pin_cpu: bool = True,
+    say=print,
+) -> RunResult:
     """Runs one simulation and returns where its outputs are."""
     if engine not in ENGINES:
         raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
@@ -185,26 +207,41 @@ def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded",
 
     endpoint = Endpoint()
     cpu = pick_cpu() if pin_cpu else None
-    process = SchedulerProcess(plugin, options, endpoint, f"{prefix}_sched.log",
-                               fixed_addresses=fixed_addresses, cpu=cpu)
+    process = SchedulerProcess(
+        plugin, options, endpoint, f"{prefix}_sched.log", fixed_addresses=fixed_addresses, cpu=cpu
+    )
     start = time.perf_counter()
     affinity = _affinity()
     bar = None
     try:
         process.start()  # pybatsim boots while the workload loads
         from adaptsched.workloads.batsim_json import load_workload
+
         loaded = load_workload(workload_path, embedded=(engine == "embedded"))
         if loaded.nb_res != machines.nb_hosts:
-            say(f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
-                "the platform decides")
+            say(
+                f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
+                "the platform decides"
+            )
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
         if engine == "embedded":
             pin(0, cpu)
             _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar)
         else:
             from adaptsched.engines.real import run_batsim
-            run_batsim(executable, platform_path, workload_path, prefix, process, dynamic_jobs=dynamic_jobs,
-                       ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse, progress=bar, cpu=cpu)
+
+            run_batsim(
+                executable,
+                platform_path,
+                workload_path,
+                prefix,
+                process,
+                dynamic_jobs=dynamic_jobs,
+                ack_dynamic_jobs=ack_dynamic_jobs,
+                profile_reuse=profile_reuse,
+                progress=bar,
+                cpu=cpu,
+            )
         code = process.wait(timeout=60)
     finally:
         _restore_affinity(affinity)
@@ -215,8 +252,9 @@ def run(scheduler: str, workload, platform, prefix, *, engine: str = "embedded",
     wall = time.perf_counter() - start
     result = RunResult(prefix, engine, scheduler, wall, loaded.nb_jobs, machines.nb_hosts)
     if code != 0:
-        result.notes.append(f"the pybatsim process exited with code {code} after the simulation ended "
-                            f"(see {prefix}_sched.log)")
+        result.notes.append(
+            f"the pybatsim process exited with code {code} after the simulation ended (see {prefix}_sched.log)"
+        )
     return result
 
 
@@ -241,7 +279,8 @@ def _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_j
     connection = Connection(process)
     try:
         options = Options(dynamic_jobs=dynamic_jobs, ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse)
-        EmbeddedBatsim(machines, [loaded], connection, prefix, options=options,
-                       progress=bar if bar.bar is not None else None).run()
+        EmbeddedBatsim(
+            machines, [loaded], connection, prefix, options=options, progress=bar if bar.bar is not None else None
+        ).run()
     finally:
         connection.close()

@@ -18,9 +18,10 @@ default, so each 1-byte message between Batsim's processes on the master host
 would take 1e-10 s; these offsets add up along a trace and reorder simultaneous
 events); the generated files set it to 1e20 B/s. Every message between Batsim's
 processes, and so every job start, then takes zero simulated time (equivalent to
-zero-latency, infinite-bandwidth links) and times stay exact. On platforms with link latencies, real Batsim starts each job after the
-message latency (2.4 ms on Batsim's ``cluster512.xml``); the embedded engine
-models no network at all, so only zero-latency platforms give identical outputs.
+zero-latency, infinite-bandwidth links) and times stay exact. On platforms with link
+latencies, real Batsim starts each job after the message latency (2.4 ms on Batsim's
+``cluster512.xml``); the embedded engine models no network at all, so only zero-latency
+platforms give identical outputs.
 """
 
 from __future__ import annotations
@@ -36,7 +37,15 @@ from adaptsched.errors import InputError
 SHIPPED_SIZES = (64, 100, 128, 338, 430)
 
 _SPEED_UNITS = {
-    "f": 1.0, "kf": 1e3, "Mf": 1e6, "Gf": 1e9, "Tf": 1e12, "Pf": 1e15, "Ef": 1e18, "Zf": 1e21, "Yf": 1e24,
+    "f": 1.0,
+    "kf": 1e3,
+    "Mf": 1e6,
+    "Gf": 1e9,
+    "Tf": 1e12,
+    "Pf": 1e15,
+    "Ef": 1e18,
+    "Zf": 1e21,
+    "Yf": 1e24,
 }
 _SPEED_RE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kMGTPEZY]?f)?(?:lops)?\s*$")
 

@@ -58,17 +58,40 @@ def runs(seeds: int):
             for strategy in STRATEGIES:
                 if strategy == "ASP" and mode == "stubborn":
                     continue  # ASP is inherently greedy
-                out.append((f"fig11_{mode}_{strategy}_rho{load:g}", {"strategy": strategy, "mode": mode, "load": load},
-                            load, 1, f"fig11-{mode}"))
+                out.append(
+                    (
+                        f"fig11_{mode}_{strategy}_rho{load:g}",
+                        {"strategy": strategy, "mode": mode, "load": load},
+                        load,
+                        1,
+                        f"fig11-{mode}",
+                    )
+                )
     for c in FRACTIONS:
         for strategy in STRATEGIES[:4]:
-            out.append((f"fig13_{strategy}_c{c:g}",
-                        {"strategy": strategy, "mode": "hybrid", "min_fraction": c, "load": 0.75}, 0.75, 1, "fig13"))
+            out.append(
+                (
+                    f"fig13_{strategy}_c{c:g}",
+                    {"strategy": strategy, "mode": "hybrid", "min_fraction": c, "load": 0.75},
+                    0.75,
+                    1,
+                    "fig13",
+                )
+            )
     return out
 
 
-def reproduce(out="results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, engine: str = "embedded",
-              batsim=None, workers=None, say=print) -> Path:
+def reproduce(
+    out="results/downey",
+    *,
+    days: int = 120,
+    seeds: int = 3,
+    hosts: int = 64,
+    engine: str = "embedded",
+    batsim=None,
+    workers=None,
+    say=print,
+) -> Path:
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.downey import generate
@@ -91,10 +114,19 @@ def reproduce(out="results/downey", *, days: int = 120, seeds: int = 3, hosts: i
             workloads[key] = str(path)
     say(f"{len(workloads)} workloads of {days} days on {hosts} processors; {len(plan)} runs ({engine} engine)")
     batch = [Job(name, "downey", options, workloads[(load, seed)]) for name, options, load, seed, _ in plan]
-    results = run_batch(batch, None, platform, out / engine, engine=engine, batsim=batsim, analyse=analyse_run,
-                        workers=workers, say=say)
-    report = write_report(out / f"report-{engine}", plan, results, days=days, seeds=seeds, hosts=hosts,
-                          engine=engine, wall_s=time.perf_counter() - begin)
+    results = run_batch(
+        batch, None, platform, out / engine, engine=engine, batsim=batsim, analyse=analyse_run, workers=workers, say=say
+    )
+    report = write_report(
+        out / f"report-{engine}",
+        plan,
+        results,
+        days=days,
+        seeds=seeds,
+        hosts=hosts,
+        engine=engine,
+        wall_s=time.perf_counter() - begin,
+    )
     say(f"report: {report}")
     return report
 
@@ -129,24 +161,41 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
         for name, options, load, seed, study in plan:
             if name in results:
                 r = results[name]
-                writer.writerow([name, study, options["strategy"], options.get("mode", "greedy"), load,
-                                 options.get("min_fraction", ""), seed, *[r[c] for c in COLUMNS]])
-    lines = ["# Downey (1996): processor allocation strategies, reproduced", "",
-             f"{hosts} processors, {days} simulated days per workload, {engine} engine, FIFO queue. "
-             f"This invocation: {wall_s / 60:.1f} min; the {len(results)} runs took "
-             f"{sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all (one per CPU at a time). "
-             f"Data: `runs.csv`.", "",
-             f"## Table 1: greedy strategies at offered load 0.75 (mean of {seeds} workloads; paper in parentheses)", "",
-             "| strategy | load | utilization | turnaround (s) | queue (s) | cluster size (CV) | p90 slowdown |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+                writer.writerow(
+                    [
+                        name,
+                        study,
+                        options["strategy"],
+                        options.get("mode", "greedy"),
+                        load,
+                        options.get("min_fraction", ""),
+                        seed,
+                        *[r[c] for c in COLUMNS],
+                    ]
+                )
+    lines = [
+        "# Downey (1996): processor allocation strategies, reproduced",
+        "",
+        f"{hosts} processors, {days} simulated days per workload, {engine} engine, FIFO queue. "
+        f"This invocation: {wall_s / 60:.1f} min; the {len(results)} runs took "
+        f"{sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all (one per CPU at a time). "
+        f"Data: `runs.csv`.",
+        "",
+        f"## Table 1: greedy strategies at offered load 0.75 (mean of {seeds} workloads; paper in parentheses)",
+        "",
+        "| strategy | load | utilization | turnaround (s) | queue (s) | cluster size (CV) | p90 slowdown |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     table = {}
     for s in STRATEGIES:
         names = [f"table1_{s}_seed{k}" for k in range(1, seeds + 1)]
         table[s] = [_mean(results, names, c) for c in COLUMNS]
         v, p = table[s], PAPER_TABLE1[s]
-        lines.append(f"| {s} | {v[0]:.2f} ({p[0]:.2f}) | {v[1]:.2f} ({p[1]:.2f}) | {v[2]:,.0f} ({p[2]:,}) | "
-                     f"{v[3]:,.0f} ({p[3]:,}) | {v[4]:.1f} ({v[5]:.2f}) (paper {p[4]} ({p[5]})) | "
-                     f"{v[6]:.1f} ({p[6]}) |")
+        lines.append(
+            f"| {s} | {v[0]:.2f} ({p[0]:.2f}) | {v[1]:.2f} ({p[1]:.2f}) | {v[2]:,.0f} ({p[2]:,}) | "
+            f"{v[3]:,.0f} ({p[3]:,}) | {v[4]:.1f} ({v[5]:.2f}) (paper {p[4]} ({p[5]})) | "
+            f"{v[6]:.1f} ({p[6]}) |"
+        )
     # figures
     charts = []
     for mode, style in (("stubborn", "o--"), ("greedy", "s-")):
@@ -155,26 +204,47 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
             ys = [_mean(results, [f"fig11_{mode}_{s}_rho{l:g}"], "utilization") for l in LOADS]
             if not all(np.isnan(ys)):
                 series.append((s, LOADS, ys, style))
-        charts.append(_line_chart(folder / f"fig11_{mode}.png", f"Figure 11: utilization, {mode}", "offered load",
-                                  "utilization", series))
-    series = [(f"{s} {mode}", LOADS, [_mean(results, [f"fig11_{mode}_{s}_rho{l:g}"], "cluster_size") for l in LOADS],
-               style) for mode, style in (("greedy", "s-"), ("stubborn", "o--")) for s in STRATEGIES
-              if not (s == "ASP" and mode == "stubborn")]
-    charts.append(_line_chart(folder / "fig12.png", "Figure 12: mean cluster size", "offered load",
-                              "mean cluster size", series))
+        charts.append(
+            _line_chart(
+                folder / f"fig11_{mode}.png", f"Figure 11: utilization, {mode}", "offered load", "utilization", series
+            )
+        )
+    series = [
+        (f"{s} {mode}", LOADS, [_mean(results, [f"fig11_{mode}_{s}_rho{l:g}"], "cluster_size") for l in LOADS], style)
+        for mode, style in (("greedy", "s-"), ("stubborn", "o--"))
+        for s in STRATEGIES
+        if not (s == "ASP" and mode == "stubborn")
+    ]
+    charts.append(
+        _line_chart(folder / "fig12.png", "Figure 12: mean cluster size", "offered load", "mean cluster size", series)
+    )
     for key, label in (("utilization", "utilization"), ("turnaround_s", "mean turnaround (s)")):
-        series = [(s, FRACTIONS, [_mean(results, [f"fig13_{s}_c{c:g}"], key) for c in FRACTIONS], "o-")
-                  for s in STRATEGIES[:4]]
-        charts.append(_line_chart(folder / f"fig13_{key}.png", f"Figure 13: hybrid, {label} at load 0.75",
-                                  "minimum fraction c of the ideal size", label, series))
+        series = [
+            (s, FRACTIONS, [_mean(results, [f"fig13_{s}_c{c:g}"], key) for c in FRACTIONS], "o-")
+            for s in STRATEGIES[:4]
+        ]
+        charts.append(
+            _line_chart(
+                folder / f"fig13_{key}.png",
+                f"Figure 13: hybrid, {label} at load 0.75",
+                "minimum fraction c of the ideal size",
+                label,
+                series,
+            )
+        )
     lines += ["", "## Figures 11, 12 and 13", ""] + [f"![{c}]({c})" for c in charts]
-    lines += ["", "| load | " + " | ".join(f"{s} greedy | {s} stubborn" for s in STRATEGIES[:4]) + " | ASP |",
-              "|---:|" + "---:|" * 9]
+    lines += [
+        "",
+        "| load | " + " | ".join(f"{s} greedy | {s} stubborn" for s in STRATEGIES[:4]) + " | ASP |",
+        "|---:|" + "---:|" * 9,
+    ]
     for l in LOADS:
         cells = []
         for s in STRATEGIES[:4]:
-            cells += [f"{_mean(results, [f'fig11_greedy_{s}_rho{l:g}'], 'utilization'):.3f}",
-                      f"{_mean(results, [f'fig11_stubborn_{s}_rho{l:g}'], 'utilization'):.3f}"]
+            cells += [
+                f"{_mean(results, [f'fig11_greedy_{s}_rho{l:g}'], 'utilization'):.3f}",
+                f"{_mean(results, [f'fig11_stubborn_{s}_rho{l:g}'], 'utilization'):.3f}",
+            ]
         cells.append(f"{_mean(results, [f'fig11_greedy_ASP_rho{l:g}'], 'utilization'):.3f}")
         lines.append(f"| {l:g} | " + " | ".join(cells) + " |")
     lines += ["", "(utilization; cluster sizes and the other metrics are in `runs.csv`)"]
@@ -189,19 +259,41 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
                 for key, better in (("utilization", 1), ("turnaround_s", -1), ("queue_s", -1), ("slowdown_p90", -1)):
                     if better * (g[key] - st[key]) < 0:
                         worse.append(f"{s} at {l:g}: {key} {g[key]:.3g} vs {st[key]:.3g}")
-    checks.append(("greedy beats stubborn on every metric", not worse,
-                   "every comparison holds" if not worse else "; ".join(worse[:6]) + (" ..." if len(worse) > 6 else "")))
+    checks.append(
+        (
+            "greedy beats stubborn on every metric",
+            not worse,
+            "every comparison holds" if not worse else "; ".join(worse[:6]) + (" ..." if len(worse) > 6 else ""),
+        )
+    )
     p90 = {s: table[s][6] for s in STRATEGIES}
-    checks.append(("SEV has the lowest p90 slowdown (Table 1)", min(p90, key=p90.get) == "SEV",
-                   ", ".join(f"{s} {v:.1f}" for s, v in p90.items())))
+    checks.append(
+        (
+            "SEV has the lowest p90 slowdown (Table 1)",
+            min(p90, key=p90.get) == "SEV",
+            ", ".join(f"{s} {v:.1f}" for s, v in p90.items()),
+        )
+    )
     cv = {s: table[s][5] for s in STRATEGIES}
-    checks.append(("ASP has the highest cluster-size CV (Table 1)", max(cv, key=cv.get) == "ASP",
-                   ", ".join(f"{s} {v:.2f}" for s, v in cv.items())))
+    checks.append(
+        (
+            "ASP has the highest cluster-size CV (Table 1)",
+            max(cv, key=cv.get) == "ASP",
+            ", ".join(f"{s} {v:.2f}" for s, v in cv.items()),
+        )
+    )
     lines += ["", "## The paper's findings, checked", "", "| finding | here | numbers |", "|---|---|---|"]
     lines += [f"| {a} | {'holds' if ok else '**does not hold**'} | {n} |" for a, ok, n in checks]
     bad = [(n, v) for n, r in results.items() for v in r.get("violations", [])]
-    lines += ["", "## Invariants", "", f"Checked on all {len(results)} runs: "
-              + ("**all hold**." if not bad else f"**{len(bad)} violations**: " + "; ".join(f"{n}: {v}" for n, v in bad[:10]))]
+    lines += [
+        "",
+        "## Invariants",
+        "",
+        f"Checked on all {len(results)} runs: "
+        + (
+            "**all hold**." if not bad else f"**{len(bad)} violations**: " + "; ".join(f"{n}: {v}" for n, v in bad[:10])
+        ),
+    ]
     lines += ["", DIFFERENCES]
     path = folder / "report.md"
     path.write_text("\n".join(lines) + "\n")

@@ -45,6 +45,7 @@ def base_label(order: str, guarantees: bool) -> str:
 @dataclass(frozen=True)
 class Mix:
     """One scheduler configuration of the study: ``label`` as in the paper's figures."""
+
     label: str
     study: str
     order: str
@@ -99,15 +100,22 @@ def mixes(studies=STUDIES) -> list[Mix]:
         for order, guarantees in (("D", True), ("1/L", False)):
             base = base_label(order, guarantees)
             for adaptation in ("half", "quarter", "greedy"):
-                out.append(Mix(f"{base} {adaptation}", "adaptation", order, guarantees,
-                               adaptation=adaptation))
+                out.append(Mix(f"{base} {adaptation}", "adaptation", order, guarantees, adaptation=adaptation))
     if "combined" in studies:
         for order, guarantees in (("D", True), ("R/L", False)):
             base = base_label(order, guarantees)
-            out.append(Mix(f"{base} half+widen", "combined", order, guarantees, adaptation="half",
-                           widening=True))
-            out.append(Mix(f"{base} half+widen+spec", "combined", order, guarantees, speculation=50.0,
-                           adaptation="half", widening=True))
+            out.append(Mix(f"{base} half+widen", "combined", order, guarantees, adaptation="half", widening=True))
+            out.append(
+                Mix(
+                    f"{base} half+widen+spec",
+                    "combined",
+                    order,
+                    guarantees,
+                    speculation=50.0,
+                    adaptation="half",
+                    widening=True,
+                )
+            )
     return out
 
 
@@ -119,14 +127,23 @@ def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict
 
     metrics = backfilling_metrics(prefix)
     raw = read_jobs_csv(f"{prefix}_jobs.csv")
-    metrics["violations"] = check_invariants(raw, metrics["hosts"],
-                                             guarantees=bool(options.get("guarantees", True)))
+    metrics["violations"] = check_invariants(raw, metrics["hosts"], guarantees=bool(options.get("guarantees", True)))
     return metrics
 
 
-def reproduce(out="results/perkovic-keleher", *, trace=None, hosts: int = PAPER_HOSTS,
-              jobs: int | None = None, seeds: int = 5, engine: str = "embedded", batsim=None,
-              studies=STUDIES, workers: int | None = None, say=print) -> Path:
+def reproduce(
+    out="results/perkovic-keleher",
+    *,
+    trace=None,
+    hosts: int = PAPER_HOSTS,
+    jobs: int | None = None,
+    seeds: int = 5,
+    engine: str = "embedded",
+    batsim=None,
+    studies=STUDIES,
+    workers: int | None = None,
+    say=print,
+) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes ``out/report.md``."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
@@ -152,12 +169,30 @@ def reproduce(out="results/perkovic-keleher", *, trace=None, hosts: int = PAPER_
     chosen = mixes(studies)
     batch = []
     for mix in chosen:
-        for seed in (range(1, seeds + 1) if mix.randomized else [None]):
+        for seed in range(1, seeds + 1) if mix.randomized else [None]:
             batch.append(Job(mix.slug(seed), "backfill", mix.options(seed or 0)))
     say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({engine} engine)")
-    results = run_batch(batch, workload_path, platform, out / engine, engine=engine, batsim=batsim,
-                        analyse=analyse_run, workers=workers, say=say)
-    report = write_report(out, engine, chosen, results, seeds=seeds, hosts=hosts, trace=trace,
-                          conversion=conversion, wall_s=time.perf_counter() - begin)
+    results = run_batch(
+        batch,
+        workload_path,
+        platform,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        say=say,
+    )
+    report = write_report(
+        out,
+        engine,
+        chosen,
+        results,
+        seeds=seeds,
+        hosts=hosts,
+        trace=trace,
+        conversion=conversion,
+        wall_s=time.perf_counter() - begin,
+    )
     say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report

@@ -143,16 +143,29 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
         f"submitted width), {engine} engine. Randomized orders: mean over {seeds} seeds, "
         f"spread (min–max) in parentheses. Relative changes are against BF (conservative "
         f"backfilling: order D with guarantees). This invocation: {wall_s / 60:.1f} min; the "
-        f"{sum(len(v) for v in res.runs.values())} runs took {sum(r['wall_s'] for v in res.runs.values() for r in v) / 60:.1f} "
+        f"{sum(len(v) for v in res.runs.values())} runs took "
+        f"{sum(r['wall_s'] for v in res.runs.values() for r in v) / 60:.1f} "
         f"min in all (one per CPU at a time; an interrupted reproduction resumes).",
         "",
     ]
     csv_rows = []
     for mix in mixes:
-        for key, stat in (("bsld_mean", res.bsld(mix.label)), ("wait_mean_s", res.wait(mix.label)),
-                          ("response_mean_s", res.response(mix.label))):
-            csv_rows.append({"study": mix.study, "mix": mix.label, "metric": key, "mean": stat.mean,
-                             "min": stat.low, "max": stat.high, "runs": len(stat.values)})
+        for key, stat in (
+            ("bsld_mean", res.bsld(mix.label)),
+            ("wait_mean_s", res.wait(mix.label)),
+            ("response_mean_s", res.response(mix.label)),
+        ):
+            csv_rows.append(
+                {
+                    "study": mix.study,
+                    "mix": mix.label,
+                    "metric": key,
+                    "mean": stat.mean,
+                    "min": stat.low,
+                    "max": stat.high,
+                    "runs": len(stat.values),
+                }
+            )
     with open(folder / "results.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(csv_rows[0]))
         writer.writeheader()
@@ -162,90 +175,162 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
     orders = [m for m in mixes if m.study == "orders"]
     checks = []
     if orders:
-        lines += ["## 1. Queue orders, with and without guarantees (sec. 5, Figure 3)", "",
-                  "| mix | bounded slowdown | vs BF | paper | delay (s) | vs BF | paper | response (s) |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "## 1. Queue orders, with and without guarantees (sec. 5, Figure 3)",
+            "",
+            "| mix | bounded slowdown | vs BF | paper | delay (s) | vs BF | paper | response (s) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         for m in orders:
             b, w, r = res.bsld(m.label), res.wait(m.label), res.response(m.label)
             pb, pw = PAPER_VS_BF.get(m.label, (None, None))
-            lines.append(f"| {m.label} | {b.text()} | {_pct(_rel(b, bf_b))} | {_pct(pb)} | {w.text(0)} | "
-                         f"{_pct(_rel(w, bf_w))} | {_pct(pw)} | {r.text(0)} |")
+            lines.append(
+                f"| {m.label} | {b.text()} | {_pct(_rel(b, bf_b))} | {_pct(pb)} | {w.text(0)} | "
+                f"{_pct(_rel(w, bf_w))} | {_pct(pw)} | {r.text(0)} |"
+            )
         if res.has("1/L"):
             sf_b, sf_w = res.bsld("1/L"), res.wait("1/L")
-            lines += ["", "Relative to shortest-first backfilling (1/L, with guarantees):", "",
-                      "| mix | bounded slowdown vs 1/L | paper | delay vs 1/L | paper |", "|---|---:|---:|---:|---:|"]
+            lines += [
+                "",
+                "Relative to shortest-first backfilling (1/L, with guarantees):",
+                "",
+                "| mix | bounded slowdown vs 1/L | paper | delay vs 1/L | paper |",
+                "|---|---:|---:|---:|---:|",
+            ]
             for label, (pb, pw) in PAPER_VS_SF.items():
                 if res.has(label):
-                    lines.append(f"| {label} | {_pct(_rel(res.bsld(label), sf_b))} | {_pct(pb)} | "
-                                 f"{_pct(_rel(res.wait(label), sf_w))} | {_pct(pw)} |")
-        ng_better = [c for c in ("P", "R", "1/L", "P/L", "R/L")
-                     if res.has(c) and res.has(c + "-NG")]
+                    lines.append(
+                        f"| {label} | {_pct(_rel(res.bsld(label), sf_b))} | {_pct(pb)} | "
+                        f"{_pct(_rel(res.wait(label), sf_w))} | {_pct(pw)} |"
+                    )
+        ng_better = [c for c in ("P", "R", "1/L", "P/L", "R/L") if res.has(c) and res.has(c + "-NG")]
         better = [c for c in ng_better if res.bsld(c + "-NG").mean < res.bsld(c).mean]
-        checks.append(("-NG improves bounded slowdown for every order but arrival order",
-                       _holds(len(better) == len(ng_better)),
-                       f"{len(better)} of {len(ng_better)} orders improve: "
-                       + ", ".join(f"{c} {res.bsld(c).mean:.2f} → {res.bsld(c + '-NG').mean:.2f}" for c in ng_better)))
+        checks.append(
+            (
+                "-NG improves bounded slowdown for every order but arrival order",
+                _holds(len(better) == len(ng_better)),
+                f"{len(better)} of {len(ng_better)} orders improve: "
+                + ", ".join(f"{c} {res.bsld(c).mean:.2f} → {res.bsld(c + '-NG').mean:.2f}" for c in ng_better),
+            )
+        )
         if res.has("R") and res.has("P"):
             flag = res.bsld("R").mean < res.bsld("P").mean and (
-                not res.has("R-NG") or res.bsld("R-NG").mean < res.bsld("P-NG").mean)
-            checks.append(("randomized beats priority, with or without guarantees", _holds(flag),
-                           f"R {res.bsld('R').mean:.2f} vs P {res.bsld('P').mean:.2f}"
-                           + (f"; R-NG {res.bsld('R-NG').mean:.2f} vs P-NG {res.bsld('P-NG').mean:.2f}"
-                              if res.has("R-NG") else "")))
+                not res.has("R-NG") or res.bsld("R-NG").mean < res.bsld("P-NG").mean
+            )
+            checks.append(
+                (
+                    "randomized beats priority, with or without guarantees",
+                    _holds(flag),
+                    f"R {res.bsld('R').mean:.2f} vs P {res.bsld('P').mean:.2f}"
+                    + (
+                        f"; R-NG {res.bsld('R-NG').mean:.2f} vs P-NG {res.bsld('P-NG').mean:.2f}"
+                        if res.has("R-NG")
+                        else ""
+                    ),
+                )
+            )
         if res.has("1/L"):
-            checks.append(("shortest-first significantly decreases bounded slowdown",
-                           _holds(_rel(res.bsld("1/L"), bf_b) < -0.2),
-                           f"1/L {_pct(_rel(res.bsld('1/L'), bf_b))} vs BF"))
+            checks.append(
+                (
+                    "shortest-first significantly decreases bounded slowdown",
+                    _holds(_rel(res.bsld("1/L"), bf_b) < -0.2),
+                    f"1/L {_pct(_rel(res.bsld('1/L'), bf_b))} vs BF",
+                )
+            )
         for metric, name in (("bsld", "bounded slowdown"), ("wait", "delay")):
             series = []
             for tag, guarantees in (("with guarantees", True), ("-NG", False)):
-                stats = [_rel_triplet(res, base_label(o, guarantees), getattr(res, metric)("BF"), metric)
-                         for o in ("D", "P", "R", "1/L", "P/L", "R/L")]
+                stats = [
+                    _rel_triplet(res, base_label(o, guarantees), getattr(res, metric)("BF"), metric)
+                    for o in ("D", "P", "R", "1/L", "P/L", "R/L")
+                ]
                 series.append((tag, stats))
-            paper = {"P/L": PAPER_VS_BF["P/L-NG"][0 if metric == "bsld" else 1],
-                     "R/L": PAPER_VS_BF["R/L-NG"][0 if metric == "bsld" else 1]}
-            png = _bar_chart(folder / f"orders_{metric}.png", f"Queue orders: mean {name} vs BF",
-                             ["D", "P", "R", "1/L", "P/L", "R/L"], series, "% change vs BF", paper)
+            paper = {
+                "P/L": PAPER_VS_BF["P/L-NG"][0 if metric == "bsld" else 1],
+                "R/L": PAPER_VS_BF["R/L-NG"][0 if metric == "bsld" else 1],
+            }
+            png = _bar_chart(
+                folder / f"orders_{metric}.png",
+                f"Queue orders: mean {name} vs BF",
+                ["D", "P", "R", "1/L", "P/L", "R/L"],
+                series,
+                "% change vs BF",
+                paper,
+            )
             lines += ["", f"![{name} of the orders]({png})"]
 
         # shape groups
-        lines += ["", "### Per shape group (Figure 4): mean bounded slowdown", "",
-                  "Short/long by the median estimate, narrow/wide by the median width of the trace.", "",
-                  "| mix | SN | SW | LN | LW |", "|---|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "### Per shape group (Figure 4): mean bounded slowdown",
+            "",
+            "Short/long by the median estimate, narrow/wide by the median width of the trace.",
+            "",
+            "| mix | SN | SW | LN | LW |",
+            "|---|---:|---:|---:|---:|",
+        ]
         for m in orders:
             cells = [res.stat(m.label, ("groups", g, "bsld_mean")).text() for g in ("SN", "SW", "LN", "LW")]
             lines.append(f"| {m.label} | " + " | ".join(cells) + " |")
         if res.has("BF"):
             groups = res.runs["BF"][0]["groups"]
-            lines += ["", "Group sizes: ours " + ", ".join(f"{g} {groups[g]['jobs']:,}" for g in groups)
-                      + "; paper's Table 2 " + ", ".join(f"{g} {n:,}" for g, n in PAPER_TABLE2.items())
-                      + " (the paper groups by the median overestimation factor as well; its text "
-                        "says short/long, which we follow)."]
-            improved = [g for g in ("SN", "SW", "LN", "LW") if res.has("R/L-NG") and
-                        res.stat("R/L-NG", ("groups", g, "bsld_mean")).mean
-                        < res.stat("BF", ("groups", g, "bsld_mean")).mean]
-            checks.append(("R/L-NG improves every shape group over BF", _holds(len(improved) == 4),
-                           "improved: " + (", ".join(improved) or "none")))
+            lines += [
+                "",
+                "Group sizes: ours "
+                + ", ".join(f"{g} {groups[g]['jobs']:,}" for g in groups)
+                + "; paper's Table 2 "
+                + ", ".join(f"{g} {n:,}" for g, n in PAPER_TABLE2.items())
+                + " (the paper groups by the median overestimation factor as well; its text "
+                "says short/long, which we follow).",
+            ]
+            improved = [
+                g
+                for g in ("SN", "SW", "LN", "LW")
+                if res.has("R/L-NG")
+                and res.stat("R/L-NG", ("groups", g, "bsld_mean")).mean
+                < res.stat("BF", ("groups", g, "bsld_mean")).mean
+            ]
+            checks.append(
+                (
+                    "R/L-NG improves every shape group over BF",
+                    _holds(len(improved) == 4),
+                    "improved: " + (", ".join(improved) or "none"),
+                )
+            )
         # guarantees
         if res.has("BF"):
             g = res.runs["BF"][0]["guarantees"]
-            lines += ["", "### Guaranteed vs actual delay under BF (Table 3)", "",
-                      "Jobs that did not start immediately: first guaranteed delay / actual delay.", "",
-                      "| | mean | median | 15th pct | 85th pct | jobs |", "|---|---:|---:|---:|---:|---:|",
-                      f"| ours | {g['mean']:.2f} | {g['median']:.2f} | {g['p15']:.2f} | {g['p85']:.2f} | "
-                      f"{g['jobs']:,} |" if g["jobs"] else "| ours | - | - | - | - | 0 |",
-                      f"| paper | {PAPER_TABLE3['mean']} | {PAPER_TABLE3['median']} | <{PAPER_TABLE3['p15']} | "
-                      f"<{PAPER_TABLE3['p85']} | |"]
+            lines += [
+                "",
+                "### Guaranteed vs actual delay under BF (Table 3)",
+                "",
+                "Jobs that did not start immediately: first guaranteed delay / actual delay.",
+                "",
+                "| | mean | median | 15th pct | 85th pct | jobs |",
+                "|---|---:|---:|---:|---:|---:|",
+                f"| ours | {g['mean']:.2f} | {g['median']:.2f} | {g['p15']:.2f} | {g['p85']:.2f} | {g['jobs']:,} |"
+                if g["jobs"]
+                else "| ours | - | - | - | - | 0 |",
+                f"| paper | {PAPER_TABLE3['mean']} | {PAPER_TABLE3['median']} | <{PAPER_TABLE3['p15']} | "
+                f"<{PAPER_TABLE3['p85']} | |",
+            ]
             total = sum(x["jobs"] for x in res.runs["BF"][0]["groups"].values())
-            lines += ["", f"Jobs that started immediately under BF: {100 * (1 - g['jobs'] / total):.0f} % "
-                          "(paper: 61 %)."]
+            lines += [
+                "",
+                f"Jobs that started immediately under BF: {100 * (1 - g['jobs'] / total):.0f} % (paper: 61 %).",
+            ]
 
     # ---- speculation
     spec = [m for m in mixes if m.study == "speculation"]
     if spec:
-        lines += ["", "## 2. Speculative backfilling and test runs (sec. 6, Figures 5 and 6)", "",
-                  "| mix | bounded slowdown | vs no speculation | vs no test runs | attempts | success rate | "
-                  "wasted node-h |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "## 2. Speculative backfilling and test runs (sec. 6, Figures 5 and 6)",
+            "",
+            "| mix | bounded slowdown | vs no speculation | vs no test runs | attempts | success rate | "
+            "wasted node-h |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
         for m in spec:
             b = res.bsld(m.label)
             plain = res.bsld(m.base)
@@ -253,82 +338,139 @@ def write_report(out: Path, engine, mixes, results, *, seeds, hosts, trace, conv
             att = res.stat(m.label, ("speculation", "all", "attempts"))
             rate = res.stat(m.label, ("speculation", "all", "success_rate"))
             waste = res.stat(m.label, ("speculation", "all", "wasted_node_s"))
-            lines.append(f"| {m.label} | {b.text()} | {_pct(_rel(b, plain))} | "
-                         f"{_pct(_rel(b, no_tests)) if no_tests else ''} | {att.text(0)} | "
-                         f"{_share(rate.mean)} | {waste.text(0, 1 / 3600)} |")
+            lines.append(
+                f"| {m.label} | {b.text()} | {_pct(_rel(b, plain))} | "
+                f"{_pct(_rel(b, no_tests)) if no_tests else ''} | {att.text(0)} | "
+                f"{_share(rate.mean)} | {waste.text(0, 1 / 3600)} |"
+            )
         series = []
         for base in sorted({m.base for m in spec}, key=[m.base for m in spec].index):
             for tests in (False, True):
-                stats = [_rel_triplet(res, f"{base} spec {p:g}%" + (" +test" if tests else ""),
-                                      res.bsld(base), "bsld") for p in (25, 50, 75)]
+                stats = [
+                    _rel_triplet(res, f"{base} spec {p:g}%" + (" +test" if tests else ""), res.bsld(base), "bsld")
+                    for p in (25, 50, 75)
+                ]
                 series.append((f"{base}" + (" + test runs" if tests else ""), stats))
-        png = _bar_chart(folder / "speculation.png", "Speculative backfilling: bounded slowdown vs no speculation",
-                         ["25 %", "50 %", "75 %"], series, "% change vs same mix without speculation")
+        png = _bar_chart(
+            folder / "speculation.png",
+            "Speculative backfilling: bounded slowdown vs no speculation",
+            ["25 %", "50 %", "75 %"],
+            series,
+            "% change vs same mix without speculation",
+        )
         lines += ["", f"![speculation]({png})"]
         for base in {m.base for m in spec}:
             no_t = [res.bsld(f"{base} spec {p:g}%").mean for p in (25, 50, 75)]
             with_t = [res.bsld(f"{base} spec {p:g}% +test").mean for p in (25, 50, 75)]
-            checks.append((f"{base}: speculation improves bounded slowdown", _holds(max(no_t) < res.bsld(base).mean),
-                           f"{res.bsld(base).mean:.2f} → " + ", ".join(f"{v:.2f}" for v in no_t)))
-            checks.append((f"{base}: smaller speculation percentages do better without test runs",
-                           _holds(no_t[0] <= no_t[-1]), ", ".join(f"{v:.2f}" for v in no_t)))
-            checks.append((f"{base}: test runs improve speculative backfilling",
-                           _holds(all(a < b for a, b in zip(with_t, no_t))),
-                           ", ".join(f"{b:.2f} → {a:.2f}" for a, b in zip(with_t, no_t))))
+            checks.append(
+                (
+                    f"{base}: speculation improves bounded slowdown",
+                    _holds(max(no_t) < res.bsld(base).mean),
+                    f"{res.bsld(base).mean:.2f} → " + ", ".join(f"{v:.2f}" for v in no_t),
+                )
+            )
+            checks.append(
+                (
+                    f"{base}: smaller speculation percentages do better without test runs",
+                    _holds(no_t[0] <= no_t[-1]),
+                    ", ".join(f"{v:.2f}" for v in no_t),
+                )
+            )
+            checks.append(
+                (
+                    f"{base}: test runs improve speculative backfilling",
+                    _holds(all(a < b for a, b in zip(with_t, no_t))),
+                    ", ".join(f"{b:.2f} → {a:.2f}" for a, b in zip(with_t, no_t)),
+                )
+            )
 
     # ---- adaptation and combined
     adapt = [m for m in mixes if m.study in ("adaptation", "combined")]
     if adapt:
-        lines += ["", "## 3. Job adaptation and combined techniques (sec. 7, Figures 7 to 9)", "",
-                  "| mix | bounded slowdown | vs BF | % of BF | delay (s) | % of BF | response (s) | vs BF | "
-                  "resized jobs |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "",
+            "## 3. Job adaptation and combined techniques (sec. 7, Figures 7 to 9)",
+            "",
+            "| mix | bounded slowdown | vs BF | % of BF | delay (s) | % of BF | response (s) | vs BF | resized jobs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         for m in adapt:
             b, w, r = res.bsld(m.label), res.wait(m.label), res.response(m.label)
             resized = res.stat(m.label, ("resized_jobs",))
-            lines.append(f"| {m.label} | {b.text()} | {_pct(_rel(b, bf_b))} | {_share(b.mean / bf_b.mean)} | "
-                         f"{w.text(0)} | {_share(w.mean / bf_w.mean)} | {r.text(0)} | {_pct(_rel(r, bf_r))} | "
-                         f"{resized.text(0)} |")
-        lines += ["", f"Paper: combined techniques bring the bounded slowdown to about "
-                      f"{_share(PAPER_COMBINED_BSLD)} of BF's, and R/L-NG's delay to {_share(PAPER_RLNG_DELAY)} "
-                      "of BF's; half/quarter size improve bounded slowdown and delay a lot but increase "
-                      "the mean response time significantly."]
+            lines.append(
+                f"| {m.label} | {b.text()} | {_pct(_rel(b, bf_b))} | {_share(b.mean / bf_b.mean)} | "
+                f"{w.text(0)} | {_share(w.mean / bf_w.mean)} | {r.text(0)} | {_pct(_rel(r, bf_r))} | "
+                f"{resized.text(0)} |"
+            )
+        lines += [
+            "",
+            f"Paper: combined techniques bring the bounded slowdown to about "
+            f"{_share(PAPER_COMBINED_BSLD)} of BF's, and R/L-NG's delay to {_share(PAPER_RLNG_DELAY)} "
+            "of BF's; half/quarter size improve bounded slowdown and delay a lot but increase "
+            "the mean response time significantly.",
+        ]
         series = []
         labels = [m.label for m in adapt]
         for metric in ("bsld", "wait", "response"):
-            series.append(({"bsld": "bounded slowdown", "wait": "delay", "response": "response"}[metric],
-                           [_rel_triplet(res, label, getattr(res, metric)("BF"), metric) for label in labels]))
-        png = _bar_chart(folder / "adaptation.png", "Adaptation and combined techniques vs BF", labels, series,
-                         "% change vs BF")
+            series.append(
+                (
+                    {"bsld": "bounded slowdown", "wait": "delay", "response": "response"}[metric],
+                    [_rel_triplet(res, label, getattr(res, metric)("BF"), metric) for label in labels],
+                )
+            )
+        png = _bar_chart(
+            folder / "adaptation.png", "Adaptation and combined techniques vs BF", labels, series, "% change vs BF"
+        )
         lines += ["", f"![adaptation]({png})"]
         for label in ("BF half", "BF quarter"):
             if res.has(label):
-                checks.append((f"{label}: bounded slowdown and delay fall, response time rises",
-                               _holds(_rel(res.bsld(label), bf_b) < 0 and _rel(res.wait(label), bf_w) < 0
-                                      and _rel(res.response(label), bf_r) > 0),
-                               f"bsld {_pct(_rel(res.bsld(label), bf_b))}, delay {_pct(_rel(res.wait(label), bf_w))}, "
-                               f"response {_pct(_rel(res.response(label), bf_r))}"))
+                checks.append(
+                    (
+                        f"{label}: bounded slowdown and delay fall, response time rises",
+                        _holds(
+                            _rel(res.bsld(label), bf_b) < 0
+                            and _rel(res.wait(label), bf_w) < 0
+                            and _rel(res.response(label), bf_r) > 0
+                        ),
+                        f"bsld {_pct(_rel(res.bsld(label), bf_b))}, delay {_pct(_rel(res.wait(label), bf_w))}, "
+                        f"response {_pct(_rel(res.response(label), bf_r))}",
+                    )
+                )
         combined = [m.label for m in adapt if m.study == "combined"]
         if combined:
             best = min(combined, key=lambda label: res.bsld(label).mean)
-            checks.append(("combined techniques reach about 15 % of BF's bounded slowdown",
-                           _holds(res.bsld(best).mean / bf_b.mean <= 0.25),
-                           f"best: {best} at {_share(res.bsld(best).mean / bf_b.mean)}"))
+            checks.append(
+                (
+                    "combined techniques reach about 15 % of BF's bounded slowdown",
+                    _holds(res.bsld(best).mean / bf_b.mean <= 0.25),
+                    f"best: {best} at {_share(res.bsld(best).mean / bf_b.mean)}",
+                )
+            )
             rl = [label for label in combined if label.startswith("R/L-NG")]
             if rl:
                 best_w = min(rl, key=lambda label: res.wait(label).mean)
-                checks.append(("R/L-NG's delay falls to about 21 % of BF's", _holds(res.wait(best_w).mean / bf_w.mean <= 0.35),
-                               f"{best_w}: {_share(res.wait(best_w).mean / bf_w.mean)}"))
+                checks.append(
+                    (
+                        "R/L-NG's delay falls to about 21 % of BF's",
+                        _holds(res.wait(best_w).mean / bf_w.mean <= 0.35),
+                        f"{best_w}: {_share(res.wait(best_w).mean / bf_w.mean)}",
+                    )
+                )
 
     # ---- checks, invariants, timing
     lines += ["", "## 4. The paper's findings, checked", "", "| finding | here | numbers |", "|---|---|---|"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in checks]
     runs = [r for rs in res.runs.values() for r in rs]
     bad = [(r["name"], v) for r in runs for v in r.get("violations", [])]
-    lines += ["", "## 5. Invariants", "",
-              f"Checked on all {len(runs)} runs (every host's intervals disjoint, no start before "
-              "submission, allocations of the requested size, no job completed twice, no completion "
-              "past its walltime, and with guarantees no job starting after its first guarantee): "
-              + ("**all hold**." if not bad else f"**{len(bad)} violations**:")]
+    lines += [
+        "",
+        "## 5. Invariants",
+        "",
+        f"Checked on all {len(runs)} runs (every host's intervals disjoint, no start before "
+        "submission, allocations of the requested size, no job completed twice, no completion "
+        "past its walltime, and with guarantees no job starting after its first guarantee): "
+        + ("**all hold**." if not bad else f"**{len(bad)} violations**:"),
+    ]
     lines += [f"- {name}: {v}" for name, v in bad[:20]]
     lines += ["", "## 6. Run times", "", "| study | runs | mean s per run | max s |", "|---|---:|---:|---:|"]
     for study in ("orders", "speculation", "adaptation", "combined"):

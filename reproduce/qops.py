@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import itertools
 import json
 import time
 from pathlib import Path
@@ -31,17 +32,34 @@ from adaptsched.errors import InputError
 
 TRACES = {"SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", 128), "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", 338)}
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
-TABLE1 = ((10, 0.8, "orig"), (5, 0.8, "orig"), (2, 0.8, "orig"), (10, 0.5, "orig"), (10, 0.2, "orig"),
-          (10, 0.8, "high"))
+TABLE1 = (
+    (10, 0.8, "orig"),
+    (5, 0.8, "orig"),
+    (2, 0.8, "orig"),
+    (10, 0.5, "orig"),
+    (10, 0.2, "orig"),
+    (10, 0.8, "high"),
+)
 #: The paper's Table 1: revenue improvement over QoPS at OC-factors 0, 0.05, 0.1, 0.2, 0.4.
-PAPER_TABLE1 = {(10, 0.8, "orig"): (21, 26, 37, 37, 39), (5, 0.8, "orig"): (20, 25, 34, 35, 30),
-                (2, 0.8, "orig"): (19, 26, 27, -47, -100), (10, 0.5, "orig"): (23, 34, 46, 45, 45),
-                (10, 0.2, "orig"): (26, 38, 22, 22, 22), (10, 0.8, "high"): (63, 90, 135, 144, 160)}
+PAPER_TABLE1 = {
+    (10, 0.8, "orig"): (21, 26, 37, 37, 39),
+    (5, 0.8, "orig"): (20, 25, 34, 35, 30),
+    (2, 0.8, "orig"): (19, 26, 27, -47, -100),
+    (10, 0.5, "orig"): (23, 34, 46, 45, 45),
+    (10, 0.2, "orig"): (26, 38, 22, 22, 22),
+    (10, 0.8, "high"): (63, 90, 135, 144, 160),
+}
 WINDOWS_H = (1, 4, 16, 32, 48, 64, 128)
 #: The paper's Table 2: window (h) -> (OC-factor variance x 1e-5, load variance, revenue).
-PAPER_TABLE2 = {1: (3.15, 10.60, 473631718), 4: (6.18, 2.89, 508341077), 16: (7.84, 0.62, 555062813),
-                32: (2.99, 0.34, 692266945), 48: (1.36, 0.24, 715606095), 64: (1.03, 0.17, 715733110),
-                128: (1.13, 0.04, 701476009)}
+PAPER_TABLE2 = {
+    1: (3.15, 10.60, 473631718),
+    4: (6.18, 2.89, 508341077),
+    16: (7.84, 0.62, 555062813),
+    32: (2.99, 0.34, 692266945),
+    48: (1.36, 0.24, 715606095),
+    64: (1.03, 0.17, 715733110),
+    128: (1.13, 0.04, 701476009),
+}
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -78,8 +96,8 @@ def analyse_run(prefix: str, options: dict, workload: str) -> dict:
 def oc_variance(ocs) -> float:
     """Mean variance of groups of 5 consecutive OC-factor choices (the values taken at each
     change point)."""
-    changes = [ocs[0]] + [b for a, b in zip(ocs, ocs[1:]) if a != b] if ocs else []
-    groups = [changes[i:i + 5] for i in range(0, len(changes) - 4)]
+    changes = [ocs[0]] + [b for a, b in itertools.pairwise(ocs) if a != b] if ocs else []
+    groups = [changes[i : i + 5] for i in range(len(changes) - 4)]
     return float(np.mean([np.var(g) for g in groups])) if groups else 0.0
 
 
@@ -97,8 +115,9 @@ def load_variance(workload: dict, window_h: float) -> float:
     return float(np.var(loads))
 
 
-def scenario_workload(inputs: Path, trace, cost, urgent, load, estimates, *, jobs: int,
-                      trace_files: dict | None = None) -> Path:
+def scenario_workload(
+    inputs: Path, trace, cost, urgent, load, estimates, *, jobs: int, trace_files: dict | None = None
+) -> Path:
     """The annotated workload of a scenario, written once into ``inputs``."""
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
@@ -117,8 +136,17 @@ def scenario_workload(inputs: Path, trace, cost, urgent, load, estimates, *, job
     return write_workload(workload, path)
 
 
-def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded", batsim=None, workers=None,
-              traces=("SDSC-SP2", "CTC-SP2"), trace_files: dict | None = None, say=print) -> Path:
+def reproduce(
+    out="results/qops",
+    *,
+    jobs: int = 10000,
+    engine: str = "embedded",
+    batsim=None,
+    workers=None,
+    traces=("SDSC-SP2", "CTC-SP2"),
+    trace_files: dict | None = None,
+    say=print,
+) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report. ``trace_files`` maps a
     trace name to its SWF file (default: ``../shared/traces``)."""
     from adaptsched.platforms.simgrid import write_cluster
@@ -146,10 +174,30 @@ def reproduce(out="results/qops", *, jobs: int = 10000, engine: str = "embedded"
     for trace in traces:
         hosts = TRACES[trace][1]
         platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
-        results.update(run_batch([j for t, j in batch if t == trace], None, platform, out / engine, engine=engine,
-                                 batsim=batsim, analyse=analyse_run, workers=workers, say=say))
-    report = write_report(out / f"report-{engine}", scenarios, plan, results, traces=traces, jobs=jobs,
-                          engine=engine, wall_s=time.perf_counter() - begin, inputs=inputs)
+        results.update(
+            run_batch(
+                [j for t, j in batch if t == trace],
+                None,
+                platform,
+                out / engine,
+                engine=engine,
+                batsim=batsim,
+                analyse=analyse_run,
+                workers=workers,
+                say=say,
+            )
+        )
+    report = write_report(
+        out / f"report-{engine}",
+        scenarios,
+        plan,
+        results,
+        traces=traces,
+        jobs=jobs,
+        engine=engine,
+        wall_s=time.perf_counter() - begin,
+        inputs=inputs,
+    )
     say(f"report: {report}")
     return report
 
@@ -159,9 +207,13 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
 
     folder.mkdir(parents=True, exist_ok=True)
     revenue = {run: results[run]["all"]["revenue"] for _, _, run in plan if run in results}
-    lines = ["# Islam et al. (2007): QoPS, VQoPS and DVQoPS, reproduced", "",
-             f"First {jobs:,} jobs of each trace, {engine} engine. This invocation {wall_s / 60:.1f} min; the "
-             f"{len(results)} runs took {sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all.", ""]
+    lines = [
+        "# Islam et al. (2007): QoPS, VQoPS and DVQoPS, reproduced",
+        "",
+        f"First {jobs:,} jobs of each trace, {engine} engine. This invocation {wall_s / 60:.1f} min; the "
+        f"{len(results)} runs took {sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all.",
+        "",
+    ]
     rows = []
     for trace, cost, urgent, load, estimates in scenarios:
         name = scenario_name(trace, cost, urgent, load, estimates)
@@ -173,61 +225,85 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
         rows.append((trace, cost, urgent, load, estimates, gains, dv, base))
     with open(folder / "revenue.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["trace", "C", "U", "load", "estimates", "qops_revenue",
-                         *[f"vqops_{oc:g}" for oc in OC_FACTORS], "dvqops"])
+        writer.writerow(
+            ["trace", "C", "U", "load", "estimates", "qops_revenue", *[f"vqops_{oc:g}" for oc in OC_FACTORS], "dvqops"]
+        )
         for trace, cost, urgent, load, estimates, gains, dv, base in rows:
             writer.writerow([trace, cost, urgent, load, estimates, base, *gains, dv])
     checks = []
     for trace in traces:
-        lines += [f"## Table 1 on {trace}: revenue improvement over QoPS (paper in parentheses)", "",
-                  "| C | urgent | load | estimates | " + " | ".join(f"OC {oc:g}" for oc in OC_FACTORS)
-                  + " | DVQoPS | DVQoPS vs best static |", "|---|---:|---|---|" + "---:|" * (len(OC_FACTORS) + 2)]
-        for t, cost, urgent, load, estimates, gains, dv, base in rows:
+        lines += [
+            f"## Table 1 on {trace}: revenue improvement over QoPS (paper in parentheses)",
+            "",
+            "| C | urgent | load | estimates | "
+            + " | ".join(f"OC {oc:g}" for oc in OC_FACTORS)
+            + " | DVQoPS | DVQoPS vs best static |",
+            "|---|---:|---|---|" + "---:|" * (len(OC_FACTORS) + 2),
+        ]
+        for t, cost, urgent, load, estimates, gains, dv, _base in rows:
             if t != trace:
                 continue
             paper = PAPER_TABLE1.get((cost, urgent, load)) if estimates == "exact" else None
-            cells = [f"{100 * g:+.0f} %" + (f" ({p:+d} %)" if paper else "") for g, p in
-                     zip(gains, paper or [0] * 5)]
+            cells = [f"{100 * g:+.0f} %" + (f" ({p:+d} %)" if paper else "") for g, p in zip(gains, paper or [0] * 5)]
             best = max(gains)
             gap = (1 + dv) / (1 + best) - 1
-            lines.append(f"| {cost}x | {int(urgent * 100)} % | {load} | {estimates} | " + " | ".join(cells)
-                         + f" | {100 * dv:+.0f} % | {100 * gap:+.1f} % |")
+            lines.append(
+                f"| {cost}x | {int(urgent * 100)} % | {load} | {estimates} | "
+                + " | ".join(cells)
+                + f" | {100 * dv:+.0f} % | {100 * gap:+.1f} % |"
+            )
             checks.append((f"{trace} C={cost} U={int(urgent * 100)} % {load} {estimates}", gap))
         lines.append("")
     within = [c for c in checks if c[1] >= -0.05]
-    lines += ["## DVQoPS against the best static OC-factor", "",
-              f"Paper: DVQoPS within 5 % of the best static OC-factor for all traces. Here: {len(within)} of "
-              f"{len(checks)} scenarios within 5 % (worst: "
-              + (f"{min(checks, key=lambda c: c[1])[0]} at {100 * min(c[1] for c in checks):+.1f} %" if checks else "-")
-              + ")."]
+    lines += [
+        "## DVQoPS against the best static OC-factor",
+        "",
+        f"Paper: DVQoPS within 5 % of the best static OC-factor for all traces. Here: {len(within)} of "
+        f"{len(checks)} scenarios within 5 % (worst: "
+        + (f"{min(checks, key=lambda c: c[1])[0]} at {100 * min(c[1] for c in checks):+.1f} %" if checks else "-")
+        + ").",
+    ]
     # acceptance by class
-    lines += ["", "## Accepted jobs by class (exact estimates, C = 10, U = 50 %, original load)", "",
-              "Jobs accepted of offered, and accepted load in processor-hours of the estimates "
-              "(offered in parentheses).", "",
-              "| trace | scheduler | urgent accepted | urgent load | normal accepted | normal load | revenue |",
-              "|---|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## Accepted jobs by class (exact estimates, C = 10, U = 50 %, original load)",
+        "",
+        "Jobs accepted of offered, and accepted load in processor-hours of the estimates (offered in parentheses).",
+        "",
+        "| trace | scheduler | urgent accepted | urgent load | normal accepted | normal load | revenue |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for trace in traces:
         name = scenario_name(trace, 10, 0.5, "orig", "exact")
         for label, _, _ in schedulers():
             r = results.get(f"{name}_{label.replace(' ', '')}")
             if r:
                 u, n = r["urgent"], r["normal"]
-                lines.append(f"| {trace} | {label} | {u['accepted_jobs']}/{u['offered_jobs']} | "
-                             f"{u['accepted_load'] / 3600:,.0f} ({u['offered_load'] / 3600:,.0f}) | "
-                             f"{n['accepted_jobs']}/{n['offered_jobs']} | "
-                             f"{n['accepted_load'] / 3600:,.0f} ({n['offered_load'] / 3600:,.0f}) | "
-                             f"{r['all']['revenue']:,.0f} |")
+                lines.append(
+                    f"| {trace} | {label} | {u['accepted_jobs']}/{u['offered_jobs']} | "
+                    f"{u['accepted_load'] / 3600:,.0f} ({u['offered_load'] / 3600:,.0f}) | "
+                    f"{n['accepted_jobs']}/{n['offered_jobs']} | "
+                    f"{n['accepted_load'] / 3600:,.0f} ({n['offered_load'] / 3600:,.0f}) | "
+                    f"{r['all']['revenue']:,.0f} |"
+                )
     # Table 2
     t2 = [(w, results.get(f"table2_window{w}h")) for w in WINDOWS_H]
     if any(r for _, r in t2):
         workload = json.loads((inputs / f"{scenario_name('SDSC-SP2', 10, 0.5, 'high', 'exact')}.json").read_text())
-        lines += ["", "## Table 2: fixed rollback windows (SDSC, exact, C = 10, U = 50 %, high load)", "",
-                  "| window (h) | OC-factor variance (x1e-5) | load variance | revenue | paper |", "|---:|---:|---:|---:|---|"]
+        lines += [
+            "",
+            "## Table 2: fixed rollback windows (SDSC, exact, C = 10, U = 50 %, high load)",
+            "",
+            "| window (h) | OC-factor variance (x1e-5) | load variance | revenue | paper |",
+            "|---:|---:|---:|---:|---|",
+        ]
         for w, r in t2:
             if r:
                 p = PAPER_TABLE2[w]
-                lines.append(f"| {w} | {1e5 * r.get('oc_variance', 0):.2f} | {load_variance(workload, w):.4f} | "
-                             f"{r['all']['revenue']:,.0f} | {p[0]}, {p[1]}, {p[2]:,} |")
+                lines.append(
+                    f"| {w} | {1e5 * r.get('oc_variance', 0):.2f} | {load_variance(workload, w):.4f} | "
+                    f"{r['all']['revenue']:,.0f} | {p[0]}, {p[1]}, {p[2]:,} |"
+                )
     # charts
     fig = Figure(figsize=(9, 4.2), dpi=110)
     ax = fig.add_subplot()
@@ -244,12 +320,13 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
     fig.savefig(folder / "revenue.png")
     fig = Figure(figsize=(8, 4.2), dpi=110)
     ax = fig.add_subplot()
+    ax2 = None  # the window axis, made with the first trajectory drawn
     for trace in traces:
         r = results.get(f"{scenario_name(trace, 10, 0.8, 'high', 'exact')}_DVQoPS")
         if r and r.get("trajectory"):
             tr = np.array(r["trajectory"])
             ax.step(tr[:, 0] / 86400, tr[:, 1], where="post", label=f"{trace} OC-factor")
-            ax2 = ax.twinx() if trace == traces[0] else ax2
+            ax2 = ax.twinx() if ax2 is None else ax2
             ax2.step(tr[:, 0] / 86400, tr[:, 2], where="post", ls=":", label=f"{trace} window (h)")
             ax2.set_ylabel("rollback window (h)")
     ax.set_xlabel("day")
@@ -260,9 +337,13 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
     fig.savefig(folder / "dvqops_choices.png")
     lines += ["", "![revenue](revenue.png)", "", "![DVQoPS choices](dvqops_choices.png)"]
     missed = [(n, r["all"]["missed"]) for n, r in results.items() if r["all"]["missed"]]
-    lines += ["", "## Deadline guarantee", "",
-              f"Accepted jobs completing after their deadline, over all {len(results)} runs: "
-              + ("**none**." if not missed else ", ".join(f"{n}: {m}" for n, m in missed))]
+    lines += [
+        "",
+        "## Deadline guarantee",
+        "",
+        f"Accepted jobs completing after their deadline, over all {len(results)} runs: "
+        + ("**none**." if not missed else ", ".join(f"{n}: {m}" for n, m in missed)),
+    ]
     lines += ["", DIFFERENCES]
     path = folder / "report.md"
     path.write_text("\n".join(lines) + "\n")

@@ -1,7 +1,8 @@
 """Runs a batch of simulations in parallel, resumably, with progress.
 
 Each run is one :func:`adaptsched.engines.run.run` call writing ``PREFIX_jobs.csv`` and
-``PREFIX_schedule.csv``; after it, ``analyse(prefix, options, workload)`` (a module-level function of the caller) turns the
+``PREFIX_schedule.csv``; after it, ``analyse(prefix, options, workload)`` (a module-level
+function of the caller) turns the
 outputs into a JSON-able dict written to ``PREFIX_result.json``. A run whose result file
 exists is not run again, so an interrupted reproduction resumes where it stopped and a crash
 in one run loses nothing already written. Workers are separate processes, one per CPU
@@ -24,6 +25,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Job:
     """One simulation: ``name`` is unique in the batch and names its files."""
+
     name: str
     scheduler: str
     options: dict = field(hash=False, default_factory=dict)
@@ -52,12 +54,29 @@ def _run_one(job: Job, workload, platform, folder, engine, batsim, analyse):
     workload = job.workload or workload
     begin = time.perf_counter()
     try:
-        result = run(job.scheduler, workload, platform, prefix, engine=engine, options=dict(job.options),
-                     batsim=batsim, progress=False, say=lambda *a: None)
+        result = run(
+            job.scheduler,
+            workload,
+            platform,
+            prefix,
+            engine=engine,
+            options=dict(job.options),
+            batsim=batsim,
+            progress=False,
+            say=lambda *a: None,
+        )
         wall_s = time.perf_counter() - begin
         out = analyse(str(prefix), dict(job.options), str(workload))
-        out.update({"name": job.name, "engine": engine, "wall_s": wall_s, "nb_jobs": result.nb_jobs,
-                    "options": dict(job.options), "scheduler": job.scheduler})
+        out.update(
+            {
+                "name": job.name,
+                "engine": engine,
+                "wall_s": wall_s,
+                "nb_jobs": result.nb_jobs,
+                "options": dict(job.options),
+                "scheduler": job.scheduler,
+            }
+        )
         Path(f"{prefix}_result.json").write_text(json.dumps(out, indent=1))
         return job.name, out, None
     except Exception as error:  # reported, the batch goes on
@@ -69,6 +88,7 @@ def prepare(out, engine: str, batsim=None) -> tuple[Path, Path, str | None]:
     """(results folder, its ``inputs`` subfolder, Batsim executable or None), checked up front."""
     if engine == "batsim":
         from adaptsched.engines.run import find_batsim_or_fail
+
         batsim = find_batsim_or_fail(batsim)
     out = Path(out).resolve()
     inputs = out / "inputs"
@@ -76,8 +96,18 @@ def prepare(out, engine: str, batsim=None) -> tuple[Path, Path, str | None]:
     return out, inputs, batsim
 
 
-def run_batch(jobs: list[Job], workload, platform, folder, *, engine: str, batsim=None, analyse,
-              workers: int | None = None, say=print) -> dict:
+def run_batch(
+    jobs: list[Job],
+    workload,
+    platform,
+    folder,
+    *,
+    engine: str,
+    batsim=None,
+    analyse,
+    workers: int | None = None,
+    say=print,
+) -> dict:
     """Runs the jobs not yet done; returns {name: result dict} of all done jobs."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -100,11 +130,12 @@ def run_batch(jobs: list[Job], workload, platform, folder, *, engine: str, batsi
     bar = None
     if sys.stderr.isatty():
         from tqdm import tqdm
+
         bar = tqdm(total=len(todo), desc=f"{engine} runs", unit="run", file=sys.stderr)
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_init_worker, initargs=(counter, cpus)) as pool:
-        futures = [pool.submit(_run_one, job, workload, platform, folder, engine, batsim, analyse)
-                   for job in todo]
+    with ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker, initargs=(counter, cpus)
+    ) as pool:
+        futures = [pool.submit(_run_one, job, workload, platform, folder, engine, batsim, analyse) for job in todo]
         for done, future in enumerate(as_completed(futures), 1):
             name, out, error = future.result()
             if error:
@@ -116,9 +147,12 @@ def run_batch(jobs: list[Job], workload, platform, folder, *, engine: str, batsi
                 bar.update(1)
             else:
                 elapsed = time.perf_counter() - begin
-                say(f"  [{done}/{len(todo)}] {name}" + (f" ({out['wall_s']:.0f} s)" if out else "")
+                say(
+                    f"  [{done}/{len(todo)}] {name}"
+                    + (f" ({out['wall_s']:.0f} s)" if out else "")
                     + f", {elapsed / 60:.1f} min elapsed, about "
-                      f"{elapsed / done * (len(todo) - done) / 60:.1f} min to go")
+                    f"{elapsed / done * (len(todo) - done) / 60:.1f} min to go"
+                )
     if bar is not None:
         bar.close()
     if failures:

@@ -15,20 +15,36 @@ _HERE = Path(__file__).resolve().parent
 # name -> (plugin file, one-line description, "module:class" of the pure scheduler)
 SCHEDULERS = {
     "fcfs": ("fcfs.py", "first come, first served, no backfilling", "adaptsched.core.fcfs:Fcfs"),
-    "easy": ("easy.py", "EASY backfilling: only the head job holds a reservation, which is never delayed",
-             "adaptsched.core.easy:EasyBackfilling"),
-    "conservative": ("conservative.py",
-                     "conservative backfilling: every job holds a reservation that is never delayed",
-                     "adaptsched.core.conservative:ConservativeBackfilling"),
-    "backfill": ("backfill.py",
-                 "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, "
-                 "with or without guarantees (-NG)", "adaptsched.core.backfill:Backfill"),
-    "downey": ("downey.py", "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), "
-               "FIFO, stubborn/greedy/hybrid", "adaptsched.core.allocation:DowneyAllocation"),
-    "qops": ("qops.py", "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an "
-             "opportunity-cost factor", "adaptsched.core.qops:Qops"),
-    "dvqops": ("dvqops.py", "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
-               "adaptsched.core.dvqops:Dvqops"),
+    "easy": (
+        "easy.py",
+        "EASY backfilling: only the head job holds a reservation, which is never delayed",
+        "adaptsched.core.easy:EasyBackfilling",
+    ),
+    "conservative": (
+        "conservative.py",
+        "conservative backfilling: every job holds a reservation that is never delayed",
+        "adaptsched.core.conservative:ConservativeBackfilling",
+    ),
+    "backfill": (
+        "backfill.py",
+        "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, with or without guarantees (-NG)",
+        "adaptsched.core.backfill:Backfill",
+    ),
+    "downey": (
+        "downey.py",
+        "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), FIFO, stubborn/greedy/hybrid",
+        "adaptsched.core.allocation:DowneyAllocation",
+    ),
+    "qops": (
+        "qops.py",
+        "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an opportunity-cost factor",
+        "adaptsched.core.qops:Qops",
+    ),
+    "dvqops": (
+        "dvqops.py",
+        "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
+        "adaptsched.core.dvqops:Dvqops",
+    ),
 }
 
 
@@ -39,4 +55,5 @@ def plugin_path(name: str) -> Path:
 def core_class(name: str):
     module, _, cls = SCHEDULERS[name][2].partition(":")
     from importlib import import_module
+
     return getattr(import_module(module), cls)

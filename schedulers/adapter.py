@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import math
 
-from procset import ProcInt, ProcSet
-
 from batsim.batsim import BatsimScheduler
+from procset import ProcInt, ProcSet
 
 from adaptsched.core.base import Job
 from adaptsched.core.hosts import runs
@@ -55,8 +54,9 @@ def parse_options(core_class, options) -> dict:
     known = core_class.options
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ValueError(f"scheduler {core_class.name!r} has no option {unknown[0]!r}; "
-                         f"its options are: {', '.join(known) or 'none'}")
+        raise ValueError(
+            f"scheduler {core_class.name!r} has no option {unknown[0]!r}; its options are: {', '.join(known) or 'none'}"
+        )
     return options
 
 
@@ -78,8 +78,10 @@ class PlannerScheduler(BatsimScheduler):
         self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options)
         self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
         if self.core_class.needs_dynamic_jobs(self.core_options) and not self.registration_open:
-            raise RuntimeError(f"scheduler {self.core_class.name!r} with these options runs job copies: "
-                               "start Batsim with --enable-dynamic-jobs --enable-profile-reuse")
+            raise RuntimeError(
+                f"scheduler {self.core_class.name!r} with these options runs job copies: "
+                "start Batsim with --enable-dynamic-jobs --enable-profile-reuse"
+            )
 
     def onJobSubmission(self, job):
         self.jobs[job.id] = job
@@ -148,8 +150,9 @@ class PlannerScheduler(BatsimScheduler):
                 original = bs.profiles[parent.workload][parent.profile]
                 if original.get("type") != "delay":
                     raise RuntimeError(f"cannot rescale profile {parent.profile!r} of type {original.get('type')!r}")
-                bs.register_profiles(parent.workload, {profile: {"type": "delay",
-                                                                 "delay": original["delay"] * launch.scale}})
+                bs.register_profiles(
+                    parent.workload, {profile: {"type": "delay", "delay": original["delay"] * launch.scale}}
+                )
                 self.scaled_profiles.add(profile)
         walltime = launch.walltime_s if math.isfinite(launch.walltime_s) else -1  # Batsim: -1 = none
         copy = bs.register_job(launch.copy_id, launch.res, walltime, profile, subtime=parent.submit_time)

@@ -4,13 +4,12 @@ Constant efficiency: k times fewer hosts, k times longer (estimate and runtime).
 """
 
 import pytest
+from helpers import CTC_EXCERPT, assert_no_host_runs_two_jobs
+from test_core import _trace_jobs
 
 from adaptsched.core.backfill import Backfill
 from adaptsched.core.base import Job
 from adaptsched.core.replay import replay
-
-from helpers import CTC_EXCERPT, assert_no_host_runs_two_jobs
-from test_core import _trace_jobs
 
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 
@@ -29,8 +28,7 @@ def test_half_size_always_except_sequential_jobs():
 
 
 def test_quarter_size_for_jobs_wider_than_4_hosts_else_half():
-    jobs = [(Job("w8", 0, 8, 10), 10), (Job("w5", 0, 5, 10), 10), (Job("w4", 0, 4, 10), 10),
-            (Job("w1", 0, 1, 10), 10)]
+    jobs = [(Job("w8", 0, 8, 10), 10), (Job("w5", 0, 5, 10), 10), (Job("w4", 0, 4, 10), 10), (Job("w1", 0, 1, 10), 10)]
     out = replay(Backfill(16, adaptation="quarter"), jobs)
     assert attempts(out["w8"]) == [("resized", 0, 40, 2)]
     assert attempts(out["w5"]) == [("resized", 0, 25, 2)]  # ceil(5/4) = 2 hosts, 5/2 as long
@@ -110,8 +108,10 @@ def test_widened_job_frees_its_slot_for_the_guaranteed_jobs():
 
 
 def test_widening_works_without_guarantees_too():
-    out = replay(Backfill(4, order="R/L", guarantees=False, widening=True, adaptation="half"),
-                 [(Job("a", 0, 4, 100), 100), (Job("b", 0, 1, 10), 10)])
+    out = replay(
+        Backfill(4, order="R/L", guarantees=False, widening=True, adaptation="half"),
+        [(Job("a", 0, 4, 100), 100), (Job("b", 0, 1, 10), 10)],
+    )
     # R/L puts b first: b on 1 host, a halved on 2; widening a to 4 hosts needs 2 more, 1 is free.
     assert attempts(out["b"]) == [("regular", 0, 10, 1)]
     assert attempts(out["a"]) == [("resized", 0, 200, 2)]
@@ -123,8 +123,13 @@ def test_speculative_copy_of_a_resized_job_runs_in_its_shape():
     # hosts, 100 s) arrives at 1 and becomes 1 host, 200 s: r3's host is free for 99 s
     # (big needs it at 100). Speculated 25% of 200 = 50 s fits: the copy runs 1-61
     # (runtime 30 x 2) and succeeds.
-    jobs = [(Job("r", 0, 1, 10000), 10000), (Job("r2", 0, 1, 100), 100), (Job("r3", 0, 1, 100), 1),
-            (Job("big", 0, 3, 50), 50), (Job("s", 1, 2, 100), 30)]
+    jobs = [
+        (Job("r", 0, 1, 10000), 10000),
+        (Job("r2", 0, 1, 100), 100),
+        (Job("r3", 0, 1, 100), 1),
+        (Job("big", 0, 3, 50), 50),
+        (Job("s", 1, 2, 100), 30),
+    ]
     out = replay(Backfill(3, adaptation="half", speculation=25), jobs)
     assert attempts(out["s"]) == [("speculative", 1, 61, 1)] and out["s"].scale == 2
 
@@ -136,12 +141,17 @@ def test_adaptation_options_are_checked():
         Backfill(4, greedy_third="triple")
 
 
-@pytest.mark.parametrize("options", [
-    dict(adaptation="half"), dict(adaptation="quarter"), dict(adaptation="greedy"),
-    dict(adaptation="greedy", greedy_third="quarter", order="R/L", guarantees=False),
-    dict(adaptation="half", widening=True, speculation=50, order="P/L"),
-    dict(adaptation="half", widening=True, order="R/L", guarantees=False, test_runs=True),
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(adaptation="half"),
+        dict(adaptation="quarter"),
+        dict(adaptation="greedy"),
+        dict(adaptation="greedy", greedy_third="quarter", order="R/L", guarantees=False),
+        dict(adaptation="half", widening=True, speculation=50, order="P/L"),
+        dict(adaptation="half", widening=True, order="R/L", guarantees=False, test_runs=True),
+    ],
+)
 def test_invariants_on_a_ctc_excerpt(options):
     jobs = _trace_jobs(CTC_EXCERPT, 338, first=1500)
     sched = Backfill(338, **options)

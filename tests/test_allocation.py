@@ -39,15 +39,19 @@ def test_pws_matches_the_papers_closed_form(A, sigma):
 
 def run(jobs, nb_hosts, **options):
     """Replays jobs whose true runtime at their request is their model's."""
+
     def runtime(job):
         m = job.fields["moldable"]
         return Downey(m["A"], m["sigma"], m["t1_s"]).runtime(job.res)
+
     return replay(DowneyAllocation(nb_hosts, **options), [(j, runtime(j)) for j in jobs])
 
 
 def test_stubborn_greedy_and_hybrid():
     # a sigma-0 job of A = 10 holds 10 of 16 hosts for 100 s; the next (ideal 10) finds 6 free
-    jobs = lambda: [moldable("a", 0, 10, 0.0, 1000), moldable("b", 1, 10, 0.0, 1000), moldable("c", 2, 2, 0.0, 20)]
+    def jobs():
+        return [moldable("a", 0, 10, 0.0, 1000), moldable("b", 1, 10, 0.0, 1000), moldable("c", 2, 2, 0.0, 20)]
+
     stubborn = run(jobs(), 16, mode="stubborn")
     assert stubborn["b"].start_s == 100 and stubborn["c"].start_s == 100  # FIFO: c waits behind b
     greedy = run(jobs(), 16, mode="greedy")
@@ -107,26 +111,50 @@ def test_molded_rows_match_the_model_through_the_embedded_engine(tmp_path, strat
 
     workload = generate(2, 0.75, seed=7)
     path = write_workload(workload, tmp_path / "downey.json")
-    simulate("downey", path, 64, tmp_path / "run", options={"strategy": strategy, "mode": mode},
-             progress=False, say=lambda *a: None)
+    simulate(
+        "downey",
+        path,
+        64,
+        tmp_path / "run",
+        options={"strategy": strategy, "mode": mode},
+        progress=False,
+        say=lambda *a: None,
+    )
     assert check_molded_rows(tmp_path / "run", workload) > 20
 
 
 def test_downey_metrics_by_hand(tmp_path):
-    from adaptsched.analysis.downey import downey_metrics
     from test_analysis import row, write_run
+
+    from adaptsched.analysis.downey import downey_metrics
 
     # N = 4. Job 1: A 2, sigma 0, t1 200, on 2 hosts for 100 s from 0 (R(4) = 100, slowdown 1).
     # Job 2: A 4, t1 400, molded onto 2 hosts from 10 for 200 s (R(4) = 100, slowdown 2).
-    path = write_run(tmp_path, "d", [
-        row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1"),
-        row(2, 10, 4, "REJECTED"),
-        row("2#1", 10, 2, "COMPLETED_SUCCESSFULLY", 10, 200, "2-3",
-            meta="{'parent_job': 'w0!2', 'kind': 'molded', 'scale': 2.0}"),
-    ])
-    workload = {"nb_res": 4, "jobs": [
-        {"id": "1", "moldable": {"model": "downey", "A": 2, "sigma": 0, "t1_s": 200}},
-        {"id": "2", "moldable": {"model": "downey", "A": 4, "sigma": 0, "t1_s": 400}}]}
+    path = write_run(
+        tmp_path,
+        "d",
+        [
+            row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1"),
+            row(2, 10, 4, "REJECTED"),
+            row(
+                "2#1",
+                10,
+                2,
+                "COMPLETED_SUCCESSFULLY",
+                10,
+                200,
+                "2-3",
+                meta="{'parent_job': 'w0!2', 'kind': 'molded', 'scale': 2.0}",
+            ),
+        ],
+    )
+    workload = {
+        "nb_res": 4,
+        "jobs": [
+            {"id": "1", "moldable": {"model": "downey", "A": 2, "sigma": 0, "t1_s": 200}},
+            {"id": "2", "moldable": {"model": "downey", "A": 4, "sigma": 0, "t1_s": 400}},
+        ],
+    }
     m = downey_metrics(path, workload)
     window = 4 * 43200  # day 0 is measured over its 12-hour arrival phase
     assert m["jobs"] == 2 and m["load"] == pytest.approx(600 / window)
@@ -138,14 +166,23 @@ def test_downey_metrics_by_hand(tmp_path):
 def linear_ptotal_workload(nb_jobs=30, seed=2):
     """Linear-speedup jobs whose parallel_homogeneous_total profiles Batsim molds natively."""
     import random
+
     rnd = random.Random(seed)
     jobs, profiles = [], {}
     for i in range(nb_jobs):
         t1 = float(rnd.randint(10, 400))
         profiles[f"p{i}"] = {"type": "parallel_homogeneous_total", "cpu": t1 * 1e9, "com": 0}
-        jobs.append({"id": str(i + 1), "subtime": float(rnd.randint(0, 300)), "res": rnd.randint(1, 8),
-                     "profile": f"p{i}", "moldable": {"model": "linear", "t1_s": t1}, "min_res": 1,
-                     "max_res": rnd.randint(1, 16)})
+        jobs.append(
+            {
+                "id": str(i + 1),
+                "subtime": float(rnd.randint(0, 300)),
+                "res": rnd.randint(1, 8),
+                "profile": f"p{i}",
+                "moldable": {"model": "linear", "t1_s": t1},
+                "min_res": 1,
+                "max_res": rnd.randint(1, 16),
+            }
+        )
     return {"nb_res": 16, "jobs": jobs, "profiles": profiles}
 
 
@@ -153,6 +190,7 @@ def check_native_rows(prefix, workload):
     import csv
 
     from adaptsched.analysis.jobs import alloc_stats
+
     rows = {r["job_id"]: r for r in csv.DictReader(open(f"{prefix}_jobs.csv"))}
     t1 = {j["id"]: j["moldable"]["t1_s"] for j in workload["jobs"]}
     molded = 0

@@ -15,16 +15,25 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from adaptsched.analysis import (bounded_slowdown, compare_runs, compute_metrics,
-                                 format_metrics, load_jobs, report_run, to_jobset)
+from adaptsched.analysis import (
+    bounded_slowdown,
+    compare_runs,
+    compute_metrics,
+    format_metrics,
+    load_jobs,
+    report_run,
+    to_jobset,
+)
 from adaptsched.analysis.gantt import choose_window
 from adaptsched.analysis.jobs import alloc_stats, read_jobs_csv
 from adaptsched.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
-HEADER = ("job_id,workload_name,profile,submission_time,requested_number_of_resources,"
-          "requested_time,success,final_state,starting_time,execution_time,finish_time,"
-          "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata")
+HEADER = (
+    "job_id,workload_name,profile,submission_time,requested_number_of_resources,"
+    "requested_time,success,final_state,starting_time,execution_time,finish_time,"
+    "waiting_time,turnaround_time,stretch,allocated_resources,consumed_energy,metadata"
+)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -36,12 +45,13 @@ def row(job_id, sub, res, state, start=None, runtime=None, alloc="", meta="", wa
         energy = ""
     else:
         finish = start + runtime
-        times = (f"{start:.6f},{runtime:.6f},{finish:.6f},{start - sub:.6f},"
-                 f"{finish - sub:.6f},{(finish - sub) / runtime:.6f}")
+        times = (
+            f"{start:.6f},{runtime:.6f},{finish:.6f},{start - sub:.6f},"
+            f"{finish - sub:.6f},{(finish - sub) / runtime:.6f}"
+        )
         energy = "-1.000000"
     meta = meta.replace('"', '""')
-    return (f"{job_id},w0,p,{sub:.6f},{res},{walltime:.6f},{success},{state},{times},"
-            f"{alloc},{energy},\"{meta}\"")
+    return f'{job_id},w0,p,{sub:.6f},{res},{walltime:.6f},{success},{state},{times},{alloc},{energy},"{meta}"'
 
 
 def write_run(tmp_path, name, rows, nb_machines=None):
@@ -49,8 +59,8 @@ def write_run(tmp_path, name, rows, nb_machines=None):
     path.write_text("\n".join([HEADER, *rows]) + "\n")
     if nb_machines is not None:
         (tmp_path / f"{name}_schedule.csv").write_text(
-            "batsim_version,makespan,nb_computing_machines,nb_jobs\n"
-            f"4.2.1,0.000000,{nb_machines},{len(rows)}\n")
+            f"batsim_version,makespan,nb_computing_machines,nb_jobs\n4.2.1,0.000000,{nb_machines},{len(rows)}\n"
+        )
     return path
 
 
@@ -69,8 +79,7 @@ def test_hand_worked_metrics(tmp_path):
     path = write_run(tmp_path, "three", THREE_JOBS)
     m = compute_metrics(path, hosts=4)
     o = m["overall"]
-    assert (o["jobs"], o["executed"], o["completed"], o["killed"], o["rejected"]) == \
-        (4, 3, 2, 1, 1)
+    assert (o["jobs"], o["executed"], o["completed"], o["killed"], o["rejected"]) == (4, 3, 2, 1, 1)
     assert o["wait_mean_s"] == pytest.approx(40.0)  # (0 + 90 + 30) / 3
     assert o["wait_median_s"] == pytest.approx(30.0)
     assert o["wait_p90_s"] == pytest.approx(78.0)  # 30 + 0.8 * (90 - 30)
@@ -105,8 +114,7 @@ def test_class_breakdown(tmp_path):
     path = write_run(tmp_path, "three", THREE_JOBS)
     m = compute_metrics(path, hosts=4, short_s=30, long_s=100, wide_hosts=1)
     c = m["classes"]
-    assert [c[k]["jobs"] for k in ("short", "medium", "long", "narrow", "wide")] == \
-        [1, 1, 1, 2, 1]
+    assert [c[k]["jobs"] for k in ("short", "medium", "long", "narrow", "wide")] == [1, 1, 1, 2, 1]
     assert c["short"]["wait_mean_s"] == pytest.approx(90.0)
     assert c["short"]["bsld_mean"] == pytest.approx(9.5)
     assert c["medium"]["killed"] == 1 and c["medium"]["completed"] == 0
@@ -117,8 +125,7 @@ def test_class_breakdown(tmp_path):
     assert c["long"]["utilization"] == pytest.approx(200 / 420)
     assert c["wide"]["utilization"] == pytest.approx(200 / 420)
     assert c["narrow"]["utilization"] == pytest.approx(45 / 420)
-    assert sum(c[k]["utilization"] for k in ("short", "medium", "long")) == \
-        pytest.approx(m["overall"]["utilization"])
+    assert sum(c[k]["utilization"] for k in ("short", "medium", "long")) == pytest.approx(m["overall"]["utilization"])
     # default thresholds: all short and narrow; empty classes have None statistics
     d = compute_metrics(path, hosts=4)["classes"]
     assert d["short"]["jobs"] == 3 and d["long"]["jobs"] == 0
@@ -168,17 +175,14 @@ def test_header_only_file_gives_empty_metrics(tmp_path):
 RESUBMITTED = [
     # job 1: killed after 10 s on 4 hosts, resubmitted (pybatsim convention), then succeeds
     row(1, 0, 4, "COMPLETED_KILLED", 0, 10, "0-3"),
-    row("1#1", 10, 4, "COMPLETED_SUCCESSFULLY", 12, 30, "0-1",
-        meta="{'parent_job': 'w0!1', 'nb_resubmit': 1}"),
+    row("1#1", 10, 4, "COMPLETED_SUCCESSFULLY", 12, 30, "0-1", meta="{'parent_job': 'w0!1', 'nb_resubmit': 1}"),
     # job 2: original rejected, executed through a copy (JSON metadata, bare parent id)
     row(2, 5, 1, "REJECTED"),
     row("2c", 5, 1, "COMPLETED_SUCCESSFULLY", 42, 8, "2", meta='{"parent_job": "2"}'),
     # job 3: killed twice, the third attempt reaches its walltime
     row(3, 0, 1, "COMPLETED_KILLED", 0, 5, "4"),
-    row("3#1", 5, 1, "COMPLETED_KILLED", 5, 5, "4",
-        meta="{'parent_job': 'w0!3', 'nb_resubmit': 1}"),
-    row("3#2", 10, 1, "COMPLETED_WALLTIME_REACHED", 10, 20, "4-5",
-        meta="{'parent_job': 'w0!3', 'nb_resubmit': 2}"),
+    row("3#1", 5, 1, "COMPLETED_KILLED", 5, 5, "4", meta="{'parent_job': 'w0!3', 'nb_resubmit': 1}"),
+    row("3#2", 10, 1, "COMPLETED_WALLTIME_REACHED", 10, 20, "4-5", meta="{'parent_job': 'w0!3', 'nb_resubmit': 2}"),
 ]
 
 
@@ -205,15 +209,14 @@ def test_fold_copy_and_rejected_original(tmp_path):
 
 
 def test_fold_original_missing_from_file(tmp_path):
-    rows = [row("9#1", 3, 2, "COMPLETED_KILLED", 3, 4, "0-1",
-                meta="{'parent_job': 'w0!9', 'nb_resubmit': 1}"),
-            row("9#2", 7, 2, "COMPLETED_SUCCESSFULLY", 8, 2, "2-3",
-                meta="{'parent_job': 'w0!9', 'nb_resubmit': 2}")]
+    rows = [
+        row("9#1", 3, 2, "COMPLETED_KILLED", 3, 4, "0-1", meta="{'parent_job': 'w0!9', 'nb_resubmit': 1}"),
+        row("9#2", 7, 2, "COMPLETED_SUCCESSFULLY", 8, 2, "2-3", meta="{'parent_job': 'w0!9', 'nb_resubmit': 2}"),
+    ]
     jobs = load_jobs(write_run(tmp_path, "orphan", rows))
     assert len(jobs) == 1
     job = jobs.iloc[0]
-    assert (job.job_id, job.workload_name, job.submission_time, job.starting_time) == \
-        ("9", "w0", 3.0, 8.0)
+    assert (job.job_id, job.workload_name, job.submission_time, job.starting_time) == ("9", "w0", 3.0, 8.0)
     assert (job.attempts, job.wasted_node_s, job.waiting_time) == (2, 8.0, 5.0)
 
 
@@ -251,8 +254,7 @@ def test_fold_real_kill_resubmit_output():
     assert (three.attempts, three.wasted_node_s, three.waiting_time) == (3, 16.0, 4.0)
     assert three.final_state == "COMPLETED_SUCCESSFULLY"
     ten = jobs.loc["10"]  # killed once (3 hosts x 2 s), then walltime reached
-    assert (ten.attempts, ten.wasted_node_s, ten.final_state) == \
-        (2, 6.0, "COMPLETED_WALLTIME_REACHED")
+    assert (ten.attempts, ten.wasted_node_s, ten.final_state) == (2, 6.0, "COMPLETED_WALLTIME_REACHED")
     two = jobs.loc["2"]  # rejected original + copy
     assert (two.attempts, two.starting_time, two.allocated_resources) == (1, 6.0, "0 3-4")
     m = compute_metrics(FIXTURES / "kr")
@@ -277,6 +279,7 @@ def test_to_jobset_rejected_only(tmp_path):
 
 def test_alloc_stats_matches_procset():
     from procset import ProcSet
+
     texts = ["0-3 7", "", "12", "5-6 9 100-200", "3-4 6-7 9"]
     sizes, tops = alloc_stats(texts)
     assert sizes.tolist() == [len(ProcSet.from_str(t)) for t in texts]
@@ -302,7 +305,7 @@ def test_missing_file(tmp_path):
     with pytest.raises(InputError, match="no such file") as info:
         compute_metrics(tmp_path / "nothere_jobs.csv")
     assert "nothere_jobs.csv" in str(info.value)
-    with pytest.raises(InputError, match="ghost_jobs.csv"):  # a prefix names the file
+    with pytest.raises(InputError, match=r"ghost_jobs\.csv"):  # a prefix names the file
         load_jobs(tmp_path / "ghost")
 
 
@@ -323,8 +326,7 @@ def test_not_a_batsim_file(tmp_path):
 
 
 def test_bad_values_are_located(tmp_path):
-    bad = write_run(tmp_path, "bad", [THREE_JOBS[0], THREE_JOBS[1].replace(",100.000000,",
-                                                                         ",soon,", 1)])
+    bad = write_run(tmp_path, "bad", [THREE_JOBS[0], THREE_JOBS[1].replace(",100.000000,", ",soon,", 1)])
     with pytest.raises(InputError, match="not a number") as info:
         load_jobs(bad)
     assert (info.value.line, info.value.field) == (3, "starting_time")
@@ -337,7 +339,7 @@ def test_bad_values_are_located(tmp_path):
 def test_bad_schedule_file(tmp_path):
     path = write_run(tmp_path, "s", THREE_JOBS)
     (tmp_path / "s_schedule.csv").write_text("nb_computing_machines\n")
-    with pytest.raises(InputError, match="s_schedule.csv"):
+    with pytest.raises(InputError, match=r"s_schedule\.csv"):
         compute_metrics(path)
 
 
@@ -349,11 +351,27 @@ def _is_png(path) -> bool:
 
 def test_compare_runs_writes_everything(tmp_path):
     written = compare_runs([FIXTURES / "easy", FIXTURES / "kr_jobs.csv"], tmp_path / "cmp")
-    assert set(written) == {"markdown", "csv", "json", "overall_bars", "class_bsld",
-                            "wait_cdf", "gantt:easy", "gantt:kr"}
+    assert set(written) == {
+        "markdown",
+        "csv",
+        "json",
+        "overall_bars",
+        "class_bsld",
+        "wait_cdf",
+        "gantt:easy",
+        "gantt:kr",
+    }
     names = sorted(Path(p).name for p in written.values())
-    assert names == ["class_bsld.png", "comparison.csv", "comparison.json", "comparison.md",
-                     "gantt_easy.png", "gantt_kr.png", "overall_bars.png", "wait_cdf.png"]
+    assert names == [
+        "class_bsld.png",
+        "comparison.csv",
+        "comparison.json",
+        "comparison.md",
+        "gantt_easy.png",
+        "gantt_kr.png",
+        "overall_bars.png",
+        "wait_cdf.png",
+    ]
     for key, path in written.items():
         if path.endswith(".png"):
             assert _is_png(path), key
@@ -368,13 +386,12 @@ def test_compare_runs_writes_everything(tmp_path):
 
 
 def test_compare_runs_labels_window_and_errors(tmp_path):
-    written = compare_runs([FIXTURES / "easy"], tmp_path / "one", labels=["EASY bf"],
-                           gantt_window=(20, 60))
+    written = compare_runs([FIXTURES / "easy"], tmp_path / "one", labels=["EASY bf"], gantt_window=(20, 60))
     assert Path(written["gantt:EASY bf"]).name == "gantt_EASY_bf.png"
     assert "Window: 20-60 s" in Path(written["markdown"]).read_text()
     with pytest.raises(ValueError, match="labels"):
         compare_runs([FIXTURES / "easy"], tmp_path / "x", labels=["a", "b"])
-    with pytest.raises(InputError, match="missing_jobs.csv"):
+    with pytest.raises(InputError, match=r"missing_jobs\.csv"):
         compare_runs([FIXTURES / "easy", tmp_path / "missing"], tmp_path / "x")
 
 
@@ -393,16 +410,43 @@ def test_report_run(tmp_path):
 PK_RUN = [
     # 1: resized to half width (runtime 100 -> 200): bsld = 250 / 100, scale 2
     row(1, 0, 4, "REJECTED", walltime=150),
-    row("1#1", 0, 2, "COMPLETED_SUCCESSFULLY", 50, 200, "0-1",
-        meta="{'parent_job': 'w0!1', 'kind': 'resized', 'scale': 2.0}", walltime=300),
+    row(
+        "1#1",
+        0,
+        2,
+        "COMPLETED_SUCCESSFULLY",
+        50,
+        200,
+        "0-1",
+        meta="{'parent_job': 'w0!1', 'kind': 'resized', 'scale': 2.0}",
+        walltime=300,
+    ),
     # 2: a speculative copy killed after 20 s on 1 host, then its regular run
     row(2, 0, 1, "COMPLETED_SUCCESSFULLY", 60, 30, "3", meta="{'reservation_s': 60}", walltime=1000),
-    row("2#1", 0, 1, "COMPLETED_KILLED", 10, 20, "3",
-        meta="{'parent_job': 'w0!2', 'kind': 'speculative'}", walltime=1000),
+    row(
+        "2#1",
+        0,
+        1,
+        "COMPLETED_KILLED",
+        10,
+        20,
+        "3",
+        meta="{'parent_job': 'w0!2', 'kind': 'speculative'}",
+        walltime=1000,
+    ),
     # 3: a test run that finishes; the original is rejected
     row(3, 0, 1, "REJECTED", meta="{'reservation_s': 100}", walltime=20000),
-    row("3#1", 0, 1, "COMPLETED_SUCCESSFULLY", 40, 100, "2",
-        meta="{'parent_job': 'w0!3', 'kind': 'test'}", walltime=20000),
+    row(
+        "3#1",
+        0,
+        1,
+        "COMPLETED_SUCCESSFULLY",
+        40,
+        100,
+        "2",
+        meta="{'parent_job': 'w0!3', 'kind': 'test'}",
+        walltime=20000,
+    ),
     # 4: guaranteed at 40, started at 10 (wait 10): ratio 4
     row(4, 0, 4, "COMPLETED_SUCCESSFULLY", 10, 5, "4-7", meta="{'reservation_s': 40}", walltime=50),
 ]
@@ -420,6 +464,7 @@ def test_resized_job_folds_with_its_scale_and_slowdown_uses_the_submitted_width(
 
 def test_backfilling_metrics_by_hand(tmp_path):
     from adaptsched.analysis.backfilling import backfilling_metrics, shape_groups
+
     path = write_run(tmp_path, "pk", PK_RUN, nb_machines=8)
     m = backfilling_metrics(path)
     # estimates 150, 1000, 20000, 50 (median 575); widths 4, 1, 1, 4 (median 2.5)
@@ -439,22 +484,36 @@ def test_backfilling_metrics_by_hand(tmp_path):
 
 def test_invariants_catch_each_violation(tmp_path):
     from adaptsched.analysis.invariants import check_invariants
+
     good = read_jobs_csv(write_run(tmp_path, "pk", PK_RUN, nb_machines=8))
     assert check_invariants(good, 8, guarantees=True) == []
-    bad = read_jobs_csv(write_run(tmp_path, "bad", [
-        row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1", walltime=200),
-        row(2, 0, 1, "COMPLETED_SUCCESSFULLY", 50, 10, "1", walltime=200),  # host 1 busy
-        row(3, 30, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "2", walltime=200),  # before submission
-        row(4, 0, 1, "COMPLETED_SUCCESSFULLY", 40, 10, "3", meta="{'reservation_s': 30}",
-            walltime=200),  # after its guarantee
-        row(5, 0, 1, "COMPLETED_SUCCESSFULLY", 0, 10, "4", walltime=200),
-        row("5#1", 0, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "4", meta="{'parent_job': 'w0!5'}",
-            walltime=200),  # completed twice
-        row(6, 0, 1, "COMPLETED_SUCCESSFULLY", 100, 300, "5", walltime=200),  # past walltime
-    ]))
+    bad = read_jobs_csv(
+        write_run(
+            tmp_path,
+            "bad",
+            [
+                row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 100, "0-1", walltime=200),
+                row(2, 0, 1, "COMPLETED_SUCCESSFULLY", 50, 10, "1", walltime=200),  # host 1 busy
+                row(3, 30, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "2", walltime=200),  # before submission
+                row(
+                    4, 0, 1, "COMPLETED_SUCCESSFULLY", 40, 10, "3", meta="{'reservation_s': 30}", walltime=200
+                ),  # after its guarantee
+                row(5, 0, 1, "COMPLETED_SUCCESSFULLY", 0, 10, "4", walltime=200),
+                row(
+                    "5#1", 0, 1, "COMPLETED_SUCCESSFULLY", 20, 10, "4", meta="{'parent_job': 'w0!5'}", walltime=200
+                ),  # completed twice
+                row(6, 0, 1, "COMPLETED_SUCCESSFULLY", 100, 300, "5", walltime=200),  # past walltime
+            ],
+        )
+    )
     problems = " | ".join(check_invariants(bad, 8, guarantees=True))
-    for text in ("host 1 runs jobs 1 and 2", "job 3 starts at 20.0 before", "w0!4 starts at 40.0 after",
-                 "w0!5 completed 2 times", "job 6 completed after running past"):
+    for text in (
+        "host 1 runs jobs 1 and 2",
+        "job 3 starts at 20.0 before",
+        "w0!4 starts at 40.0 after",
+        "w0!5 completed 2 times",
+        "job 6 completed after running past",
+    ):
         assert text in problems, text
     assert len(check_invariants(bad, 8, guarantees=True)) == 5
     assert "guarantee" not in " ".join(check_invariants(bad, 8))

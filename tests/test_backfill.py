@@ -1,15 +1,14 @@
 """Perković & Keleher's backfilling family: sorting criteria, guarantees, -NG, anti-starvation."""
 
 import pytest
+from helpers import CTC_EXCERPT
+from test_core import _trace_jobs, check_no_double_booking
 
 from adaptsched.core.backfill import Backfill
 from adaptsched.core.base import Job
 from adaptsched.core.conservative import ConservativeBackfilling
 from adaptsched.core.priorities import Criterion
 from adaptsched.core.replay import replay
-
-from test_core import _trace_jobs, check_no_double_booking
-from helpers import CTC_EXCERPT
 
 
 def starts(outcomes):
@@ -66,8 +65,7 @@ def test_no_guarantee_reschedules_everything_in_score_order():
     # x (1 host, 3 s) at 9. With guarantees (1/L): w is guaranteed 10; s backfills at 2
     # on the free host; x cannot end by 10 and must wait for w: 40. Without (1/L-NG):
     # at 9 the shorter x is placed first and starts; w's start moves to 12.
-    jobs = [(Job("a", 0, 2, 10), 10), (Job("w", 1, 3, 30), 30), (Job("s", 2, 1, 5), 5),
-            (Job("x", 9, 1, 3), 3)]
+    jobs = [(Job("a", 0, 2, 10), 10), (Job("w", 1, 3, 30), 30), (Job("s", 2, 1, 5), 5), (Job("x", 9, 1, 3), 3)]
     guaranteed = replay(Backfill(3, order="1/L", guarantees=True), jobs)
     assert starts(guaranteed) == {"a": 0, "w": 10, "s": 2, "x": 40}
     no_guarantee = replay(Backfill(3, order="1/L", guarantees=False, starvation_weight=0), jobs)

@@ -5,15 +5,15 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import CTC_EXCERPT, REPO
 
 SWF_FIXTURES = REPO / "tests" / "fixtures" / "swf"
 
 
 def cli(*args, cwd=None):
-    result = subprocess.run([sys.executable, "-m", "adaptsched", *map(str, args)], capture_output=True,
-                            text=True, cwd=cwd, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "adaptsched", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
     return result.returncode, result.stdout, result.stderr
 
 
@@ -38,11 +38,14 @@ def test_convert_reports_kept_and_dropped(tmp_path):
     assert "kept 100" in out and json.loads((tmp_path / "ctc.json").read_text())["nb_res"] == 338
 
 
-@pytest.mark.parametrize("fixture,fragments", [
-    ("bad_17_fields.swf", ["bad_17_fields.swf:", "expected 18 fields, found 17"]),
-    ("bad_non_numeric.swf", ["bad_non_numeric.swf:", "field '"]),
-    ("bad_negative_runtime.swf", ["bad_negative_runtime.swf:", "field 'runtime_s'"]),
-])
+@pytest.mark.parametrize(
+    "fixture,fragments",
+    [
+        ("bad_17_fields.swf", ["bad_17_fields.swf:", "expected 18 fields, found 17"]),
+        ("bad_non_numeric.swf", ["bad_non_numeric.swf:", "field '"]),
+        ("bad_negative_runtime.swf", ["bad_negative_runtime.swf:", "field 'runtime_s'"]),
+    ],
+)
 def test_convert_bad_swf(tmp_path, fixture, fragments):
     code, _, err = cli("convert", SWF_FIXTURES / fixture, tmp_path / "out.json")
     assert_clean_error(code, err, *fragments)
@@ -64,17 +67,27 @@ def write(path, text):
     return path
 
 
-@pytest.mark.parametrize("workload,fragments", [
-    ('{"nb_res": 4, "jobs": [], "profiles": {}', ["w.json:1:", "not valid JSON"]),
-    ('{"nb_res": 0, "jobs": [], "profiles": {}}', ["w.json:", "field 'nb_res'"]),
-    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "nope"}], "profiles": {}}',
-     ["w.json:", "jobs[0]: job '1': profile 'nope' does not exist", "field 'profile'"]),
-    ('{"nb_res": 4, "jobs": [{"id": 1, "subtime": "soon", "res": 1, "profile": "d"}], '
-     '"profiles": {"d": {"type": "delay", "delay": 1}}}', ["field 'subtime'", "must be a number"]),
-    ('{"nb_res": 4, "jobs": [], "profiles": {"d": {"type": "delay", "delay": -1}}}', ["field 'delay'"]),
-    ('{"nb_res": 4, "jobs": [], "profiles": {"s": {"type": "smpi", "trace": "x"}}}',
-     ["type 'smpi'", "use --engine batsim"]),
-])
+@pytest.mark.parametrize(
+    "workload,fragments",
+    [
+        ('{"nb_res": 4, "jobs": [], "profiles": {}', ["w.json:1:", "not valid JSON"]),
+        ('{"nb_res": 0, "jobs": [], "profiles": {}}', ["w.json:", "field 'nb_res'"]),
+        (
+            '{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "nope"}], "profiles": {}}',
+            ["w.json:", "jobs[0]: job '1': profile 'nope' does not exist", "field 'profile'"],
+        ),
+        (
+            '{"nb_res": 4, "jobs": [{"id": 1, "subtime": "soon", "res": 1, "profile": "d"}], '
+            '"profiles": {"d": {"type": "delay", "delay": 1}}}',
+            ["field 'subtime'", "must be a number"],
+        ),
+        ('{"nb_res": 4, "jobs": [], "profiles": {"d": {"type": "delay", "delay": -1}}}', ["field 'delay'"]),
+        (
+            '{"nb_res": 4, "jobs": [], "profiles": {"s": {"type": "smpi", "trace": "x"}}}',
+            ["type 'smpi'", "use --engine batsim"],
+        ),
+    ],
+)
 def test_run_bad_workloads(tmp_path, workload, fragments):
     path = write(tmp_path / "w.json", workload)
     code, _, err = cli("run", "--scheduler", "easy", "--workload", path, "--platform", "4", "--out", tmp_path / "r")
@@ -84,28 +97,65 @@ def test_run_bad_workloads(tmp_path, workload, fragments):
 def test_run_bad_platform_and_missing_files(tmp_path):
     workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
     platform = write(tmp_path / "p.xml", "<platform><zone><host id='a' speed='1Gf'></zone></platform>")
-    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", platform,
-                       "--out", tmp_path / "r")
+    code, _, err = cli(
+        "run", "--scheduler", "easy", "--workload", workload, "--platform", platform, "--out", tmp_path / "r"
+    )
     assert_clean_error(code, err, "p.xml:1:", "not valid XML")
-    no_master = write(tmp_path / "q.xml", "<platform version='4.1'><zone id='z' routing='Full'>"
-                                          "<host id='a' speed='1Gf'/></zone></platform>")
-    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", no_master,
-                       "--out", tmp_path / "r")
+    no_master = write(
+        tmp_path / "q.xml",
+        "<platform version='4.1'><zone id='z' routing='Full'><host id='a' speed='1Gf'/></zone></platform>",
+    )
+    code, _, err = cli(
+        "run", "--scheduler", "easy", "--workload", workload, "--platform", no_master, "--out", tmp_path / "r"
+    )
     assert_clean_error(code, err, "q.xml:", "master host")
-    code, _, err = cli("run", "--scheduler", "easy", "--workload", tmp_path / "nothere.json", "--platform", "4",
-                       "--out", tmp_path / "r")
+    code, _, err = cli(
+        "run",
+        "--scheduler",
+        "easy",
+        "--workload",
+        tmp_path / "nothere.json",
+        "--platform",
+        "4",
+        "--out",
+        tmp_path / "r",
+    )
     assert_clean_error(code, err, "nothere.json:", "no such workload file")
 
 
 def test_run_unknown_scheduler_and_bad_option(tmp_path):
     workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
-    code, _, err = cli("run", "--scheduler", "magic", "--workload", workload, "--platform", "4", "--out", tmp_path / "r")
+    code, _, err = cli(
+        "run", "--scheduler", "magic", "--workload", workload, "--platform", "4", "--out", tmp_path / "r"
+    )
     assert_clean_error(code, err, "unknown scheduler 'magic'")
-    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "4", "--out",
-                       tmp_path / "r", "--option", "speed=11")
+    code, _, err = cli(
+        "run",
+        "--scheduler",
+        "easy",
+        "--workload",
+        workload,
+        "--platform",
+        "4",
+        "--out",
+        tmp_path / "r",
+        "--option",
+        "speed=11",
+    )
     assert_clean_error(code, err, "scheduler 'easy' has no option 'speed'", "order")
-    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "4", "--out",
-                       tmp_path / "r", "--option", "order=random")
+    code, _, err = cli(
+        "run",
+        "--scheduler",
+        "easy",
+        "--workload",
+        workload,
+        "--platform",
+        "4",
+        "--out",
+        tmp_path / "r",
+        "--option",
+        "order=random",
+    )
     assert_clean_error(code, err, "unknown queue order 'random'")
 
 
@@ -133,8 +183,21 @@ def test_run_report_and_compare(tmp_path):
 
 def test_cli_works_from_the_repository_root(tmp_path):
     # The root holds a folder named 'schedulers', which must not shadow pybatsim's.
-    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [{"id": 1, "subtime": 0, "res": 1, '
-                                          '"profile": "d"}], "profiles": {"d": {"type": "delay", "delay": 1}}}')
-    code, out, err = cli("run", "--scheduler", "easyBackfill", "--workload", workload, "--platform", "1",
-                         "--out", tmp_path / "r", cwd=REPO)
+    workload = write(
+        tmp_path / "w.json",
+        '{"nb_res": 1, "jobs": [{"id": 1, "subtime": 0, "res": 1, '
+        '"profile": "d"}], "profiles": {"d": {"type": "delay", "delay": 1}}}',
+    )
+    code, _out, err = cli(
+        "run",
+        "--scheduler",
+        "easyBackfill",
+        "--workload",
+        workload,
+        "--platform",
+        "1",
+        "--out",
+        tmp_path / "r",
+        cwd=REPO,
+    )
     assert code == 0, err

@@ -7,6 +7,7 @@ in-process replay driver (no simulator).
 import random
 
 import pytest
+from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 from adaptsched.core.base import INF, Job
 from adaptsched.core.conservative import ConservativeBackfilling
@@ -16,8 +17,6 @@ from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.queue import WaitingQueue
 from adaptsched.core.replay import replay
 from adaptsched.workloads.convert import convert_swf
-
-from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 
 # -- availability profile -----------------------------------------------------------
@@ -69,10 +68,10 @@ def test_profile_random_operations_match_a_brute_force_timeline():
                 p.reserve(float(start), float(end), n)
                 for t in range(start, end):
                     used[t] = used.get(t, 0) + n
-        for t in range(0, 60):
+        for t in range(60):
             assert p.free_at(t + 0.5) == 16 - used.get(t, 0)
         n, d = rnd.randrange(1, 17), rnd.randrange(1, 10)
-        brute = next(s for s in range(0, 100) if all(16 - used.get(t, 0) >= n for t in range(s, s + d)))
+        brute = next(s for s in range(100) if all(16 - used.get(t, 0) >= n for t in range(s, s + d)))
         assert p.earliest_fit(n, float(d), after=0.0) == brute
 
 
@@ -119,8 +118,7 @@ def test_easy_uses_extra_hosts_and_protects_the_head():
     # 4 hosts: a runs on 3 until 10. The head h needs 2: shadow 10, and at 10 it leaves
     # 4 - 2 = 2 extra hosts. x (1 host, runs long) uses one of them: it starts at once.
     # y (1 host, long) finds no free host until a ends; at 10 h and y both start.
-    jobs = [(Job("a", 0, 3, 10), 10), (Job("h", 1, 2, 10), 10), (Job("x", 2, 1, 100), 100),
-            (Job("y", 3, 1, 100), 100)]
+    jobs = [(Job("a", 0, 3, 10), 10), (Job("h", 1, 2, 10), 10), (Job("x", 2, 1, 100), 100), (Job("y", 3, 1, 100), 100)]
     out = replay(EasyBackfilling(4), jobs)
     assert out["x"].start_s == 2  # 1 host <= 2 extra hosts
     assert out["h"].start_s == 10  # its reservation holds: 4 - 1 (x) = 3 >= 2 at t=10
@@ -191,8 +189,10 @@ def test_rejects_jobs_wider_than_the_machine():
 def _trace_jobs(path, hosts, first):
     workload, _ = convert_swf(path, hosts=hosts, first=first)
     profiles = workload["profiles"]
-    return [(Job(str(j["id"]), j["subtime"], j["res"], j["walltime"]), profiles[j["profile"]]["delay"])
-            for j in workload["jobs"]]
+    return [
+        (Job(str(j["id"]), j["subtime"], j["res"], j["walltime"]), profiles[j["profile"]]["delay"])
+        for j in workload["jobs"]
+    ]
 
 
 def check_no_double_booking(outcomes, nb_hosts):

@@ -4,12 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from test_cli import assert_clean_error, cli
 
 from adaptsched.workloads.downey import ARRIVAL_PHASE_S, DAY_S, MEAN_L_S, arrival_rate, generate
 from adaptsched.workloads.moldable import model_of
 from adaptsched.workloads.swf import read_swf
-
-from test_cli import assert_clean_error, cli
 
 
 def test_rate_matches_the_papers_jobs_per_day():
@@ -41,12 +40,14 @@ def test_distributions_and_day_night_phases():
 
 
 def test_cli_json_and_swf(tmp_path):
-    code, out, err = cli("generate", "downey", tmp_path / "d.json", "--days", 2, "--load", 0.5, "--seed", 3,
-                         "--swf", tmp_path / "d.swf")
+    code, out, err = cli(
+        "generate", "downey", tmp_path / "d.json", "--days", 2, "--load", 0.5, "--seed", 3, "--swf", tmp_path / "d.swf"
+    )
     assert code == 0, err
     trace = read_swf(tmp_path / "d.swf")
     assert len(trace.jobs) == int(out.split(": ")[1].split()[0]) > 100
-    code, out, err = cli("run", "--scheduler", "fcfs", "--workload", tmp_path / "d.json", "--platform", 64,
-                         "--out", tmp_path / "fcfs")
+    code, out, err = cli(
+        "run", "--scheduler", "fcfs", "--workload", tmp_path / "d.json", "--platform", 64, "--out", tmp_path / "fcfs"
+    )
     assert code == 0, err
     assert_clean_error(*cli("generate", "downey", tmp_path / "x.json", "--days", 0)[::2], "--days")

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import PLUGINS, REPO
 
 from adaptsched.engines.embedded.batsim import EmbeddedBatsim
 from adaptsched.engines.embedded.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
@@ -13,8 +14,6 @@ from adaptsched.engines.run import run
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 from adaptsched.workloads.batsim_json import load_workload
-
-from helpers import PLUGINS, REPO
 
 # 4 hosts. Jobs 1 and 2 fill the machine until 10; 3 (all hosts) arrives at 5; at 10,
 # 4 (delay 10) and 5 (delay 5 > walltime 3: killed at its walltime) arrive.
@@ -53,8 +52,9 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
     assert summary["nb_jobs"] == "5" and summary["nb_jobs_killed"] == "1" and summary["makespan"] == "30.000000"
     assert summary["time_computing"] == "93.000000"  # host-seconds: 2*10 + 2*10 + 4*10 + 1*3 + 1*10
     jobs = rows(result.prefix)
-    got = {j: (r["starting_time"], r["finish_time"], r["final_state"], r["allocated_resources"])
-           for j, r in jobs.items()}
+    got = {
+        j: (r["starting_time"], r["finish_time"], r["final_state"], r["allocated_resources"]) for j, r in jobs.items()
+    }
     assert got == {
         "1": ("0.000000", "10.000000", "COMPLETED_SUCCESSFULLY", "0-1"),
         "2": ("0.000000", "10.000000", "COMPLETED_SUCCESSFULLY", "2-3"),
@@ -67,11 +67,15 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
 
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):
     # Batsim's check is strict: a delay equal to the walltime ends as WALLTIME_REACHED.
-    doc = {"nb_res": 1, "jobs": [{"id": 1, "subtime": 0, "res": 1, "profile": "d5", "walltime": 5},
-                                 {"id": 2, "subtime": 0, "res": 1, "profile": "d5", "walltime": 6}],
-           "profiles": {"d5": {"type": "delay", "delay": 5}}}
-    result = run("fcfs", write_json(tmp_path / "w.json", doc), 1, tmp_path / "eq", progress=False,
-                 say=lambda *a: None)
+    doc = {
+        "nb_res": 1,
+        "jobs": [
+            {"id": 1, "subtime": 0, "res": 1, "profile": "d5", "walltime": 5},
+            {"id": 2, "subtime": 0, "res": 1, "profile": "d5", "walltime": 6},
+        ],
+        "profiles": {"d5": {"type": "delay", "delay": 5}},
+    }
+    result = run("fcfs", write_json(tmp_path / "w.json", doc), 1, tmp_path / "eq", progress=False, say=lambda *a: None)
     jobs = rows(result.prefix)
     assert jobs["1"]["final_state"] == "COMPLETED_WALLTIME_REACHED"
     assert jobs["2"]["final_state"] == "COMPLETED_SUCCESSFULLY"
@@ -98,8 +102,9 @@ class ScriptedScheduler:
             hosts, self.free = self.free[:res], self.free[res:]
             self.running[job_id] = hosts
             alloc = " ".join(str(h) for h in hosts)
-            events.append({"timestamp": message["now"], "type": "EXECUTE_JOB",
-                           "data": {"job_id": job_id, "alloc": alloc}})
+            events.append(
+                {"timestamp": message["now"], "type": "EXECUTE_JOB", "data": {"job_id": job_id, "alloc": alloc}}
+            )
         return json.dumps({"now": message["now"], "events": events})
 
 
@@ -112,14 +117,23 @@ def test_events_are_batched_as_batsim_batches_them(tmp_path):
     workload = load_workload(write_json(tmp_path / "w1.json", W1))
     scheduler = ScriptedScheduler(4)
     EmbeddedBatsim(platform, [workload], scheduler, str(tmp_path / "out")).run()
-    summary = [(m["now"], [(e["type"], e["data"].get("job_id", e["data"].get("type"))) for e in m["events"]])
-               for m in scheduler.messages]
+    summary = [
+        (m["now"], [(e["type"], e["data"].get("job_id", e["data"].get("type"))) for e in m["events"]])
+        for m in scheduler.messages
+    ]
     assert summary == [
         (0.0, [("SIMULATION_BEGINS", None)]),
         (0.0, [("JOB_SUBMITTED", "w0!1"), ("JOB_SUBMITTED", "w0!2")]),
         (5.0, [("JOB_SUBMITTED", "w0!3")]),
-        (10.0, [("JOB_COMPLETED", "w0!1"), ("JOB_COMPLETED", "w0!2"), ("JOB_SUBMITTED", "w0!4"),
-                ("JOB_SUBMITTED", "w0!5")]),
+        (
+            10.0,
+            [
+                ("JOB_COMPLETED", "w0!1"),
+                ("JOB_COMPLETED", "w0!2"),
+                ("JOB_SUBMITTED", "w0!4"),
+                ("JOB_SUBMITTED", "w0!5"),
+            ],
+        ),
         (10.0, [("NOTIFY", "no_more_static_job_to_submit")]),
         (20.0, [("JOB_COMPLETED", "w0!3")]),
         (23.0, [("JOB_COMPLETED", "w0!5")]),
@@ -128,31 +142,50 @@ def test_events_are_batched_as_batsim_batches_them(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("mistake,expected", [
-    ("wrong_size", "the job requires 2 machines but 3 were given"),
-    ("busy_host", "is currently computing jobs"),
-    ("twice", "its state (RUNNING) is not SUBMITTED"),
-    ("unknown_job", "cannot get job 'w0!nope': it does not exist"),
-    ("unsupported", "does not support CHANGE_JOB_STATE events"),
-    ("past_call", "awaken in the past"),
-    ("quotes", "should not contain double quotes"),
-])
+@pytest.mark.parametrize(
+    "mistake,expected",
+    [
+        ("wrong_size", "the job requires 2 machines but 3 were given"),
+        ("busy_host", "is currently computing jobs"),
+        ("twice", "its state (RUNNING) is not SUBMITTED"),
+        ("unknown_job", "cannot get job 'w0!nope': it does not exist"),
+        ("unsupported", "does not support CHANGE_JOB_STATE events"),
+        ("past_call", "awaken in the past"),
+        ("quotes", "should not contain double quotes"),
+    ],
+)
 def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, expected):
     workload = write_json(tmp_path / "w1.json", W1)
     with pytest.raises(SimulationError, match="t=") as info:
-        run(str(PLUGINS / "faultySched.py"), workload, 4, tmp_path / mistake, options={"mistake": mistake},
-            progress=False, say=lambda *a: None)
+        run(
+            str(PLUGINS / "faultySched.py"),
+            workload,
+            4,
+            tmp_path / mistake,
+            options={"mistake": mistake},
+            progress=False,
+            say=lambda *a: None,
+        )
     assert expected in str(info.value)
     assert (tmp_path / f"{mistake}_jobs.csv").exists() and (tmp_path / f"{mistake}_schedule.csv").exists()
 
 
 def test_a_crashing_scheduler_keeps_the_results_already_written(tmp_path):
-    doc = {"nb_res": 2, "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5}
-                                 for i in range(1, 6)],
-           "profiles": {"d1": {"type": "delay", "delay": 1}}}
+    doc = {
+        "nb_res": 2,
+        "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }
     with pytest.raises(SimulationError) as info:
-        run(str(PLUGINS / "faultySched.py"), write_json(tmp_path / "w.json", doc), 2, tmp_path / "crash",
-            options={"mistake": "crash"}, progress=False, say=lambda *a: None)
+        run(
+            str(PLUGINS / "faultySched.py"),
+            write_json(tmp_path / "w.json", doc),
+            2,
+            tmp_path / "crash",
+            options={"mistake": "crash"},
+            progress=False,
+            say=lambda *a: None,
+        )
     message = str(info.value)
     assert "exited with code" in message and "deliberate crash at the third submission" in message
     kept = rows(tmp_path / "crash")
@@ -161,12 +194,24 @@ def test_a_crashing_scheduler_keeps_the_results_already_written(tmp_path):
 
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
     # parallel_homogeneous_total: 8e9 flops on the hosts given, at 1 Gflop/s each.
-    doc = {"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": 4, "profile": "p", "walltime": 100},
-                                 {"id": 2, "subtime": 0, "res": 2, "profile": "p", "walltime": 100}],
-           "profiles": {"p": {"type": "parallel_homogeneous_total", "cpu": 8e9, "com": 0}}}
+    doc = {
+        "nb_res": 4,
+        "jobs": [
+            {"id": 1, "subtime": 0, "res": 4, "profile": "p", "walltime": 100},
+            {"id": 2, "subtime": 0, "res": 2, "profile": "p", "walltime": 100},
+        ],
+        "profiles": {"p": {"type": "parallel_homogeneous_total", "cpu": 8e9, "com": 0}},
+    }
     plugin = REPO / "tests" / "conformance" / "plugins" / "tortureSched.py"  # runs them on res // 2 hosts
-    result = run(str(plugin), write_json(tmp_path / "w.json", doc), 4, tmp_path / "mold",
-                 options={"dynamic": False}, progress=False, say=lambda *a: None)
+    result = run(
+        str(plugin),
+        write_json(tmp_path / "w.json", doc),
+        4,
+        tmp_path / "mold",
+        options={"dynamic": False},
+        progress=False,
+        say=lambda *a: None,
+    )
     jobs = rows(result.prefix)
     assert (jobs["1"]["allocated_resources"], jobs["1"]["execution_time"]) == ("0-1", "4.000000")
     assert (jobs["2"]["allocated_resources"], jobs["2"]["execution_time"]) == ("2", "8.000000")
@@ -175,9 +220,15 @@ def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
 def test_parallel_runs_do_not_collide(tmp_path):
     workload = write_json(tmp_path / "w1.json", W1)
     cli = [sys.executable, "-m", "adaptsched", "run", "--workload", str(workload), "--platform", "4"]
-    processes = [subprocess.Popen(cli + ["--scheduler", s, "--out", str(tmp_path / s)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True)
-                 for s in ("fcfs", "easy", "conservative", "easyBackfill")]
+    processes = [
+        subprocess.Popen(
+            cli + ["--scheduler", s, "--out", str(tmp_path / s)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for s in ("fcfs", "easy", "conservative", "easyBackfill")
+    ]
     for process in processes:
         output, _ = process.communicate(timeout=120)
         assert process.returncode == 0, output

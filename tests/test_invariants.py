@@ -12,10 +12,9 @@ import ast
 import csv
 
 import pytest
+from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 from adaptsched.engines.run import run
-
-from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
 EPS = 1e-6
 

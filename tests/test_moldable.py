@@ -3,12 +3,11 @@
 import json
 
 import pytest
+from helpers import CTC_EXCERPT
+from test_cli import assert_clean_error, cli
 
 from adaptsched.workloads.convert import convert_swf, write_workload
 from adaptsched.workloads.moldable import annotate, model_of
-
-from helpers import CTC_EXCERPT
-from test_cli import assert_clean_error, cli
 
 
 @pytest.fixture(scope="module")
@@ -45,14 +44,25 @@ def test_cli_writes_a_workload_that_runs(tmp_path, ctc):
     assert "of 400 jobs moldable" in out
     jobs = json.loads((tmp_path / "mold.json").read_text())["jobs"]
     assert sum("moldable" in j for j in jobs) > 250
-    code, out, err = cli("run", "--scheduler", "easy", "--workload", tmp_path / "mold.json", "--platform", 338,
-                         "--out", tmp_path / "easy")
+    code, out, err = cli(
+        "run",
+        "--scheduler",
+        "easy",
+        "--workload",
+        tmp_path / "mold.json",
+        "--platform",
+        338,
+        "--out",
+        tmp_path / "easy",
+    )
     assert code == 0, err  # the extra fields are carried through
 
 
 def test_cli_errors(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": -1, "profile": "p"}], '
-                   '"profiles": {"p": {"type": "delay", "delay": 1}}}')
+    bad.write_text(
+        '{"nb_res": 4, "jobs": [{"id": 1, "subtime": 0, "res": -1, "profile": "p"}], '
+        '"profiles": {"p": {"type": "delay", "delay": 1}}}'
+    )
     assert_clean_error(*cli("mold-annotate", bad, tmp_path / "o.json")[::2], "bad.json")
     assert_clean_error(*cli("mold-annotate", tmp_path / "none.json", tmp_path / "o.json")[::2], "none.json")

@@ -9,8 +9,13 @@ from adaptsched.core.replay import replay
 
 
 def qjob(job_id, submit_s, res, walltime_s, deadline_s, price=1.0, urgent=False):
-    return Job(job_id, submit_s, res, walltime_s,
-               {"deadline": deadline_s, "price": price, "urgent": urgent, "estimate_s": walltime_s})
+    return Job(
+        job_id,
+        submit_s,
+        res,
+        walltime_s,
+        {"deadline": deadline_s, "price": price, "urgent": urgent, "estimate_s": walltime_s},
+    )
 
 
 def run(jobs, nb_hosts=4, **options):
@@ -40,8 +45,15 @@ def test_accepted_only_after_moving_a_later_job_ahead():
     # candidate for 4 waiting jobs (0, 2, 3, 4): at position 0 it pushes P past 20, and only
     # moving P ahead of C (k_factor >= 1) makes the schedule feasible.
     def jobs():
-        return [qjob("A", 0, 4, 10, 100), qjob("P", 1, 4, 10, 20), qjob("Q", 2, 4, 10, 1000),
-                qjob("R", 3, 4, 10, 1000), qjob("S", 4, 4, 10, 1000), qjob("C", 5, 4, 10, 30)]
+        return [
+            qjob("A", 0, 4, 10, 100),
+            qjob("P", 1, 4, 10, 20),
+            qjob("Q", 2, 4, 10, 1000),
+            qjob("R", 3, 4, 10, 1000),
+            qjob("S", 4, 4, 10, 1000),
+            qjob("C", 5, 4, 10, 30),
+        ]
+
     sched, out = run(jobs(), k_factor=0)
     assert out["C"].rejected  # no candidate position works without moving P
     sched, out = run(jobs(), k_factor=1)
@@ -62,8 +74,12 @@ def test_vqops_keeps_the_urgent_job_ahead():
     # feasible position, ahead of U, which delays U's completion and lowers its value;
     # VQoPS keeps the schedule of highest revenue: N behind U.
     def jobs():
-        return [qjob("A", 0, 4, 10, 100), qjob("U", 1, 4, 10, 50, price=100, urgent=True),
-                qjob("N", 2, 4, 10, 100, price=1)]
+        return [
+            qjob("A", 0, 4, 10, 100),
+            qjob("U", 1, 4, 10, 50, price=100, urgent=True),
+            qjob("N", 2, 4, 10, 100, price=1),
+        ]
+
     _, qops = run(jobs())
     assert qops["N"].start_s == 10 and qops["U"].start_s == 20
     _, vqops = run(jobs(), value_aware=True)
@@ -72,15 +88,18 @@ def test_vqops_keeps_the_urgent_job_ahead():
 
 @pytest.mark.parametrize("options", [{}, {"value_aware": True, "oc_factor": 0.1}])
 def test_every_accepted_job_meets_its_deadline_on_ctc(options):
+    from helpers import CTC_EXCERPT
+
     from adaptsched.workloads.convert import convert_swf
     from adaptsched.workloads.qos import annotate
-    from helpers import CTC_EXCERPT
 
     workload, _ = convert_swf(CTC_EXCERPT, hosts=338, first=1500)
     workload, _ = annotate(workload, urgent_fraction=0.5, exact=True, seed=1)
     profiles = workload["profiles"]
-    jobs = [(Job(str(j["id"]), j["subtime"], j["res"], j["walltime"], j), profiles[j["profile"]]["delay"])
-            for j in workload["jobs"]]
+    jobs = [
+        (Job(str(j["id"]), j["subtime"], j["res"], j["walltime"], j), profiles[j["profile"]]["delay"])
+        for j in workload["jobs"]
+    ]
     out = replay(Qops(338, **options), jobs)
     accepted = [o for o in out.values() if not o.rejected]
     assert 300 < len(accepted) < len(out)
@@ -91,21 +110,33 @@ def test_every_accepted_job_meets_its_deadline_on_ctc(options):
 def test_qops_and_vqops_through_the_engine(tmp_path):
     import json
 
-    from adaptsched.analysis.qos import qos_metrics
     from helpers import CTC_EXCERPT
     from test_cli import cli
 
+    from adaptsched.analysis.qos import qos_metrics
+
     src = tmp_path / "ctc.json"
     assert cli("convert", CTC_EXCERPT, src, "--hosts", 338, "--first", 800)[0] == 0
-    code, out, err = cli("qos-annotate", src, tmp_path / "q.json", "--urgent", 0.5, "--exact", "--high-load",
-                         "--seed", 3)
+    code, out, err = cli(
+        "qos-annotate", src, tmp_path / "q.json", "--urgent", 0.5, "--exact", "--high-load", "--seed", 3
+    )
     assert code == 0, err
     assert "high load: 800 -> " in out
     workload = json.loads((tmp_path / "q.json").read_text())
     revenue = {}
     for name, options in (("qops", []), ("vqops", ["--option", "value_aware=true", "--option", "oc_factor=0.2"])):
-        code, _, err = cli("run", "--scheduler", "qops", "--workload", tmp_path / "q.json", "--platform", 338,
-                           "--out", tmp_path / name, *options)
+        code, _, err = cli(
+            "run",
+            "--scheduler",
+            "qops",
+            "--workload",
+            tmp_path / "q.json",
+            "--platform",
+            338,
+            "--out",
+            tmp_path / name,
+            *options,
+        )
         assert code == 0, err
         m = qos_metrics(tmp_path / name, workload)
         assert m["all"]["missed"] == 0 and m["all"]["accepted_jobs"] < m["all"]["offered_jobs"]
@@ -145,8 +176,19 @@ def test_dvqops_runs_through_the_engine_and_records_its_choices(tmp_path):
     src = tmp_path / "ctc.json"
     assert cli("convert", CTC_EXCERPT, src, "--hosts", 338, "--first", 600)[0] == 0
     assert cli("qos-annotate", src, tmp_path / "q.json", "--urgent", 0.5, "--exact")[0] == 0
-    code, _, err = cli("run", "--scheduler", "dvqops", "--workload", tmp_path / "q.json", "--platform", 338,
-                       "--out", tmp_path / "d", "--option", "max_window_h=8")
+    code, _, err = cli(
+        "run",
+        "--scheduler",
+        "dvqops",
+        "--workload",
+        tmp_path / "q.json",
+        "--platform",
+        338,
+        "--out",
+        tmp_path / "d",
+        "--option",
+        "max_window_h=8",
+    )
     assert code == 0, err
     rows = list(csv.DictReader(open(tmp_path / "d_jobs.csv")))
     assert all("'oc_factor'" in r["metadata"] and "'window_h'" in r["metadata"] for r in rows)

@@ -6,29 +6,58 @@ hundred jobs check the whole pipeline: runs, invariants, report, charts and resu
 
 import json
 
-from adaptsched.reproduce.perkovic_keleher import mixes
-
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, cli
+
+from adaptsched.reproduce.perkovic_keleher import mixes
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def test_mixes_cover_every_technique():
     labels = {m.label for m in mixes()}
-    for label in ("BF", "R/L-NG", "P/L-NG", "D-NG", "BF spec 25% +test", "1/L-NG spec 75%", "BF quarter",
-                  "1/L-NG greedy", "R/L-NG half+widen+spec"):
+    for label in (
+        "BF",
+        "R/L-NG",
+        "P/L-NG",
+        "D-NG",
+        "BF spec 25% +test",
+        "1/L-NG spec 75%",
+        "BF quarter",
+        "1/L-NG greedy",
+        "R/L-NG half+widen+spec",
+    ):
         assert label in labels, label
     assert len({m.slug(1) for m in mixes()}) == len(mixes())  # file names never collide
     options = {m.label: m.options(3) for m in mixes()}
-    assert options["R/L-NG half+widen+spec"] == {"order": "R/L", "guarantees": False, "seed": 3,
-                                                  "speculation": 50.0, "adaptation": "half", "widening": True}
+    assert options["R/L-NG half+widen+spec"] == {
+        "order": "R/L",
+        "guarantees": False,
+        "seed": 3,
+        "speculation": 50.0,
+        "adaptation": "half",
+        "widening": True,
+    }
     assert options["BF"] == {"order": "D", "guarantees": True}
 
 
 def test_reproduce_writes_the_report_and_resumes(tmp_path):
-    args = ["reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--jobs", 300, "--seeds", 2,
-            "--study", "orders", "--study", "combined", "--out", tmp_path / "pk"]
+    args = [
+        "reproduce",
+        "perkovic-keleher",
+        "--trace",
+        CTC_EXCERPT,
+        "--jobs",
+        300,
+        "--seeds",
+        2,
+        "--study",
+        "orders",
+        "--study",
+        "combined",
+        "--out",
+        tmp_path / "pk",
+    ]
     code, out, err = cli(*args)
     assert code == 0, err
     report = tmp_path / "pk" / "report-embedded" / "report.md"
@@ -44,14 +73,17 @@ def test_reproduce_writes_the_report_and_resumes(tmp_path):
 
 
 def test_reproduce_bad_arguments(tmp_path):
-    assert_clean_error(*cli("reproduce", "perkovic-keleher", "--trace", tmp_path / "none.swf",
-                            "--out", tmp_path)[::2], "no such trace")
-    assert_clean_error(*cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--seeds", 0,
-                            "--out", tmp_path)[::2], "at least one seed")
+    assert_clean_error(
+        *cli("reproduce", "perkovic-keleher", "--trace", tmp_path / "none.swf", "--out", tmp_path)[::2], "no such trace"
+    )
+    assert_clean_error(
+        *cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--seeds", 0, "--out", tmp_path)[::2],
+        "at least one seed",
+    )
 
 
 def test_reproduce_downey_end_to_end(tmp_path):
-    code, out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
+    code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
     assert code == 0, err
     folder = tmp_path / "d" / "report-embedded"
     text = (folder / "report.md").read_text()
@@ -62,8 +94,9 @@ def test_reproduce_downey_end_to_end(tmp_path):
 
 
 def test_reproduce_qops_end_to_end(tmp_path):
-    code, out, err = cli("reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT,
-                         "--out", tmp_path / "q")
+    code, _out, err = cli(
+        "reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT, "--out", tmp_path / "q"
+    )
     assert code == 0, err
     folder = tmp_path / "q" / "report-embedded"
     text = (folder / "report.md").read_text()

@@ -25,8 +25,13 @@ def test_plugins_load_by_path_with_stock_pybatsim(name):
     from batsim.tools.launcher import instanciate_scheduler
 
     plugin = registry.plugin_path(name)
-    options = {"order": "sjf"} if "order" in registry.core_class(name).options else \
-        {"strategy": "PWS"} if name == "downey" else {"k_factor": 3}
+    options = (
+        {"order": "sjf"}
+        if "order" in registry.core_class(name).options
+        else {"strategy": "PWS"}
+        if name == "downey"
+        else {"k_factor": 3}
+    )
     scheduler = instanciate_scheduler(str(plugin), options)
     assert type(scheduler).__name__ == plugin.stem.capitalize()
     assert scheduler.core_class is registry.core_class(name)

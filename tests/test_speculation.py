@@ -1,13 +1,12 @@
 """Speculative backfilling and speculative test runs (Perković & Keleher, sec. 6), worked by hand."""
 
 import pytest
+from helpers import CTC_EXCERPT, assert_no_host_runs_two_jobs
+from test_core import _trace_jobs
 
 from adaptsched.core.backfill import Backfill
 from adaptsched.core.base import Job
 from adaptsched.core.replay import replay
-
-from helpers import CTC_EXCERPT, assert_no_host_runs_two_jobs
-from test_core import _trace_jobs
 
 
 def attempts(outcome):
@@ -26,8 +25,10 @@ def test_speculative_copy_killed_at_exactly_its_speculated_time_and_requeued():
     out = replay(sched, scenario(99.5))
     # Speculated 50 s <= 99-s hole: a copy starts at 1 and may run until 100 (the time
     # grows to fill the hole). It needs 99.5 s: killed at 100, s keeps its guarantee.
-    assert attempts(out["s"]) == [("speculative", 1, 100, "COMPLETED_KILLED"),
-                                  ("regular", 150, 249.5, "COMPLETED_SUCCESSFULLY")]
+    assert attempts(out["s"]) == [
+        ("speculative", 1, 100, "COMPLETED_KILLED"),
+        ("regular", 150, 249.5, "COMPLETED_SUCCESSFULLY"),
+    ]
     assert sched.first_reservation["s"] == 150 and not out["s"].rejected
     assert sched.speculated["s"] * 100 == (99 + 100) / 2  # next: the mean of the last and the estimate
     assert out["big"].start_s == 100  # the copy never delayed a guarantee
@@ -60,8 +61,10 @@ def test_test_run_that_does_not_finish_is_killed_once_and_the_job_stays_queued()
     sched = Backfill(2, test_runs=True)
     out = replay(sched, long_scenario(5000))
     # The 9999-s hole allows a test of at most 15 min (900 s); one test per job.
-    assert attempts(out["t"]) == [("test", 1, 901, "COMPLETED_KILLED"),
-                                  ("regular", 10100, 15100, "COMPLETED_SUCCESSFULLY")]
+    assert attempts(out["t"]) == [
+        ("test", 1, 901, "COMPLETED_KILLED"),
+        ("regular", 10100, 15100, "COMPLETED_SUCCESSFULLY"),
+    ]
     assert sched.tested == {"t"}
 
 

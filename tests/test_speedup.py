@@ -88,8 +88,13 @@ def test_scojo_p_erratum_values():
 
 
 def test_bad_parameters():
-    for bad in (lambda: Downey(0.5, 1), lambda: Downey(2, -1), lambda: Linear(0),
-                lambda: Downey(2, 1).speedup(0), lambda: ScojoP(10, 0, 8)):
+    for bad in (
+        lambda: Downey(0.5, 1),
+        lambda: Downey(2, -1),
+        lambda: Linear(0),
+        lambda: Downey(2, 1).speedup(0),
+        lambda: ScojoP(10, 0, 8),
+    ):
         with pytest.raises(ValueError):
             bad()
     assert not math.isnan(Downey(1, 0).speedup(1))

@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import SHARED_TRACES
 
 from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.workloads.convert import ConversionOptionError, convert_swf, write_workload
 from adaptsched.workloads.swf import EXCERPT_DIR, SwfJob, read_swf
-
-from helpers import SHARED_TRACES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swf"
 GOOD = FIXTURES / "good.swf"

@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from adaptsched.errors import InputError
 from adaptsched.engines.embedded.jsonfmt import dumps
+from adaptsched.errors import InputError
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
 
@@ -39,9 +39,28 @@ class Job:
     """A job as Batsim knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
 
     __slots__ = (
-        "id", "name", "workload", "subtime", "res", "walltime", "profile", "json",
-        "state", "starting_time", "runtime", "allocation", "metadata", "kill_requested",
-        "return_code", "actor", "execution", "alloc_text", "delay_start", "delay_required", "exec_start", "exec_duration",
+        "actor",
+        "alloc_text",
+        "allocation",
+        "delay_required",
+        "delay_start",
+        "exec_duration",
+        "exec_start",
+        "execution",
+        "id",
+        "json",
+        "kill_requested",
+        "metadata",
+        "name",
+        "profile",
+        "res",
+        "return_code",
+        "runtime",
+        "starting_time",
+        "state",
+        "subtime",
+        "walltime",
+        "workload",
     )
 
     def __init__(self, workload, name, subtime, res, walltime, profile, json_text):
@@ -105,15 +124,17 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     if ptype == "delay":
         delay = desc.get("delay")
         if not _is_number(delay) or delay <= 0:
-            raise InputError(path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}",
-                             field="delay")
+            raise InputError(
+                path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}", field="delay"
+            )
         profile.delay = float(delay)
     elif ptype == "parallel_homogeneous_total":
         for key in ("cpu", "com"):
             value = desc.get(key)
             if not _is_number(value) or value < 0:
-                raise InputError(path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {value!r}",
-                                 field=key)
+                raise InputError(
+                    path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {value!r}", field=key
+                )
         profile.cpu, profile.com = float(desc["cpu"]), float(desc["com"])
     elif embedded:
         raise InputError(
@@ -150,8 +171,9 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
         raise InputError(path, f"{label}: 'subtime' must be a number, got {subtime!r}", field="subtime")
     walltime = desc.get("walltime", -1)
     if not _is_number(walltime) or not (walltime == -1 or walltime > 0):
-        raise InputError(path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {walltime!r}",
-                         field="walltime")
+        raise InputError(
+            path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {walltime!r}", field="walltime"
+        )
     res = desc.get("res")
     if not _is_int(res) or res < 0:
         raise InputError(path, f"{label}: 'res' must be an integer >= 0, got {res!r}", field="res")
@@ -197,8 +219,9 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(raw_jobs, list):
         raise InputError(path, "the 'jobs' array is missing", field="jobs")
 
-    profiles = {pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded)
-                for pname, pdesc in raw_profiles.items()}
+    profiles = {
+        pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
+    }
     jobs = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)

@@ -424,9 +424,7 @@ def convert_swf(
                 "swf_line": job.line,
             }
         )
-    out_profiles = {
-        name: {"type": "delay", "delay": runtime} for runtime, name in sorted(profiles.items())
-    }
+    out_profiles = {name: {"type": "delay", "delay": runtime} for runtime, name in sorted(profiles.items())}
     report.notes = _notes(report, rules)
 
     unix_start = trace.header_int("UnixStartTime")
@@ -501,7 +499,8 @@ def _notes(report: ConversionReport, rules: _Rules) -> list[str]:
             "runs past its estimate: kept, walltime extended to its runtime",
         )
     how = {"runtime": "runtime", "margin": f"runtime + {rules.factor:g} s"}.get(
-        rules.missing, f"{rules.factor:g} x runtime")
+        rules.missing, f"{rules.factor:g} x runtime"
+    )
     add("no_estimate", f"have no estimate: walltime = {how}", f"has no estimate: walltime = {how}")
     add(
         "walltime_equals_runtime",

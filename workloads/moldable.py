@@ -59,8 +59,15 @@ def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
     raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")
 
 
-def annotate(workload: dict, *, fraction: float = 1.0, model: str = "downey", seed: int = 0,
-             a_max: str = "machine", sigma_max: float = 2.0) -> tuple[dict, dict]:
+def annotate(
+    workload: dict,
+    *,
+    fraction: float = 1.0,
+    model: str = "downey",
+    seed: int = 0,
+    a_max: str = "machine",
+    sigma_max: float = 2.0,
+) -> tuple[dict, dict]:
     """A copy of ``workload`` with moldable annotations (module doc), and a summary dict."""
     if not 0 <= fraction <= 1:
         raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
@@ -85,8 +92,7 @@ def annotate(workload: dict, *, fraction: float = 1.0, model: str = "downey", se
                 sigma = round(rnd.uniform(0.0, sigma_max), 6)
                 shape = Downey(A, sigma)
                 t1 = round(runtime * shape.speedup(res), 6)
-                job["moldable"] = {"model": "downey", "A": A, "sigma": sigma,
-                                   "t1_s": t1}
+                job["moldable"] = {"model": "downey", "A": A, "sigma": sigma, "t1_s": t1}
                 job["min_res"], job["max_res"] = 1, min(machine, shape.n_max_useful)
             elif model == "linear":
                 job["moldable"] = {"model": "linear", "t1_s": runtime * res}
@@ -101,6 +107,12 @@ def annotate(workload: dict, *, fraction: float = 1.0, model: str = "downey", se
         jobs.append(job)
     out = dict(workload)
     out["jobs"] = jobs
-    summary = {"jobs": len(jobs), "moldable": annotated, "model": model, "fraction": fraction,
-               "seed": seed, "a_max": a_max}
+    summary = {
+        "jobs": len(jobs),
+        "moldable": annotated,
+        "model": model,
+        "fraction": fraction,
+        "seed": seed,
+        "a_max": a_max,
+    }
     return out, summary

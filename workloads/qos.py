@@ -33,13 +33,21 @@ def value(job: dict, finish_s: float) -> float:
     """What an annotated job (a Batsim JSON job dict) pays when it completes at ``finish_s``
     (:func:`adaptsched.core.qops.linear_value`)."""
     estimate = job.get("estimate_s") or job.get("walltime")
-    return linear_value(finish_s, price=job["price"], full_until_s=job["subtime"] + estimate,
-                        deadline_s=job["deadline"])
+    return linear_value(
+        finish_s, price=job["price"], full_until_s=job["subtime"] + estimate, deadline_s=job["deadline"]
+    )
 
 
-def annotate(workload: dict, *, urgent_fraction: float = 0.2, urgent_cost: float = 10.0,
-             deadline_factor: float = 5.0, unit_price: float = 0.1, exact: bool = False,
-             seed: int = 0) -> tuple[dict, dict]:
+def annotate(
+    workload: dict,
+    *,
+    urgent_fraction: float = 0.2,
+    urgent_cost: float = 10.0,
+    deadline_factor: float = 5.0,
+    unit_price: float = 0.1,
+    exact: bool = False,
+    seed: int = 0,
+) -> tuple[dict, dict]:
     """A copy of ``workload`` with deadlines, urgency and prices; and a summary."""
     if not 0 <= urgent_fraction <= 1:
         raise AdaptschedError(f"--urgent must be a fraction in [0, 1], got {urgent_fraction}")
@@ -92,5 +100,9 @@ def high_load(workload: dict, *, fraction: float = 0.4, seed: int = 0) -> tuple[
             jobs.append({**job, "id": f"{job['id']}d"})
     out = dict(workload)
     out["jobs"] = jobs
-    return out, {"jobs_before": len(workload["jobs"]), "jobs_after": len(jobs),
-                 "load_before": offered_load(workload), "load_after": offered_load(out)}
+    return out, {
+        "jobs_before": len(workload["jobs"]),
+        "jobs_after": len(jobs),
+        "load_before": offered_load(workload),
+        "load_after": offered_load(out),
+    }

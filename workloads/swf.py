@@ -283,7 +283,7 @@ def _parse_fields(parts: list[str], path: str, lineno: int) -> list:
     for i, text in enumerate(parts):
         name, number, long_name = SWF_FIELDS[i]
 
-        def fail(message: str) -> InputError:
+        def fail(message: str, number=number, long_name=long_name, name=name) -> InputError:
             return InputError(path, f"{message} (SWF field {number}, {long_name})", line=lineno, field=name)
 
         if not _NUMBER.fullmatch(text):

@@ -30,26 +30,50 @@ import gc
 import json
 import time
 
-from adaptsched.errors import SimulationError
+from adaptsched.core.hosts import interval_text
 from adaptsched.engines.embedded.jsonfmt import RawJson, dumps
 from adaptsched.engines.embedded.kernel import (
-    CREATE, EXEC_CANCEL, EXEC_START, EXEC_WAIT, KILL, SLEEP, Kernel, Mailbox, get, put,
+    CREATE,
+    EXEC_CANCEL,
+    EXEC_START,
+    EXEC_WAIT,
+    KILL,
+    SLEEP,
+    Kernel,
+    Mailbox,
+    get,
+    put,
 )
-from adaptsched.core.hosts import interval_text
 from adaptsched.engines.embedded.outputs import JobsTracer
+from adaptsched.errors import SimulationError
 from adaptsched.workloads.batsim_json import Job, Workload, parse_job, parse_profile
 
-COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED",
-                    "COMPLETED_KILLED")
-SUPPORTED_EVENTS = ("EXECUTE_JOB", "REJECT_JOB", "KILL_JOB", "CALL_ME_LATER", "NOTIFY",
-                    "SET_JOB_METADATA", "REGISTER_JOB", "REGISTER_PROFILE", "ANSWER")
+COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
+SUPPORTED_EVENTS = (
+    "EXECUTE_JOB",
+    "REJECT_JOB",
+    "KILL_JOB",
+    "CALL_ME_LATER",
+    "NOTIFY",
+    "SET_JOB_METADATA",
+    "REGISTER_JOB",
+    "REGISTER_PROFILE",
+    "ANSWER",
+)
 
 
 class Options:
     """Batsim command-line switches the embedded engine honours."""
 
-    def __init__(self, *, dynamic_jobs=False, ack_dynamic_jobs=False, profile_reuse=False,
-                 forward_profiles=False, sched_config=""):
+    def __init__(
+        self,
+        *,
+        dynamic_jobs=False,
+        ack_dynamic_jobs=False,
+        profile_reuse=False,
+        forward_profiles=False,
+        sched_config="",
+    ):
         self.dynamic_jobs = dynamic_jobs  # --enable-dynamic-jobs
         self.ack_dynamic_jobs = ack_dynamic_jobs  # --acknowledge-dynamic-jobs
         self.profile_reuse = profile_reuse  # --enable-profile-reuse
@@ -82,8 +106,16 @@ class EventBuffer:
 class EmbeddedBatsim:
     """One simulation: a platform, static workloads and a scheduler connection."""
 
-    def __init__(self, platform, workloads: list[Workload], connection, export_prefix: str, *,
-                 options: Options | None = None, progress=None):
+    def __init__(
+        self,
+        platform,
+        workloads: list[Workload],
+        connection,
+        export_prefix: str,
+        *,
+        options: Options | None = None,
+        progress=None,
+    ):
         self.platform = platform
         self.workloads = {w.name: w for w in workloads}
         self.static_workloads = [w.name for w in workloads]
@@ -131,7 +163,8 @@ class EmbeddedBatsim:
                 raise SimulationError(
                     f"the simulation deadlocked at t={self.kernel.now:f}: no event can happen any more "
                     f"but {self.nb_submitted - self.nb_completed} submitted job(s) are not finished "
-                    "(a scheduler with dynamic job registration must send NOTIFY registration_finished)")
+                    "(a scheduler with dynamic job registration must send NOTIFY registration_finished)"
+                )
         finally:
             gc.unfreeze()
             self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.host_busy_since)
@@ -191,9 +224,12 @@ class EmbeddedBatsim:
 
     # -- messages to the scheduler --------------------------------------------
     def append_job_completed(self, job):
-        self.events.append(self.kernel.now, "JOB_COMPLETED",
-                           '{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}'
-                           % (dumps(job.id), job.state, job.return_code, job.alloc_text))
+        self.events.append(
+            self.kernel.now,
+            "JOB_COMPLETED",
+            '{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}'
+            % (dumps(job.id), job.state, job.return_code, job.alloc_text),
+        )
 
     def write_job(self, job):
         self.tracer.write_job(job, job.workload, job.alloc_text)
@@ -201,11 +237,20 @@ class EmbeddedBatsim:
             self.progress(self.tracer.nb_jobs)
 
     def simulation_begins(self):
-        resources = [{"id": i, "name": h.name, "state": "idle",
-                      "properties": {"role": "", **h.properties}, "zone_properties": {}}
-                     for i, h in enumerate(self.platform.compute_hosts)]
+        resources = [
+            {
+                "id": i,
+                "name": h.name,
+                "state": "idle",
+                "properties": {"role": "", **h.properties},
+                "zone_properties": {},
+            }
+            for i, h in enumerate(self.platform.compute_hosts)
+        ]
         config = {
-            "redis-enabled": False, "redis-hostname": "127.0.0.1", "redis-port": 6379,
+            "redis-enabled": False,
+            "redis-hostname": "127.0.0.1",
+            "redis-port": 6379,
             "redis-prefix": "default",
             "profiles-forwarded-on-submission": self.options.forward_profiles,
             "dynamic-jobs-enabled": self.options.dynamic_jobs,
@@ -214,12 +259,19 @@ class EmbeddedBatsim:
             "sched-config": self.options.sched_config,
             "forward-unknown-events": False,
         }
-        profiles = {name: {p: RawJson(prof.json) for p, prof in w.profiles.items() if prof is not None}
-                    for name, w in self.workloads.items()}
+        profiles = {
+            name: {p: RawJson(prof.json) for p, prof in w.profiles.items() if prof is not None}
+            for name, w in self.workloads.items()
+        }
         data = {
-            "nb_resources": self.nb_hosts, "nb_compute_resources": self.nb_hosts,
-            "nb_storage_resources": 0, "allow_compute_sharing": False, "allow_storage_sharing": True,
-            "config": config, "compute_resources": resources, "storage_resources": [],
+            "nb_resources": self.nb_hosts,
+            "nb_compute_resources": self.nb_hosts,
+            "nb_storage_resources": 0,
+            "allow_compute_sharing": False,
+            "allow_storage_sharing": True,
+            "config": config,
+            "compute_resources": resources,
+            "storage_resources": [],
             "workloads": {name: w.path for name, w in self.workloads.items()},
             "profiles": profiles,
         }
@@ -230,15 +282,22 @@ class EmbeddedBatsim:
         self.simulation_begins()
         yield from self.generate_and_send()
         handlers = {
-            "JOB_SUBMITTED": self.on_job_submitted, "JOB_COMPLETED": self.on_job_completed,
-            "SCHED_READY": self.on_sched_ready, "SCHED_EXECUTE_JOB": self.on_execute_job,
-            "SCHED_REJECT_JOB": self.on_reject_job, "SCHED_KILL_JOB": self.on_kill_jobs,
-            "SCHED_CALL_ME_LATER": self.on_call_me_later, "WAITING_DONE": self.on_waiting_done,
-            "KILLING_DONE": self.on_killing_done, "SCHED_SET_JOB_METADATA": self.on_set_job_metadata,
-            "JOB_REGISTERED_BY_DP": self.on_register_job, "PROFILE_REGISTERED_BY_DP": None,
+            "JOB_SUBMITTED": self.on_job_submitted,
+            "JOB_COMPLETED": self.on_job_completed,
+            "SCHED_READY": self.on_sched_ready,
+            "SCHED_EXECUTE_JOB": self.on_execute_job,
+            "SCHED_REJECT_JOB": self.on_reject_job,
+            "SCHED_KILL_JOB": self.on_kill_jobs,
+            "SCHED_CALL_ME_LATER": self.on_call_me_later,
+            "WAITING_DONE": self.on_waiting_done,
+            "KILLING_DONE": self.on_killing_done,
+            "SCHED_SET_JOB_METADATA": self.on_set_job_metadata,
+            "JOB_REGISTERED_BY_DP": self.on_register_job,
+            "PROFILE_REGISTERED_BY_DP": None,
             "END_DYNAMIC_REGISTER": self.on_end_dynamic_register,
             "CONTINUE_DYNAMIC_REGISTER": self.on_continue_dynamic_register,
-            "SUBMITTER_HELLO": None, "SUBMITTER_BYE": self.on_submitter_bye,
+            "SUBMITTER_HELLO": None,
+            "SUBMITTER_BYE": self.on_submitter_bye,
         }
         while not self.end_ack:
             message = yield from get(self.mbox)
@@ -266,10 +325,14 @@ class EmbeddedBatsim:
         self.sched_ready = False
 
     def simulation_finished(self) -> bool:
-        return (self.submitters_finished == len(self.static_workloads)
-                and (not self.options.dynamic_jobs or self.registration_finished)
-                and self.nb_completed == self.nb_submitted and self.nb_running == 0
-                and self.nb_waiters == 0 and self.nb_killers == 0)
+        return (
+            self.submitters_finished == len(self.static_workloads)
+            and (not self.options.dynamic_jobs or self.registration_finished)
+            and self.nb_completed == self.nb_submitted
+            and self.nb_running == 0
+            and self.nb_waiters == 0
+            and self.nb_killers == 0
+        )
 
     def static_job_submitter(self, workload_name: str):
         mbox = self.mbox
@@ -377,8 +440,7 @@ class EmbeddedBatsim:
             job.state = "SUBMITTED"
             self.nb_submitted += 1
             if forward:
-                data = '{"job_id":%s,"job":%s,"profile":%s}' % (
-                    dumps(job.id), job.json, self.job_profiles[job.id].json)
+                data = '{"job_id":%s,"job":%s,"profile":%s}' % (dumps(job.id), job.json, self.job_profiles[job.id].json)
             else:
                 data = '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json)
             self.events.append(now, "JOB_SUBMITTED", data)
@@ -418,8 +480,7 @@ class EmbeddedBatsim:
         job = message[1]
         self.nb_submitted += 1
         if self.options.ack_dynamic_jobs:
-            self.events.append(self.kernel.now, "JOB_SUBMITTED",
-                               '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json))
+            self.events.append(self.kernel.now, "JOB_SUBMITTED", '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json))
 
     def on_end_dynamic_register(self, message):
         self.registration_finished = True
@@ -439,8 +500,10 @@ class EmbeddedBatsim:
             self.fail(f"REJECT_JOB: job '{job_id}' does not exist")
         job = self.job_at(job_id)
         if job.state != "SUBMITTED":
-            self.fail(f"invalid rejection received: job '{job_id}' cannot be rejected at the present time "
-                      f"(its state is {job.state}); to be rejected, a job must be submitted and not allocated yet")
+            self.fail(
+                f"invalid rejection received: job '{job_id}' cannot be rejected at the present time "
+                f"(its state is {job.state}); to be rejected, a job must be submitted and not allocated yet"
+            )
         job.state = "REJECTED"
         self.nb_completed += 1
         self.write_job(job)
@@ -454,8 +517,9 @@ class EmbeddedBatsim:
             job = self.job_at(job_id)
             if not job.kill_requested:
                 if job.state != "RUNNING" and job.state not in COMPLETED_STATES:
-                    self.fail(f"invalid KILL_JOB: job '{job_id}' is neither running nor completed "
-                              f"(its state is {job.state})")
+                    self.fail(
+                        f"invalid KILL_JOB: job '{job_id}' is neither running nor completed (its state is {job.state})"
+                    )
                 job.kill_requested = True
                 to_kill.append(job_id)
         if to_kill:
@@ -466,29 +530,36 @@ class EmbeddedBatsim:
     def on_call_me_later(self, message):
         target = message[1]
         if not target > self.kernel.now:
-            self.fail(f"CALL_ME_LATER: you asked to be awaken in the past! (you ask: {target:f}, "
-                      f"it is: {self.kernel.now:f})")
+            self.fail(
+                f"CALL_ME_LATER: you asked to be awaken in the past! (you ask: {target:f}, it is: {self.kernel.now:f})"
+            )
         self.nb_waiters += 1
         return (CREATE, f"waiter {target:f}", self.waiter(target))
 
     def on_execute_job(self, message):
         job, hosts, alloc_text = message[1], message[2], message[3]
         if job.state != "SUBMITTED":
-            self.fail(f"cannot execute job '{job.id}': its state ({job.state}) is not SUBMITTED "
-                      "(a job can be started only once)")
+            self.fail(
+                f"cannot execute job '{job.id}': its state ({job.state}) is not SUBMITTED "
+                "(a job can be started only once)"
+            )
         job.state = "RUNNING"
         self.nb_running += 1
         for host in hosts:
             if self.host_job[host] is not None:
-                self.fail(f"job '{job.id}': invalid allocation ('{alloc_text}'): machine {host} "
-                          f"(hostname='{self.platform.compute_hosts[host].name}') is currently computing "
-                          f"jobs (these ones: {{{self.host_job[host]}}}) whereas time-sharing on compute "
-                          "machines is disabled")
+                self.fail(
+                    f"job '{job.id}': invalid allocation ('{alloc_text}'): machine {host} "
+                    f"(hostname='{self.platform.compute_hosts[host].name}') is currently computing "
+                    f"jobs (these ones: {{{self.host_job[host]}}}) whereas time-sharing on compute "
+                    "machines is disabled"
+                )
         profile = self.job_profiles[job.id]
         if profile.type != "parallel_homogeneous_total" and len(hosts) != job.res:
-            self.fail(f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
-                      f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles "
-                      "may run on another number of machines)")
+            self.fail(
+                f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
+                f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles "
+                "may run on another number of machines)"
+            )
         actor_gen = self.execute_job(job, hosts)
         return (CREATE, f"job_{job.id}", actor_gen, job)
 
@@ -549,8 +620,10 @@ class EmbeddedBatsim:
             self.fail(f"{where} should have a 'data' key")
         where = f"{where} ({etype})"
         if etype not in SUPPORTED_EVENTS:
-            self.fail(f"{where}: the embedded engine does not support {etype} events "
-                      f"(it supports {', '.join(SUPPORTED_EVENTS)}); use --engine batsim")
+            self.fail(
+                f"{where}: the embedded engine does not support {etype} events "
+                f"(it supports {', '.join(SUPPORTED_EVENTS)}); use --engine batsim"
+            )
         if not isinstance(data, dict):
             self.fail(f"{where}: the 'data' value should be an object")
         return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
@@ -574,8 +647,10 @@ class EmbeddedBatsim:
             self.fail(f"{where}: the number of allocated resources should be strictly positive (got 0)")
         extra = set(data) - {"job_id", "alloc"}
         if extra:
-            self.fail(f"{where}: the embedded engine does not support '{sorted(extra)[0]}' in EXECUTE_JOB; "
-                      "use --engine batsim")
+            self.fail(
+                f"{where}: the embedded engine does not support '{sorted(extra)[0]}' in EXECUTE_JOB; "
+                "use --engine batsim"
+            )
         return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
 
     def parse_interval_set(self, where, text: str) -> list:
@@ -599,8 +674,10 @@ class EmbeddedBatsim:
         if not ordered:
             hosts = sorted(set(hosts))
         if hosts and hosts[-1] >= self.nb_hosts:
-            self.fail(f"{where}: machine {hosts[-1]} does not exist (the platform has {self.nb_hosts} "
-                      f"compute machines, 0-{self.nb_hosts - 1})")
+            self.fail(
+                f"{where}: machine {hosts[-1]} does not exist (the platform has {self.nb_hosts} "
+                f"compute machines, 0-{self.nb_hosts - 1})"
+            )
         return hosts
 
     def parse_reject_job(self, where, data):
@@ -645,8 +722,9 @@ class EmbeddedBatsim:
 
     def parse_register_profile(self, where, data):
         if not self.options.dynamic_jobs:
-            self.fail(f"{where}: dynamic profile registration received but the option seems disabled "
-                      "(enable dynamic jobs)")
+            self.fail(
+                f"{where}: dynamic profile registration received but the option seems disabled (enable dynamic jobs)"
+            )
         if self.registration_finished:
             self.fail(f"{where}: dynamic profile registration received after registration_finished")
         workload_name = data.get("workload_name")
@@ -659,19 +737,19 @@ class EmbeddedBatsim:
         if workload is None:
             workload = self.workloads[workload_name] = Workload(workload_name, "", 0, {}, {})
         if profile_name in workload.profiles:
-            self.fail(f"invalid new profile registration: profile '{profile_name}' already existed "
-                      f"in workload '{workload_name}'")
+            self.fail(
+                f"invalid new profile registration: profile '{profile_name}' already existed "
+                f"in workload '{workload_name}'"
+            )
         try:
-            workload.profiles[profile_name] = parse_profile(
-                profile_name, data["profile"], ("scheduler", f"{where}: "))
+            workload.profiles[profile_name] = parse_profile(profile_name, data["profile"], ("scheduler", f"{where}: "))
         except Exception as error:  # InputError: report as a decision error
             self.fail(str(error).split(": ", 1)[-1])
         return ("PROFILE_REGISTERED_BY_DP",)
 
     def parse_register_job(self, where, data):
         if not self.options.dynamic_jobs:
-            self.fail(f"{where}: dynamic job registration received but the option seems disabled "
-                      "(enable dynamic jobs)")
+            self.fail(f"{where}: dynamic job registration received but the option seems disabled (enable dynamic jobs)")
         if self.registration_finished:
             self.fail(f"{where}: dynamic job registration received after registration_finished")
         job_id = self._job_id(where, data)
@@ -690,8 +768,10 @@ class EmbeddedBatsim:
         live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
         live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
         if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
-            self.fail(f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
-                      "accessible (profiles are freed with their last job unless profile reuse is enabled)")
+            self.fail(
+                f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
+                "accessible (profiles are freed with their last job unless profile reuse is enabled)"
+            )
         desc = dict(desc)
         desc["id"] = job_id
         try:

@@ -44,7 +44,7 @@ WINDOW_S = 1e-6  # approximate ends this close to the earliest are checked exact
 
 
 class Actor:
-    __slots__ = ("name", "gen", "answer", "call", "dead", "action", "waiting_on", "data")
+    __slots__ = ("action", "answer", "call", "data", "dead", "gen", "name", "waiting_on")
 
     def __init__(self, name, gen, data=None):
         self.name = name
@@ -58,7 +58,7 @@ class Actor:
 
 
 class Comm:
-    __slots__ = ("payload", "waiters", "done", "is_send")
+    __slots__ = ("done", "is_send", "payload", "waiters")
     precision = TIMING_PRECISION_S  # transfers end at a solve like sleeps
 
     def __init__(self, is_send, payload=None):
@@ -88,7 +88,7 @@ class TimedAction:
     kernel's log are subtracted (see :meth:`Kernel.remaining`).
     """
 
-    __slots__ = ("kind", "actor", "partner", "cancelled", "done", "duration", "precision", "rem", "idx")
+    __slots__ = ("actor", "cancelled", "done", "duration", "idx", "kind", "partner", "precision", "rem")
 
     def __init__(self, kind, actor=None, duration=0.0, idx=0):
         self.kind = kind  # "sleep", "exec" or "timeout"

@@ -17,18 +17,52 @@ import math
 import time
 
 JOBS_COLUMNS = (
-    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources",
-    "requested_time", "success", "final_state", "starting_time", "execution_time", "finish_time",
-    "waiting_time", "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "allocated_resources",
+    "consumed_energy",
+    "metadata",
 )
 
 SCHEDULE_COLUMNS = (
-    "batsim_version", "consumed_joules", "makespan", "max_slowdown", "max_turnaround_time",
-    "max_waiting_time", "mean_slowdown", "mean_turnaround_time", "mean_waiting_time",
-    "nb_computing_machines", "nb_grouped_switches", "nb_jobs", "nb_jobs_finished", "nb_jobs_killed",
-    "nb_jobs_rejected", "nb_jobs_success", "nb_machine_switches", "scheduling_time",
-    "simulation_time", "success_rate", "time_computing", "time_idle", "time_sleeping",
-    "time_switching_off", "time_switching_on", "time_unavailable",
+    "batsim_version",
+    "consumed_joules",
+    "makespan",
+    "max_slowdown",
+    "max_turnaround_time",
+    "max_waiting_time",
+    "mean_slowdown",
+    "mean_turnaround_time",
+    "mean_waiting_time",
+    "nb_computing_machines",
+    "nb_grouped_switches",
+    "nb_jobs",
+    "nb_jobs_finished",
+    "nb_jobs_killed",
+    "nb_jobs_rejected",
+    "nb_jobs_success",
+    "nb_machine_switches",
+    "scheduling_time",
+    "simulation_time",
+    "success_rate",
+    "time_computing",
+    "time_idle",
+    "time_sleeping",
+    "time_switching_off",
+    "time_switching_on",
+    "time_unavailable",
 )
 
 #: What the embedded engine writes in ``batsim_version``: the protocol it speaks.
@@ -80,12 +114,33 @@ class JobsTracer:
             self.max_wait = max(self.max_wait, wait)
             self.max_turnaround = max(self.max_turnaround, turnaround)
             self.max_slowdown = max(self.max_slowdown, slowdown)
-            times = ["%f" % start, "%f" % runtime, "%f" % finish, "%f" % wait, "%f" % turnaround,
-                     "%f" % slowdown, "%f" % -1.0]
+            times = [
+                "%f" % start,
+                "%f" % runtime,
+                "%f" % finish,
+                "%f" % wait,
+                "%f" % turnaround,
+                "%f" % slowdown,
+                "%f" % -1.0,
+            ]
         row = [
-            job.name, workload_name, job.profile, "%f" % job.subtime, str(job.res), "%f" % job.walltime,
-            str(success), state, times[0], times[1], times[2], times[3], times[4], times[5],
-            allocation_text, times[6], '"' + job.metadata + '"',
+            job.name,
+            workload_name,
+            job.profile,
+            "%f" % job.subtime,
+            str(job.res),
+            "%f" % job.walltime,
+            str(success),
+            state,
+            times[0],
+            times[1],
+            times[2],
+            times[3],
+            times[4],
+            times[5],
+            allocation_text,
+            times[6],
+            '"' + job.metadata + '"',
         ]
         self._file.write(",".join(row) + "\n")
         self._pending += 1

@@ -19,30 +19,50 @@ on memory addresses: it runs without address randomisation on both engines.
 """
 
 import csv
-import math
 import json
+import math
 import random
 from pathlib import Path
 
 import pytest
+from helpers import CTC_EXCERPT, find_batsim
 
 from adaptsched.engines.run import run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
 
-from helpers import CTC_EXCERPT, find_batsim
-
 BATSIM = find_batsim()
 pytestmark = pytest.mark.skipif(
-    BATSIM is None, reason="real Batsim not found: set BATSIM=/path/to/batsim or put batsim on PATH "
-                           "(build it with ../shared/tools/batsim-build)")
+    BATSIM is None,
+    reason="real Batsim not found: set BATSIM=/path/to/batsim or put batsim on PATH "
+    "(build it with ../shared/tools/batsim-build)",
+)
 
 TORTURE = str(Path(__file__).parent / "plugins" / "tortureSched.py")
-KEYS = ("job_id", "submission_time", "requested_number_of_resources", "requested_time", "final_state",
-        "starting_time", "finish_time", "allocated_resources", "metadata")
+KEYS = (
+    "job_id",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "final_state",
+    "starting_time",
+    "finish_time",
+    "allocated_resources",
+    "metadata",
+)
 TIMES = ("submission_time", "requested_time", "starting_time", "finish_time")
-SUMMARY = ("makespan", "nb_jobs", "nb_jobs_finished", "nb_jobs_killed", "nb_jobs_rejected", "nb_jobs_success",
-           "mean_waiting_time", "mean_turnaround_time", "time_computing", "time_idle")
+SUMMARY = (
+    "makespan",
+    "nb_jobs",
+    "nb_jobs_finished",
+    "nb_jobs_killed",
+    "nb_jobs_rejected",
+    "nb_jobs_success",
+    "mean_waiting_time",
+    "mean_turnaround_time",
+    "time_computing",
+    "time_idle",
+)
 
 
 def read_jobs(prefix):
@@ -78,8 +98,18 @@ def both_engines(tmp_path, name, scheduler, workload, platform, **kwargs):
     prefixes = {}
     for engine in ("batsim", "embedded"):
         prefix = tmp_path / f"{name}_{engine}"
-        run(scheduler, workload, platform, prefix, engine=engine, batsim=BATSIM, progress=False,
-            fixed_addresses=True, say=lambda *a: None, **kwargs)
+        run(
+            scheduler,
+            workload,
+            platform,
+            prefix,
+            engine=engine,
+            batsim=BATSIM,
+            progress=False,
+            fixed_addresses=True,
+            say=lambda *a: None,
+            **kwargs,
+        )
         prefixes[engine] = prefix
     return assert_same_outputs(prefixes["batsim"], prefixes["embedded"])
 
@@ -95,14 +125,37 @@ def ctc(tmp_path_factory):
 SPECULATIVE = {"speculation": 50.0, "test_runs": True, "seed": 5}
 
 
-@pytest.mark.parametrize("scheduler,options", [
-    ("fillerSched", {}), ("easyBackfill", {}), ("fcfs", {}), ("easy", {}), ("conservative", {}),
-    ("backfill", {"order": "R/L", "guarantees": False, "seed": 5}), ("backfill", {"order": "P/L", "seed": 5}),
-    ("backfill", {"order": "1/L", **SPECULATIVE}), ("backfill", {"order": "R/L", "guarantees": False, **SPECULATIVE}),
-    ("backfill", {"adaptation": "quarter"}), ("backfill", {"adaptation": "greedy", "order": "P/L", "seed": 5}),
-    ("backfill", {"order": "R/L", "guarantees": False, "adaptation": "half", "widening": True, **SPECULATIVE}),
-], ids=["fillerSched", "easyBackfill", "fcfs", "easy", "conservative", "R/L-NG", "P/L", "1/L+speculation",
-        "R/L-NG+speculation", "quarter", "P/L+greedy", "R/L-NG+half+widening+speculation"])
+@pytest.mark.parametrize(
+    "scheduler,options",
+    [
+        ("fillerSched", {}),
+        ("easyBackfill", {}),
+        ("fcfs", {}),
+        ("easy", {}),
+        ("conservative", {}),
+        ("backfill", {"order": "R/L", "guarantees": False, "seed": 5}),
+        ("backfill", {"order": "P/L", "seed": 5}),
+        ("backfill", {"order": "1/L", **SPECULATIVE}),
+        ("backfill", {"order": "R/L", "guarantees": False, **SPECULATIVE}),
+        ("backfill", {"adaptation": "quarter"}),
+        ("backfill", {"adaptation": "greedy", "order": "P/L", "seed": 5}),
+        ("backfill", {"order": "R/L", "guarantees": False, "adaptation": "half", "widening": True, **SPECULATIVE}),
+    ],
+    ids=[
+        "fillerSched",
+        "easyBackfill",
+        "fcfs",
+        "easy",
+        "conservative",
+        "R/L-NG",
+        "P/L",
+        "1/L+speculation",
+        "R/L-NG+speculation",
+        "quarter",
+        "P/L+greedy",
+        "R/L-NG+half+widening+speculation",
+    ],
+)
 def test_ctc_excerpt(tmp_path, ctc, scheduler, options):
     rows = both_engines(tmp_path, scheduler, scheduler, *ctc, options=options)
     assert len(rows) >= 1500
@@ -128,8 +181,7 @@ def random_workload(path, seed, nb_res, nb_jobs=40, moldable=False):
         else:
             name = f"d{delay}"
             profiles[name] = {"type": "delay", "delay": delay}
-        jobs.append({"id": i, "subtime": rnd.randint(0, 40), "res": res, "profile": name,
-                     "walltime": max(1, walltime)})
+        jobs.append({"id": i, "subtime": rnd.randint(0, 40), "res": res, "profile": name, "walltime": max(1, walltime)})
     jobs.append({"id": nb_jobs, "subtime": 3, "res": nb_res + 1, "profile": "d1", "walltime": 5})  # too wide
     profiles["d1"] = {"type": "delay", "delay": 1}
     path.write_text(json.dumps({"nb_res": nb_res, "jobs": jobs, "profiles": profiles}))
@@ -149,8 +201,16 @@ def test_walltime_kills_and_coinciding_events(tmp_path, seed, scheduler):
 def test_kills_resubmissions_and_dynamic_registration(tmp_path, seed):
     nb_res = (2, 4, 8)[seed % 3]
     workload = random_workload(tmp_path / "w.json", 100 + seed, nb_res, nb_jobs=30, moldable=True)
-    rows = both_engines(tmp_path, "dyn", TORTURE, workload, write_cluster(nb_res, tmp_path / "p.xml"),
-                        options={"dynamic": True}, dynamic_jobs=True, profile_reuse=True)
+    rows = both_engines(
+        tmp_path,
+        "dyn",
+        TORTURE,
+        workload,
+        write_cluster(nb_res, tmp_path / "p.xml"),
+        options={"dynamic": True},
+        dynamic_jobs=True,
+        profile_reuse=True,
+    )
     states = {r["final_state"] for r in rows.values()}
     assert "COMPLETED_KILLED" in states and "REJECTED" in states
     assert any("#" in job_id for job_id in rows), "a killed job was resubmitted"
@@ -160,18 +220,23 @@ def test_kills_resubmissions_and_dynamic_registration(tmp_path, seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_kills_and_moldable_jobs_without_dynamic_jobs(tmp_path, seed):
     workload = random_workload(tmp_path / "w.json", 200 + seed, 4, nb_jobs=30, moldable=True)
-    rows = both_engines(tmp_path, "static", TORTURE, workload, write_cluster(4, tmp_path / "p.xml"),
-                        options={"dynamic": False})
+    rows = both_engines(
+        tmp_path, "static", TORTURE, workload, write_cluster(4, tmp_path / "p.xml"), options={"dynamic": False}
+    )
     assert any(r["final_state"] == "COMPLETED_KILLED" for r in rows.values())
 
 
-@pytest.mark.parametrize("options", [{"strategy": "SEV"}, {"strategy": "ASP"}, {"strategy": "PWS", "mode": "stubborn"}],
-                         ids=["SEV-greedy", "ASP", "PWS-stubborn"])
+@pytest.mark.parametrize(
+    "options",
+    [{"strategy": "SEV"}, {"strategy": "ASP"}, {"strategy": "PWS", "mode": "stubborn"}],
+    ids=["SEV-greedy", "ASP", "PWS-stubborn"],
+)
 def test_molded_jobs(tmp_path, options):
     """Downey's strategies mold jobs into copies with their own profiles: same outputs on both
     engines, and on real Batsim every folded job ran for exactly t1 / S(its size)."""
-    from adaptsched.workloads.downey import generate
     from test_allocation import check_molded_rows
+
+    from adaptsched.workloads.downey import generate
 
     workload = generate(2, 0.75, seed=7)
     path = write_workload(workload, tmp_path / "downey.json")
@@ -190,8 +255,11 @@ def test_natively_molded_jobs(tmp_path):
     assert check_native_rows(tmp_path / "lin_batsim", workload) > 10
 
 
-@pytest.mark.parametrize("scheduler,options", [("qops", {}), ("qops", {"value_aware": True, "oc_factor": 0.05}),
-                                               ("dvqops", {"max_window_h": 8.0})], ids=["QoPS", "VQoPS", "DVQoPS"])
+@pytest.mark.parametrize(
+    "scheduler,options",
+    [("qops", {}), ("qops", {"value_aware": True, "oc_factor": 0.05}), ("dvqops", {"max_window_h": 8.0})],
+    ids=["QoPS", "VQoPS", "DVQoPS"],
+)
 def test_admission_control(tmp_path, ctc, scheduler, options):
     """Jobs rejected at submission (with their metadata), deadlines kept, on both engines."""
     from adaptsched.workloads.qos import annotate

@@ -12,9 +12,8 @@ Option ``mistake`` (pybatsim -o '{"mistake": ...}'):
 Otherwise it is plain FCFS on the lowest host ids.
 """
 
-from procset import ProcSet
-
 from batsim.batsim import BatsimScheduler
+from procset import ProcSet
 
 
 class FaultySched(BatsimScheduler):
@@ -53,11 +52,17 @@ class FaultySched(BatsimScheduler):
         elif self.mistake == "twice":
             started.append(first)
         elif self.mistake == "unknown_job":
-            self.bs._events_to_send.append({"timestamp": self.bs.time(), "type": "EXECUTE_JOB",
-                                            "data": {"job_id": "w0!nope", "alloc": "0"}})
+            self.bs._events_to_send.append(
+                {"timestamp": self.bs.time(), "type": "EXECUTE_JOB", "data": {"job_id": "w0!nope", "alloc": "0"}}
+            )
         elif self.mistake == "unsupported":
-            self.bs._events_to_send.append({"timestamp": self.bs.time(), "type": "CHANGE_JOB_STATE",
-                                            "data": {"job_id": first.id, "job_state": "COMPLETED_KILLED"}})
+            self.bs._events_to_send.append(
+                {
+                    "timestamp": self.bs.time(),
+                    "type": "CHANGE_JOB_STATE",
+                    "data": {"job_id": first.id, "job_state": "COMPLETED_KILLED"},
+                }
+            )
         elif self.mistake == "past_call":
             self.bs.wake_me_up_at(self.bs.time() - 1)
         elif self.mistake == "quotes":

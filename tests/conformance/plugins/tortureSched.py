@@ -16,9 +16,8 @@ It is not a good scheduler. FIFO first-fit, plus, in a fixed pattern:
 Options (pybatsim -o JSON): {"dynamic": false} disables the dynamic parts.
 """
 
-from procset import ProcSet
-
 from batsim.batsim import BatsimScheduler
+from procset import ProcSet
 
 
 class TortureSched(BatsimScheduler):
@@ -71,8 +70,14 @@ class TortureSched(BatsimScheduler):
             self.free = sorted(self.free + list(running.allocation))
 
     def _maybe_finish_registration(self):
-        if (self.dynamic and not self.finished_registration and self.bs.no_more_static_jobs
-                and not self.waiting and not self.running and not self.to_kill):
+        if (
+            self.dynamic
+            and not self.finished_registration
+            and self.bs.no_more_static_jobs
+            and not self.waiting
+            and not self.running
+            and not self.to_kill
+        ):
             self.bs.notify_registration_finished()
             self.finished_registration = True
 

@@ -28,8 +28,9 @@ import numpy as np
 
 from adaptsched.core.speedup import Downey
 
+from ..formats.intervals import alloc_stats
 from .fold import fold_attempts
-from .jobs import alloc_stats, read_jobs_csv, resolve_jobs_path
+from .jobs import read_jobs_csv, resolve_jobs_path
 
 DAY_S, ARRIVAL_PHASE_S = 86400.0, 43200.0
 

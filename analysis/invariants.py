@@ -22,8 +22,8 @@ from itertools import chain
 
 import numpy as np
 import pandas as pd
-from procset import ProcSet
 
+from ..formats.intervals import parse_hosts
 from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
@@ -34,7 +34,7 @@ EPS_S = 1e-6
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
     """(host, start, finish, row) of every host of every executed attempt."""
     executed = np.flatnonzero(ran)
-    hosts = [list(ProcSet.from_str(str(text))) for text in raw["allocated_resources"].to_numpy()[executed]]
+    hosts = [parse_hosts(str(text)) for text in raw["allocated_resources"].to_numpy()[executed]]
     sizes = np.fromiter(map(len, hosts), dtype=np.int64, count=len(hosts))
     rows = np.repeat(executed, sizes)
     host = np.fromiter(chain.from_iterable(hosts), dtype=np.int64, count=int(sizes.sum()))

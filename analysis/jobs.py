@@ -28,27 +28,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..formats.intervals import alloc_stats
+from ..formats.outputs import JOBS_COLUMNS
 
 #: Column order of Batsim v4.2.1 ``src/export.cpp``.
-BATSIM_COLUMNS = (
-    "job_id",
-    "workload_name",
-    "profile",
-    "submission_time",
-    "requested_number_of_resources",
-    "requested_time",
-    "success",
-    "final_state",
-    "starting_time",
-    "execution_time",
-    "finish_time",
-    "waiting_time",
-    "turnaround_time",
-    "stretch",
-    "allocated_resources",
-    "consumed_energy",
-    "metadata",
-)
+BATSIM_COLUMNS = JOBS_COLUMNS
 #: Columns without which the file cannot be analysed.
 REQUIRED_COLUMNS = (
     "job_id",
@@ -86,7 +70,6 @@ KILLED = "COMPLETED_KILLED"
 REJECTED = "REJECTED"
 KILLED_STATES = (WALLTIME, KILLED)
 
-_POW10 = 10.0 ** np.arange(19)
 _INTERVAL_SET = re.compile(r"\d+(?:-\d+)?(?: \d+(?:-\d+)?)*")
 
 
@@ -207,50 +190,6 @@ def read_jobs_csv(path) -> pd.DataFrame:
 
     out.attrs["source"] = path_str
     return out
-
-
-def alloc_stats(allocations) -> tuple[np.ndarray, np.ndarray]:
-    """Number of hosts and highest host id of each interval-set string (0 and -1 if empty).
-
-    Vectorised with numpy over the concatenated text: parsing ``ProcSet`` objects costs
-    ~35 us each and fragmented allocations hold hundreds of intervals, far too slow for
-    100k jobs. Strings must be valid interval sets (``read_jobs_csv`` checks them).
-    """
-    texts = [str(t) for t in allocations]
-    count = len(texts)
-    sizes = np.zeros(count, dtype=np.int64)
-    tops = np.full(count, -1, dtype=np.int64)
-    if count == 0:
-        return sizes, tops
-    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=count)
-    row_start = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
-    buf = np.frombuffer(" ".join(texts).encode("ascii", errors="replace"), dtype=np.uint8)
-    digit = (buf >= 48) & (buf <= 57)
-    if not digit.any():
-        return sizes, tops
-    before = np.concatenate(([False], digit[:-1]))
-    after = np.concatenate((digit[1:], [False]))
-    starts = np.flatnonzero(digit & ~before)
-    ends = np.flatnonzero(digit & ~after) + 1  # exclusive
-    positions = np.flatnonzero(digit)
-    run = np.cumsum((digit & ~before)[positions]) - 1
-    exponent = np.minimum(ends[run] - positions - 1, 18)
-    weights = (buf[positions] - 48) * _POW10[exponent]
-    values = np.rint(np.bincount(run, weights=weights, minlength=len(starts))).astype(np.int64)
-    high_bound = np.zeros(len(starts), dtype=bool)
-    high_bound[starts > 0] = buf[starts[starts > 0] - 1] == ord("-")
-    low = np.flatnonzero(~high_bound)
-    nxt = low + 1
-    has_high = np.zeros(len(low), dtype=bool)
-    inside = nxt < len(starts)
-    has_high[inside] = high_bound[nxt[inside]]
-    high = values[low].copy()
-    high[has_high] = values[nxt[has_high]]
-    row = np.searchsorted(row_start, starts[low], side="right") - 1
-    sizes += np.bincount(row, weights=high - values[low] + 1, minlength=count).astype(np.int64)
-    rows, first = np.unique(row, return_index=True)
-    tops[rows] = np.maximum.reduceat(np.maximum(high, values[low]), first)
-    return sizes, tops
 
 
 def alloc_columns(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Host ids: the pool of free hosts (first-fit, lowest ids) and Batsim's interval sets."""
+"""Host ids: the pool of free hosts (first-fit, lowest ids)."""
 
 from __future__ import annotations
 
@@ -25,24 +25,3 @@ class HostPool:
     def release(self, hosts):
         self._free.extend(hosts)
         self._free.sort()
-
-
-def runs(hosts) -> list:
-    """Maximal runs of consecutive ids in sorted, distinct host ids: [0,1,2,3,7] -> [(0,3), (7,7)]."""
-    result = []
-    start = prev = None
-    for host in hosts:
-        if prev is not None and host == prev + 1:
-            prev = host
-            continue
-        if start is not None:
-            result.append((start, prev))
-        start = prev = host
-    if start is not None:
-        result.append((start, prev))
-    return result
-
-
-def interval_text(hosts) -> str:
-    """Batsim's interval-set text of sorted, distinct host ids: [0,1,2,3,7] -> '0-3 7'."""
-    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs(hosts))

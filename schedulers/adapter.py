@@ -17,35 +17,9 @@ from __future__ import annotations
 import math
 
 from batsim.batsim import BatsimScheduler
-from procset import ProcInt, ProcSet
 
 from adaptsched.core.base import Job
-from adaptsched.core.hosts import runs
-
-
-class Allocation(ProcSet):
-    """A ProcSet that knows its Batsim text (pybatsim sends ``str(job.allocation)``)."""
-
-    __slots__ = ("_text",)
-
-    def __str__(self):
-        return self._text
-
-
-def procset(hosts) -> Allocation:
-    """ProcSet of sorted, distinct host ids.
-
-    ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
-    allocations); the maximal runs of sorted ids are already ProcSet's canonical
-    interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
-    with its text, which pybatsim would otherwise format again.
-    """
-    pairs = runs(hosts)
-    intervals = [ProcInt(a, b) for a, b in pairs]
-    result = Allocation()
-    result._itvs = intervals
-    result._text = " ".join(str(a) if a == b else f"{a}-{b}" for a, b in pairs)
-    return result
+from adaptsched.formats.intervals import procset
 
 
 def parse_options(core_class, options) -> dict:

@@ -89,7 +89,7 @@ def test_bad_options():
 def check_molded_rows(prefix, workload):
     """Every folded job ran for exactly t1 / S(its allocated size); returns the molded count."""
     from adaptsched.analysis import load_jobs
-    from adaptsched.analysis.jobs import alloc_stats
+    from adaptsched.formats.intervals import alloc_stats
 
     jobs = load_jobs(prefix).set_index("job_id")
     specs = {j["id"]: j["moldable"] for j in workload["jobs"]}
@@ -189,7 +189,7 @@ def linear_ptotal_workload(nb_jobs=30, seed=2):
 def check_native_rows(prefix, workload):
     import csv
 
-    from adaptsched.analysis.jobs import alloc_stats
+    from adaptsched.formats.intervals import alloc_stats
 
     rows = {r["job_id"]: r for r in csv.DictReader(open(f"{prefix}_jobs.csv"))}
     t1 = {j["id"]: j["moldable"]["t1_s"] for j in workload["jobs"]}

@@ -25,8 +25,9 @@ from adaptsched.analysis import (
     to_jobset,
 )
 from adaptsched.analysis.gantt import choose_window
-from adaptsched.analysis.jobs import alloc_stats, read_jobs_csv
+from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.errors import InputError
+from adaptsched.formats.intervals import alloc_stats
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
 HEADER = (

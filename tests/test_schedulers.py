@@ -6,8 +6,8 @@ import pytest
 from procset import ProcSet
 
 from adaptsched import schedulers as registry
-from adaptsched.core.hosts import interval_text, runs
-from adaptsched.schedulers.adapter import parse_options, procset
+from adaptsched.formats.intervals import interval_text, procset, runs
+from adaptsched.schedulers.adapter import parse_options
 
 
 def test_allocations_equal_procset_built_the_slow_way():

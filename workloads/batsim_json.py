@@ -18,8 +18,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from adaptsched.engines.embedded.jsonfmt import dumps
 from adaptsched.errors import InputError
+from adaptsched.formats.jsontext import dumps
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
 
@@ -35,33 +35,14 @@ class Profile:
     json: str = ""  # description as Batsim writes it
 
 
-class Job:
-    """A job as Batsim knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
+class JobSpec:
+    """A job as a workload describes it. ``id`` is the full identifier ``WORKLOAD!NAME``.
 
-    __slots__ = (
-        "actor",
-        "alloc_text",
-        "allocation",
-        "delay_required",
-        "delay_start",
-        "exec_duration",
-        "exec_start",
-        "execution",
-        "id",
-        "json",
-        "kill_requested",
-        "metadata",
-        "name",
-        "profile",
-        "res",
-        "return_code",
-        "runtime",
-        "starting_time",
-        "state",
-        "subtime",
-        "walltime",
-        "workload",
-    )
+    The embedded engine keeps its own record of each job while it runs
+    (:class:`adaptsched.engines.embedded.jobs.Job`).
+    """
+
+    __slots__ = ("id", "json", "name", "profile", "res", "subtime", "walltime", "workload")
 
     def __init__(self, workload, name, subtime, res, walltime, profile, json_text):
         self.workload = workload
@@ -71,21 +52,7 @@ class Job:
         self.res = res
         self.walltime = walltime
         self.profile = profile
-        self.json = json_text
-        self.state = "NOT_SUBMITTED"
-        self.starting_time = -1.0
-        self.runtime = -1.0
-        self.allocation = None
-        self.alloc_text = ""  # Batsim's text of the allocation, once executed
-        self.metadata = ""
-        self.kill_requested = False
-        self.return_code = -1  # Batsim's initial value
-        self.actor = None
-        self.execution = None
-        self.delay_start = -1.0
-        self.delay_required = 0.0
-        self.exec_start = -1.0
-        self.exec_duration = 0.0
+        self.json = json_text  # its description as Batsim sends it to the scheduler ("" if not kept)
 
 
 @dataclass
@@ -93,7 +60,7 @@ class Workload:
     name: str
     path: str
     nb_res: int
-    jobs: dict  # job name -> Job
+    jobs: dict  # job name -> JobSpec
     profiles: dict  # profile name -> Profile, or None once garbage-collected
 
     @property
@@ -146,7 +113,7 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     return profile
 
 
-def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = True) -> Job:
+def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = True) -> JobSpec:
     """Checks one job description as Batsim's ``Job::from_json`` does.
 
     ``describe``: also keep the job's JSON as Batsim sends it to the scheduler.
@@ -187,7 +154,7 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
         described = dict(desc)
         described["id"] = f"{workload}!{name}"
         text = dumps(described)
-    return Job(workload, name, float(subtime), res, float(walltime), profile, text)
+    return JobSpec(workload, name, float(subtime), res, float(walltime), profile, text)
 
 
 def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:

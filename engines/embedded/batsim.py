@@ -30,8 +30,8 @@ import gc
 import json
 import time
 
-from adaptsched.core.hosts import interval_text
-from adaptsched.engines.embedded.jsonfmt import RawJson, dumps
+from adaptsched.engines.embedded.decisions import DecisionParser
+from adaptsched.engines.embedded.jobs import Job
 from adaptsched.engines.embedded.kernel import (
     CREATE,
     EXEC_CANCEL,
@@ -46,20 +46,11 @@ from adaptsched.engines.embedded.kernel import (
 )
 from adaptsched.engines.embedded.outputs import JobsTracer
 from adaptsched.errors import SimulationError
-from adaptsched.workloads.batsim_json import Job, Workload, parse_job, parse_profile
+from adaptsched.formats.intervals import interval_text
+from adaptsched.formats.jsontext import RawJson, dumps
+from adaptsched.workloads.batsim_json import Workload
 
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
-SUPPORTED_EVENTS = (
-    "EXECUTE_JOB",
-    "REJECT_JOB",
-    "KILL_JOB",
-    "CALL_ME_LATER",
-    "NOTIFY",
-    "SET_JOB_METADATA",
-    "REGISTER_JOB",
-    "REGISTER_PROFILE",
-    "ANSWER",
-)
 
 
 class Options:
@@ -142,11 +133,15 @@ class EmbeddedBatsim:
         self.met = set()  # every job id ever registered (Batsim's _jobs_met)
         self.jobs = {}  # live jobs: full id -> Job
         self.job_profiles = {}  # full id -> Profile, kept while the job lives
+        self.static_jobs = {}  # workload name -> its jobs in submission order
         for workload in workloads:
-            for job in workload.jobs.values():
-                self.jobs[job.id] = job
+            static = self.static_jobs[workload.name] = []
+            for spec in sorted(workload.jobs.values(), key=lambda j: (j.subtime, j.id)):
+                job = self.jobs[spec.id] = Job(spec)
                 self.met.add(job.id)
                 self.job_profiles[job.id] = workload.profiles[job.profile]
+                static.append(job)
+        self.decisions = DecisionParser(self)
         self.scheduling_time_s = 0.0
         self.nb_messages = 0
 
@@ -338,9 +333,8 @@ class EmbeddedBatsim:
         mbox = self.mbox
         yield from put(mbox, ("SUBMITTER_HELLO",))
         current = self.kernel.now
-        jobs = sorted(self.workloads[workload_name].jobs.values(), key=lambda j: (j.subtime, j.id))
         to_send = []
-        for job in jobs:
+        for job in self.static_jobs.pop(workload_name):
             if job.subtime > current:
                 if to_send:
                     yield from put(mbox, ("JOB_SUBMITTED", to_send))
@@ -591,8 +585,9 @@ class EmbeddedBatsim:
         if not isinstance(events, list):
             self.fail("invalid JSON message from the scheduler: 'events' should be an array")
         kernel = self.kernel
+        parse_event = self.decisions.parse_event
         for number, event in enumerate(events):
-            timestamp, message = self.parse_event(number, event, float(now))
+            timestamp, message = parse_event(number, event, float(now))
             if message is None:
                 continue
             if timestamp > kernel.now:
@@ -601,185 +596,3 @@ class EmbeddedBatsim:
         if now > kernel.now:
             yield (SLEEP, now - kernel.now)
         yield from put(self.mbox, ("SCHED_READY",))
-
-    def parse_event(self, number: int, event, now: float):
-        """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""
-        where = f"invalid JSON message: event {number}"
-        if not isinstance(event, dict):
-            self.fail(f"{where} should be an object")
-        timestamp = event.get("timestamp")
-        if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
-            self.fail(f"{where} should have a numeric 'timestamp' key")
-        if timestamp > now:
-            self.fail(f"{where}: timestamp {timestamp:g} should be lower than or equal to now={now:g}")
-        etype = event.get("type")
-        if not isinstance(etype, str):
-            self.fail(f"{where} should have a string 'type' key")
-        data = event.get("data")
-        if "data" not in event:
-            self.fail(f"{where} should have a 'data' key")
-        where = f"{where} ({etype})"
-        if etype not in SUPPORTED_EVENTS:
-            self.fail(
-                f"{where}: the embedded engine does not support {etype} events "
-                f"(it supports {', '.join(SUPPORTED_EVENTS)}); use --engine batsim"
-            )
-        if not isinstance(data, dict):
-            self.fail(f"{where}: the 'data' value should be an object")
-        return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
-
-    def _job_id(self, where, data, key="job_id") -> str:
-        value = data.get(key)
-        if not isinstance(value, str):
-            self.fail(f"{where}: the '{key}' value should be a string")
-        return value
-
-    def parse_execute_job(self, where, data):
-        if len(data) not in (2, 3):
-            self.fail(f"{where}: the 'data' value should be of size in {{2,3}} (size={len(data)})")
-        job_id = self._job_id(where, data)
-        job = self.job_at(job_id)
-        alloc = data.get("alloc")
-        if not isinstance(alloc, str):
-            self.fail(f"{where}: the 'alloc' value should be a string")
-        hosts = self.parse_interval_set(where, alloc)
-        if not hosts:
-            self.fail(f"{where}: the number of allocated resources should be strictly positive (got 0)")
-        extra = set(data) - {"job_id", "alloc"}
-        if extra:
-            self.fail(
-                f"{where}: the embedded engine does not support '{sorted(extra)[0]}' in EXECUTE_JOB; "
-                "use --engine batsim"
-            )
-        return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
-
-    def parse_interval_set(self, where, text: str) -> list:
-        """Host ids of Batsim's interval-set text ("0-3 7"), sorted; their union if they overlap."""
-        hosts = []
-        last = -1
-        ordered = True
-        for part in text.split():
-            low, sep, high = part.partition("-")
-            try:
-                low = int(low)
-                high = int(high) if sep else low
-            except ValueError:
-                self.fail(f"{where}: invalid interval set '{text}'")
-            if low < 0 or high < low:
-                self.fail(f"{where}: invalid interval '{part}' in '{text}'")
-            if low <= last:
-                ordered = False
-            last = high
-            hosts.extend(range(low, high + 1))
-        if not ordered:
-            hosts = sorted(set(hosts))
-        if hosts and hosts[-1] >= self.nb_hosts:
-            self.fail(
-                f"{where}: machine {hosts[-1]} does not exist (the platform has {self.nb_hosts} "
-                f"compute machines, 0-{self.nb_hosts - 1})"
-            )
-        return hosts
-
-    def parse_reject_job(self, where, data):
-        if len(data) != 1:
-            self.fail(f"{where}: the 'data' value should be of size 1 (size={len(data)})")
-        return ("SCHED_REJECT_JOB", self._job_id(where, data))
-
-    def parse_kill_job(self, where, data):
-        ids = data.get("job_ids")
-        if len(data) != 1 or not isinstance(ids, list) or not ids:
-            self.fail(f"{where}: the 'data' value should be {{'job_ids': [non-empty array]}}")
-        if not all(isinstance(i, str) for i in ids):
-            self.fail(f"{where}: every job id should be a string")
-        return ("SCHED_KILL_JOB", list(ids))
-
-    def parse_call_me_later(self, where, data):
-        target = data.get("timestamp")
-        if len(data) != 1 or not isinstance(target, (int, float)) or isinstance(target, bool):
-            self.fail(f"{where}: the 'data' value should be {{'timestamp': number}}")
-        return ("SCHED_CALL_ME_LATER", float(target))
-
-    def parse_notify(self, where, data):
-        kind = data.get("type")
-        if kind == "registration_finished":
-            return ("END_DYNAMIC_REGISTER",)
-        if kind == "continue_registration":
-            return ("CONTINUE_DYNAMIC_REGISTER",)
-        self.fail(f"unknown NOTIFY type received ({kind!r})")
-
-    def parse_set_job_metadata(self, where, data):
-        metadata = data.get("metadata")
-        if len(data) != 2 or not isinstance(metadata, str):
-            self.fail(f"{where}: the 'data' value should be {{'job_id': string, 'metadata': string}}")
-        if '"' in metadata:
-            self.fail(f"{where}: the 'metadata' value should not contain double quotes (got ###{metadata}###)")
-        return ("SCHED_SET_JOB_METADATA", self._job_id(where, data), metadata)
-
-    def parse_answer(self, where, data):
-        if "estimate_waiting_time" not in data or len(data) != 1:
-            self.fail(f"{where}: unknown ANSWER type")
-        return None  # Batsim only warns that it does not know what to do with it
-
-    def parse_register_profile(self, where, data):
-        if not self.options.dynamic_jobs:
-            self.fail(
-                f"{where}: dynamic profile registration received but the option seems disabled (enable dynamic jobs)"
-            )
-        if self.registration_finished:
-            self.fail(f"{where}: dynamic profile registration received after registration_finished")
-        workload_name = data.get("workload_name")
-        profile_name = data.get("profile_name")
-        if not isinstance(workload_name, str) or not isinstance(profile_name, str):
-            self.fail(f"{where}: 'workload_name' and 'profile_name' should be strings")
-        if not isinstance(data.get("profile"), dict):
-            self.fail(f"{where}: ['data']['profile'] should be an object")
-        workload = self.workloads.get(workload_name)
-        if workload is None:
-            workload = self.workloads[workload_name] = Workload(workload_name, "", 0, {}, {})
-        if profile_name in workload.profiles:
-            self.fail(
-                f"invalid new profile registration: profile '{profile_name}' already existed "
-                f"in workload '{workload_name}'"
-            )
-        try:
-            workload.profiles[profile_name] = parse_profile(profile_name, data["profile"], ("scheduler", f"{where}: "))
-        except Exception as error:  # InputError: report as a decision error
-            self.fail(str(error).split(": ", 1)[-1])
-        return ("PROFILE_REGISTERED_BY_DP",)
-
-    def parse_register_job(self, where, data):
-        if not self.options.dynamic_jobs:
-            self.fail(f"{where}: dynamic job registration received but the option seems disabled (enable dynamic jobs)")
-        if self.registration_finished:
-            self.fail(f"{where}: dynamic job registration received after registration_finished")
-        job_id = self._job_id(where, data)
-        desc = data.get("job")
-        if not isinstance(desc, dict):
-            self.fail(f"{where}: ['data']['job'] should be an object")
-        if "!" not in job_id:
-            self.fail(f"{where}: invalid job identifier '{job_id}': should be WORKLOAD!NAME")
-        workload_name = job_id.split("!", 1)[0]
-        if workload_name not in self.workloads:
-            self.fail(f"{where}: workload '{workload_name}' should exist (register a profile in it first)")
-        if job_id in self.met:
-            self.fail(f"cannot register new job '{job_id}', it already exists in the workload")
-        workload = self.workloads[workload_name]
-        profile_name = desc.get("profile")
-        live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
-        live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
-        if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
-            self.fail(
-                f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
-                "accessible (profiles are freed with their last job unless profile reuse is enabled)"
-            )
-        desc = dict(desc)
-        desc["id"] = job_id
-        try:
-            job = parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: "))
-        except Exception as error:  # InputError: report as a decision error
-            self.fail(str(error).split(": ", 1)[-1])
-        job.state = "SUBMITTED"
-        self.jobs[job.id] = job
-        self.met.add(job.id)
-        self.job_profiles[job.id] = live_profiles[job.profile]
-        return ("JOB_REGISTERED_BY_DP", job)

@@ -16,54 +16,7 @@ from __future__ import annotations
 import math
 import time
 
-JOBS_COLUMNS = (
-    "job_id",
-    "workload_name",
-    "profile",
-    "submission_time",
-    "requested_number_of_resources",
-    "requested_time",
-    "success",
-    "final_state",
-    "starting_time",
-    "execution_time",
-    "finish_time",
-    "waiting_time",
-    "turnaround_time",
-    "stretch",
-    "allocated_resources",
-    "consumed_energy",
-    "metadata",
-)
-
-SCHEDULE_COLUMNS = (
-    "batsim_version",
-    "consumed_joules",
-    "makespan",
-    "max_slowdown",
-    "max_turnaround_time",
-    "max_waiting_time",
-    "mean_slowdown",
-    "mean_turnaround_time",
-    "mean_waiting_time",
-    "nb_computing_machines",
-    "nb_grouped_switches",
-    "nb_jobs",
-    "nb_jobs_finished",
-    "nb_jobs_killed",
-    "nb_jobs_rejected",
-    "nb_jobs_success",
-    "nb_machine_switches",
-    "scheduling_time",
-    "simulation_time",
-    "success_rate",
-    "time_computing",
-    "time_idle",
-    "time_sleeping",
-    "time_switching_off",
-    "time_switching_on",
-    "time_unavailable",
-)
+from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 
 #: What the embedded engine writes in ``batsim_version``: the protocol it speaks.
 VERSION = "4.2.1-adaptsched-embedded"

@@ -1,0 +1,217 @@
+"""The scheduler's decisions, checked as Batsim 4.2.1 checks them (``src/protocol.cpp``).
+
+:class:`DecisionParser` reads one reply of the scheduler, already decoded from JSON, event by
+event (``parse_and_apply_event``): each decision is checked (its type supported, its job
+known, its allocation a valid interval set on existing machines, ...) and turned into the
+internal message the engine's server handles at the decision's timestamp. A decision Batsim
+would refuse stops the run with a :class:`~adaptsched.errors.SimulationError` naming the
+event. Dynamic registrations (REGISTER_JOB, REGISTER_PROFILE) take effect here, at parse
+time, as in Batsim.
+"""
+
+from __future__ import annotations
+
+from adaptsched.engines.embedded.jobs import Job
+from adaptsched.formats.intervals import parse_hosts
+from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
+
+SUPPORTED_EVENTS = (
+    "EXECUTE_JOB",
+    "REJECT_JOB",
+    "KILL_JOB",
+    "CALL_ME_LATER",
+    "NOTIFY",
+    "SET_JOB_METADATA",
+    "REGISTER_JOB",
+    "REGISTER_PROFILE",
+    "ANSWER",
+)
+
+
+class DecisionParser:
+    """Checks the decisions of one engine's scheduler (``engine``: an ``EmbeddedBatsim``)."""
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def parse_event(self, number: int, event, now: float):
+        """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""
+        engine = self.engine
+        where = f"invalid JSON message: event {number}"
+        if not isinstance(event, dict):
+            engine.fail(f"{where} should be an object")
+        timestamp = event.get("timestamp")
+        if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
+            engine.fail(f"{where} should have a numeric 'timestamp' key")
+        if timestamp > now:
+            engine.fail(f"{where}: timestamp {timestamp:g} should be lower than or equal to now={now:g}")
+        etype = event.get("type")
+        if not isinstance(etype, str):
+            engine.fail(f"{where} should have a string 'type' key")
+        data = event.get("data")
+        if "data" not in event:
+            engine.fail(f"{where} should have a 'data' key")
+        where = f"{where} ({etype})"
+        if etype not in SUPPORTED_EVENTS:
+            engine.fail(
+                f"{where}: the embedded engine does not support {etype} events "
+                f"(it supports {', '.join(SUPPORTED_EVENTS)}); use --engine batsim"
+            )
+        if not isinstance(data, dict):
+            engine.fail(f"{where}: the 'data' value should be an object")
+        return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
+
+    def _job_id(self, where, data, key="job_id") -> str:
+        engine = self.engine
+        value = data.get(key)
+        if not isinstance(value, str):
+            engine.fail(f"{where}: the '{key}' value should be a string")
+        return value
+
+    def parse_execute_job(self, where, data):
+        engine = self.engine
+        if len(data) not in (2, 3):
+            engine.fail(f"{where}: the 'data' value should be of size in {{2,3}} (size={len(data)})")
+        job_id = self._job_id(where, data)
+        job = engine.job_at(job_id)
+        alloc = data.get("alloc")
+        if not isinstance(alloc, str):
+            engine.fail(f"{where}: the 'alloc' value should be a string")
+        hosts = self.parse_interval_set(where, alloc)
+        if not hosts:
+            engine.fail(f"{where}: the number of allocated resources should be strictly positive (got 0)")
+        extra = set(data) - {"job_id", "alloc"}
+        if extra:
+            engine.fail(
+                f"{where}: the embedded engine does not support '{sorted(extra)[0]}' in EXECUTE_JOB; "
+                "use --engine batsim"
+            )
+        return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
+
+    def parse_interval_set(self, where, text: str) -> list:
+        """Host ids of Batsim's interval-set text ("0-3 7"), sorted; their union if they overlap."""
+        engine = self.engine
+        try:
+            hosts = parse_hosts(text)
+        except ValueError as error:
+            engine.fail(f"{where}: {error}")
+        if hosts and hosts[-1] >= engine.nb_hosts:
+            engine.fail(
+                f"{where}: machine {hosts[-1]} does not exist (the platform has {engine.nb_hosts} "
+                f"compute machines, 0-{engine.nb_hosts - 1})"
+            )
+        return hosts
+
+    def parse_reject_job(self, where, data):
+        engine = self.engine
+        if len(data) != 1:
+            engine.fail(f"{where}: the 'data' value should be of size 1 (size={len(data)})")
+        return ("SCHED_REJECT_JOB", self._job_id(where, data))
+
+    def parse_kill_job(self, where, data):
+        engine = self.engine
+        ids = data.get("job_ids")
+        if len(data) != 1 or not isinstance(ids, list) or not ids:
+            engine.fail(f"{where}: the 'data' value should be {{'job_ids': [non-empty array]}}")
+        if not all(isinstance(i, str) for i in ids):
+            engine.fail(f"{where}: every job id should be a string")
+        return ("SCHED_KILL_JOB", list(ids))
+
+    def parse_call_me_later(self, where, data):
+        engine = self.engine
+        target = data.get("timestamp")
+        if len(data) != 1 or not isinstance(target, (int, float)) or isinstance(target, bool):
+            engine.fail(f"{where}: the 'data' value should be {{'timestamp': number}}")
+        return ("SCHED_CALL_ME_LATER", float(target))
+
+    def parse_notify(self, where, data):
+        engine = self.engine
+        kind = data.get("type")
+        if kind == "registration_finished":
+            return ("END_DYNAMIC_REGISTER",)
+        if kind == "continue_registration":
+            return ("CONTINUE_DYNAMIC_REGISTER",)
+        engine.fail(f"unknown NOTIFY type received ({kind!r})")
+
+    def parse_set_job_metadata(self, where, data):
+        engine = self.engine
+        metadata = data.get("metadata")
+        if len(data) != 2 or not isinstance(metadata, str):
+            engine.fail(f"{where}: the 'data' value should be {{'job_id': string, 'metadata': string}}")
+        if '"' in metadata:
+            engine.fail(f"{where}: the 'metadata' value should not contain double quotes (got ###{metadata}###)")
+        return ("SCHED_SET_JOB_METADATA", self._job_id(where, data), metadata)
+
+    def parse_answer(self, where, data):
+        engine = self.engine
+        if "estimate_waiting_time" not in data or len(data) != 1:
+            engine.fail(f"{where}: unknown ANSWER type")
+        return None  # Batsim only warns that it does not know what to do with it
+
+    def parse_register_profile(self, where, data):
+        engine = self.engine
+        if not engine.options.dynamic_jobs:
+            engine.fail(
+                f"{where}: dynamic profile registration received but the option seems disabled (enable dynamic jobs)"
+            )
+        if engine.registration_finished:
+            engine.fail(f"{where}: dynamic profile registration received after registration_finished")
+        workload_name = data.get("workload_name")
+        profile_name = data.get("profile_name")
+        if not isinstance(workload_name, str) or not isinstance(profile_name, str):
+            engine.fail(f"{where}: 'workload_name' and 'profile_name' should be strings")
+        if not isinstance(data.get("profile"), dict):
+            engine.fail(f"{where}: ['data']['profile'] should be an object")
+        workload = engine.workloads.get(workload_name)
+        if workload is None:
+            workload = engine.workloads[workload_name] = Workload(workload_name, "", 0, {}, {})
+        if profile_name in workload.profiles:
+            engine.fail(
+                f"invalid new profile registration: profile '{profile_name}' already existed "
+                f"in workload '{workload_name}'"
+            )
+        try:
+            workload.profiles[profile_name] = parse_profile(profile_name, data["profile"], ("scheduler", f"{where}: "))
+        except Exception as error:  # InputError: report as a decision error
+            engine.fail(str(error).split(": ", 1)[-1])
+        return ("PROFILE_REGISTERED_BY_DP",)
+
+    def parse_register_job(self, where, data):
+        engine = self.engine
+        if not engine.options.dynamic_jobs:
+            engine.fail(
+                f"{where}: dynamic job registration received but the option seems disabled (enable dynamic jobs)"
+            )
+        if engine.registration_finished:
+            engine.fail(f"{where}: dynamic job registration received after registration_finished")
+        job_id = self._job_id(where, data)
+        desc = data.get("job")
+        if not isinstance(desc, dict):
+            engine.fail(f"{where}: ['data']['job'] should be an object")
+        if "!" not in job_id:
+            engine.fail(f"{where}: invalid job identifier '{job_id}': should be WORKLOAD!NAME")
+        workload_name = job_id.split("!", 1)[0]
+        if workload_name not in engine.workloads:
+            engine.fail(f"{where}: workload '{workload_name}' should exist (register a profile in it first)")
+        if job_id in engine.met:
+            engine.fail(f"cannot register new job '{job_id}', it already exists in the workload")
+        workload = engine.workloads[workload_name]
+        profile_name = desc.get("profile")
+        live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
+        live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
+        if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
+            engine.fail(
+                f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
+                "accessible (profiles are freed with their last job unless profile reuse is enabled)"
+            )
+        desc = dict(desc)
+        desc["id"] = job_id
+        try:
+            job = Job(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))
+        except Exception as error:  # InputError: report as a decision error
+            engine.fail(str(error).split(": ", 1)[-1])
+        job.state = "SUBMITTED"
+        engine.jobs[job.id] = job
+        engine.met.add(job.id)
+        engine.job_profiles[job.id] = live_profiles[job.profile]
+        return ("JOB_REGISTERED_BY_DP", job)

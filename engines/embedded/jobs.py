@@ -1,0 +1,63 @@
+"""The embedded engine's record of a job while the simulation runs (Batsim's ``Job``).
+
+A workload file describes jobs (:class:`adaptsched.workloads.batsim_json.JobSpec`); the engine
+keeps, for each job it knows, its description plus what happens to it: state, start, runtime,
+allocation, metadata, the actor that executes it. Field names follow Batsim's ``src/jobs.hpp``.
+"""
+
+from __future__ import annotations
+
+from adaptsched.workloads.batsim_json import JobSpec
+
+
+class Job:
+    """A job as the running simulation knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
+
+    __slots__ = (
+        "actor",
+        "alloc_text",
+        "allocation",
+        "delay_required",
+        "delay_start",
+        "exec_duration",
+        "exec_start",
+        "execution",
+        "id",
+        "json",
+        "kill_requested",
+        "metadata",
+        "name",
+        "profile",
+        "res",
+        "return_code",
+        "runtime",
+        "starting_time",
+        "state",
+        "subtime",
+        "walltime",
+        "workload",
+    )
+
+    def __init__(self, spec: JobSpec):
+        self.workload = spec.workload
+        self.name = spec.name
+        self.id = spec.id
+        self.subtime = spec.subtime
+        self.res = spec.res
+        self.walltime = spec.walltime
+        self.profile = spec.profile
+        self.json = spec.json  # its description as Batsim sends it to the scheduler
+        self.state = "NOT_SUBMITTED"
+        self.starting_time = -1.0
+        self.runtime = -1.0
+        self.allocation = None
+        self.alloc_text = ""  # Batsim's text of the allocation, once executed
+        self.metadata = ""
+        self.kill_requested = False
+        self.return_code = -1  # Batsim's initial value
+        self.actor = None
+        self.execution = None
+        self.delay_start = -1.0
+        self.delay_required = 0.0
+        self.exec_start = -1.0
+        self.exec_duration = 0.0

@@ -1,0 +1,39 @@
+"""Batsim's text formats (adaptsched.formats): interval sets and %f JSON."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from procset import ProcSet
+
+from adaptsched.formats.intervals import alloc_stats, interval_text, parse_hosts, procset, runs
+from adaptsched.formats.jsontext import dumps
+
+host_sets = st.sets(st.integers(0, 300), max_size=60).map(sorted)
+
+
+@given(host_sets)
+def test_text_round_trips_and_matches_procset(hosts):
+    text = interval_text(hosts)
+    assert parse_hosts(text) == hosts
+    assert text == str(ProcSet(*hosts)) == str(procset(hosts))
+    assert list(procset(hosts)) == hosts
+    sizes, tops = alloc_stats([text])
+    assert sizes[0] == len(hosts) and tops[0] == (hosts[-1] if hosts else -1)
+
+
+def test_runs_and_overlaps():
+    assert runs([0, 1, 2, 3, 7, 9, 10]) == [(0, 3), (7, 7), (9, 10)]
+    assert parse_hosts("4-5 1-4") == [1, 2, 3, 4, 5]  # Batsim merges overlapping intervals
+    assert parse_hosts("") == []
+
+
+@pytest.mark.parametrize("text", ["a", "3-1", "-1", "1-b", "2--3"])
+def test_invalid_interval_sets(text):
+    with pytest.raises(ValueError, match="invalid interval"):
+        parse_hosts(text)
+
+
+def test_json_text_prints_doubles_as_batsim():
+    assert dumps({"now": 10.0, "res": 3, "x": [0.1234567, True, None, "a\"b"]}) == (
+        '{"now":10.000000,"res":3,"x":[0.123457,true,null,"a\\"b"]}'
+    )

@@ -66,8 +66,9 @@ def cmd_schedulers(args):
         core = registry.core_class(name)
         _say(f"{name}: {description}")
         _say(f"    plugin: {registry.plugin_path(name)}")
-        for option, (default, help_text) in core.options.items():
-            _say(f"    --option {option}=... (default {default}): {help_text}")
+        for spec in core.Options.specs():
+            allowed = f"; allowed: {spec.allowed}" if spec.allowed else ""
+            _say(f"    --option {spec.name}=... (default {spec.default}{allowed}): {spec.help}")
     _say(
         "pybatsim's own schedulers (e.g. easyBackfill, fillerSched) and any .py pybatsim plugin path "
         "are accepted by 'adaptsched run --scheduler' too."
@@ -462,6 +463,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"adaptsched {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``adaptsched schedulers | head``): a normal end
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 0
     except Exception as error:  # a bug: say so in one paragraph, traceback on demand
         if os.environ.get("ADAPTSCHED_DEBUG"):
             raise

@@ -15,7 +15,8 @@ import os
 
 import numpy as np
 
-from adaptsched.workloads.qos import value
+from adaptsched.core.qos import QosTerms
+from adaptsched.workloads.qos import terms
 
 from .fold import fold_attempts
 from .jobs import SUCCESS, read_jobs_csv, resolve_jobs_path
@@ -38,11 +39,12 @@ def qos_metrics(jobs_csv, workload: dict) -> dict:
     }
     for job_id, state, finish in zip(jobs["job_id"], jobs["final_state"], jobs["finish_time"]):
         spec = specs.get(job_id)
-        if spec is None or "deadline" not in spec:
+        if spec is None or not QosTerms.annotated(spec):
             raise ValueError(f"{path}: job {job_id} has no QoS annotation in the workload")
-        size = spec["res"] * spec["estimate_s"]
+        qos = terms(spec)
+        size = spec["res"] * qos.estimate_s
         accepted = state != "REJECTED"
-        for name in ("urgent" if spec["urgent"] else "normal", "all"):
+        for name in ("urgent" if qos.urgent else "normal", "all"):
             c = out[name]
             c["offered_jobs"] += 1
             c["offered_load"] += size
@@ -50,7 +52,7 @@ def qos_metrics(jobs_csv, workload: dict) -> dict:
                 c["accepted_jobs"] += 1
                 c["accepted_load"] += size
                 if state == SUCCESS:
-                    c["revenue"] += value(spec, float(finish))
-                if np.isfinite(finish) and finish > spec["deadline"] + 1e-6:
+                    c["revenue"] += qos.value(spec["subtime"], float(finish))
+                if np.isfinite(finish) and finish > qos.deadline_s + 1e-6:
                     c["missed"] += 1
     return out

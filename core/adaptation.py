@@ -14,9 +14,9 @@ job of r hosts halved runs on ceil(r/2) hosts for r / ceil(r/2) times as long.
   "quarter" (quarter-size, for jobs wider than 4 hosts). With guarantees only
   shapes that start no later than the current guarantee are considered. Ties go
   to the narrower shape.
-- ``widening``: start-time widening, a phase after backfilling and speculation.
-  Jobs starting now are widened, in the pass's order, into hosts that would stay
-  idle: 4x, else 2x, wider and as many times shorter, when the extra hosts are free
+- ``widening`` (:func:`widen`): start-time widening, a phase after backfilling and
+  speculation. Jobs starting now are widened, in the pass's order, into hosts that would
+  stay idle: 4x, else 2x, wider and as many times shorter, when the extra hosts are free
   for the whole (shorter) run. The paper applies it on top of half-size jobs.
 
 A job whose shape is not its submitted one executes as a copy (``kind``
@@ -28,54 +28,53 @@ from __future__ import annotations
 
 import math
 
-from adaptsched.core.base import INF
+from adaptsched.core.base import INF, Job
+from adaptsched.core.hosts import HostPool
+from adaptsched.core.profile import AvailabilityProfile
 
 ADAPTATIONS = ("none", "half", "quarter", "greedy")
+GREEDY_THIRDS = ("double", "quarter")
+
+#: A job starting this pass: (job, its hosts, where its interval begins in the pass's profile).
+Starting = tuple[Job, list[int], float]
 
 
-class Adaptation:
-    """Mixin for :class:`~adaptsched.core.backfill.Backfill`: job shapes."""
+def narrowed(width: int, k: int) -> tuple[int, float]:
+    """The shape k times narrower: (ceil(width / k), its runtime factor)."""
+    narrow = math.ceil(width / k)
+    return narrow, width / narrow
 
-    def init_adaptation(self, *, adaptation: str, greedy_third: str, widening: bool):
-        if adaptation not in ADAPTATIONS:
-            raise ValueError(f"unknown adaptation {adaptation!r}; choose one of {', '.join(ADAPTATIONS)}")
-        if greedy_third not in ("double", "quarter"):
-            raise ValueError("greedy_third must be 'double' or 'quarter'")
+
+class Shapes:
+    """Each job's submitted shape and current shape, and how adaptation chooses it."""
+
+    def __init__(self, adaptation: str, greedy_third: str, nb_hosts: int):
         self.adaptation = adaptation
         self.greedy_third = greedy_third
-        self.widening = widening
-        self.submitted = {}  # job id -> (width, walltime) as submitted
-        self.scales = {}  # job id -> runtime factor of its current shape (absent: 1)
-        self.starting = []  # (job, hosts) started this pass, emitted after widening
+        self.nb_hosts = nb_hosts
+        self.submitted: dict[str, tuple[int, float]] = {}  # job id -> (width, walltime) as submitted
+        self.scales: dict[str, float] = {}  # job id -> runtime factor of its current shape (absent: 1)
 
-    # -- shapes -------------------------------------------------------------------
-    def scale_of(self, job) -> float:
+    def scale_of(self, job: Job) -> float:
         return self.scales.get(job.id, 1.0)
 
-    def narrowed(self, width: int, k: int) -> tuple[int, float]:
-        narrow = math.ceil(width / k)
-        return narrow, width / narrow
+    def submitted_walltime(self, job: Job) -> float:
+        return self.submitted[job.id][1]
+
+    def on_arrival(self, job: Job) -> None:
+        """Records the submitted shape; half and quarter size reshape the job for good."""
+        self.submitted[job.id] = (job.res, job.walltime_s)
+        if self.adaptation in ("half", "quarter"):
+            self.reshape(job, *self.fixed_shape(job.res))
 
     def fixed_shape(self, width: int) -> tuple[int, float]:
         if width > 4 and self.adaptation == "quarter":
-            return self.narrowed(width, 4)
+            return narrowed(width, 4)
         if width > 1:
-            return self.narrowed(width, 2)
+            return narrowed(width, 2)
         return width, 1.0
 
-    def shapes(self, job) -> list:
-        """Greedy's alternatives, (width, factor), regular first."""
-        width = self.submitted[job.id][0]
-        found = [(width, 1.0)]
-        if width > 1:
-            found.append(self.narrowed(width, 2))
-        if self.greedy_third == "double" and 2 * width <= self.nb_hosts:
-            found.append((2 * width, 0.5))
-        elif self.greedy_third == "quarter" and width > 4:
-            found.append(self.narrowed(width, 4))
-        return found
-
-    def reshape(self, job, width: int, scale: float):
+    def reshape(self, job: Job, width: int, scale: float) -> None:
         job.res = width
         job.walltime_s = self.submitted[job.id][1] * scale
         if scale == 1.0:
@@ -83,43 +82,37 @@ class Adaptation:
         else:
             self.scales[job.id] = scale
 
-    def adapt_on_arrival(self, job):
-        self.submitted[job.id] = (job.res, job.walltime_s)
-        if self.adaptation in ("half", "quarter"):
-            self.reshape(job, *self.fixed_shape(job.res))
+    def greedy_shapes(self, job: Job) -> list[tuple[int, float]]:
+        """Greedy's alternatives, (width, factor), regular first."""
+        width = self.submitted[job.id][0]
+        found = [(width, 1.0)]
+        if width > 1:
+            found.append(narrowed(width, 2))
+        if self.greedy_third == "double" and 2 * width <= self.nb_hosts:
+            found.append((2 * width, 0.5))
+        elif self.greedy_third == "quarter" and width > 4:
+            found.append(narrowed(width, 4))
+        return found
 
-    def place(self, job, profile, now: float, before: float = INF):
+    def place(self, job: Job, profile: AvailabilityProfile, now: float, before: float = INF) -> float | None:
+        """Earliest start of the job in ``profile``; greedy adaptation first reshapes it to the
+        alternative of earliest completion (ties: the narrower)."""
         if self.adaptation != "greedy":
-            return super().place(job, profile, now, before)
+            return profile.earliest_fit(job.res, job.walltime_s, now, before=before)
         best = None
         walltime = self.submitted[job.id][1]
-        for width, scale in self.shapes(job):
+        for width, scale in self.greedy_shapes(job):
             start = profile.earliest_fit(width, walltime * scale, now, before=before)
             if start is None:
                 continue
             key = (start + walltime * scale, width)  # earliest completion, then fewer hosts
             if best is None or key < best[0]:
                 best = (key, width, scale, start)
+        assert best is not None  # the current shape still fits where it was
         self.reshape(job, best[1], best[2])
         return best[3]
 
-    # -- starting and widening ----------------------------------------------------
-    def start(self, job, now: float, hosts=None, planned_s=None):
-        if self.widening:  # decided at the end of the pass, after widening
-            hosts = self.pool.allocate(job.res) if hosts is None else hosts
-            self.starting.append((job, hosts, now if planned_s is None else planned_s))
-            return None
-        return self.begin(job, now, hosts)
-
-    def begin(self, job, now: float, hosts=None):
-        """Executes a job in its current shape: itself, or a resized copy that replaces it."""
-        if self.scale_of(job) == 1.0:
-            return super().start(job, now, hosts)
-        running = self.launch(job, now, kind="resized", end_s=now + job.walltime_s, hosts=hosts)
-        self.reject(job)
-        return running
-
-    def wider_shapes(self, job) -> list:
+    def wider_shapes(self, job: Job) -> list[tuple[int, float]]:
         """Widening's alternatives wider than the job's current shape, widest first:
         double-size (if the machine allows) and regular."""
         width, _ = self.submitted[job.id]
@@ -127,30 +120,28 @@ class Adaptation:
         found.append((width, 1.0))
         return [(w, f) for w, f in found if w > job.res]
 
-    def widen(self, now: float, profile):
-        """Start-time widening: widens this pass's starting jobs, in the pass's order, to
-        their widest alternative whose extra hosts are idle now and stay free (in
-        ``profile``, which holds every reservation) for the whole shorter run."""
-        for job, hosts, planned_s in self.starting:
-            if self.submitted[job.id][0] == 1:
-                continue  # sequential jobs have no alternatives
-            walltime = self.submitted[job.id][1]
-            for width, scale in self.wider_shapes(job):
-                if width - job.res > self.pool.nb_free:
-                    continue
-                begin_s, end_s = max(planned_s, now), planned_s + job.walltime_s  # its planned interval
-                profile.release(begin_s, end_s, job.res)
-                if profile.hole(width, now, walltime * scale) >= walltime * scale:
-                    profile.reserve(now, now + walltime * scale, width)
-                    hosts.extend(self.pool.allocate(width - job.res))
-                    hosts.sort()
-                    self.reshape(job, width, scale)
-                    self.freed_early = True  # its shorter run frees the rest of its old slot
-                    break
-                profile.reserve(begin_s, end_s, job.res)  # no: as it was
 
-    def emit_starts(self, now: float):
-        """Executes the jobs started this pass (after widening)."""
-        starting, self.starting = self.starting, []
-        for job, hosts, _ in starting:
-            self.begin(job, now, hosts)
+def widen(starting: list[Starting], now: float, profile: AvailabilityProfile, pool: HostPool, shapes: Shapes) -> bool:
+    """Start-time widening: widens each starting job, in the pass's order, to its widest
+    alternative whose extra hosts are idle now and stay free (in ``profile``, which holds every
+    reservation) for the whole shorter run. Extends the jobs' host lists in place; returns
+    whether a job was widened (its shorter run frees the rest of its old interval)."""
+    widened = False
+    for job, hosts, planned_s in starting:
+        if shapes.submitted[job.id][0] == 1:
+            continue  # sequential jobs have no alternatives
+        walltime = shapes.submitted[job.id][1]
+        for width, scale in shapes.wider_shapes(job):
+            if width - job.res > pool.nb_free:
+                continue
+            begin_s, end_s = max(planned_s, now), planned_s + job.walltime_s  # its planned interval
+            profile.release(begin_s, end_s, job.res)
+            if profile.hole(width, now, walltime * scale) >= walltime * scale:
+                profile.reserve(now, now + walltime * scale, width)
+                hosts.extend(pool.allocate(width - job.res))
+                hosts.sort()
+                shapes.reshape(job, width, scale)
+                widened = True
+                break
+            profile.reserve(begin_s, end_s, job.res)  # no: as it was
+    return widened

@@ -39,8 +39,11 @@ Batsim, which prints floats with six decimals: workloads should hold them at tha
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
-from adaptsched.core.base import OnlineScheduler
+from adaptsched.core.base import Job, OnlineScheduler, Running
+from adaptsched.core.options import Options, option
 from adaptsched.core.speedup import Downey
 
 STRATEGIES = ("PWS", "AVG", "3/2AVG", "MAX", "SEV", "SSEV", "ASP")
@@ -78,43 +81,33 @@ def ideal_size(strategy: str, model: Downey, nb_hosts: int, *, load: float = 0.7
     return min(nb_hosts, max(1, int(n)))
 
 
-class DowneyAllocation(OnlineScheduler):
-    name = "downey"
-    options = {
-        "strategy": ("AVG", f"ideal cluster size: {', '.join(STRATEGIES)}"),
-        "mode": ("greedy", f"when to start: {', '.join(MODES)}"),
-        "min_fraction": (0.5, "hybrid mode: start on at least this fraction of the ideal size"),
-        "load": (0.75, "SEV/SSEV: the offered load rho, known in advance"),
-        "sigma_max": (2.0, "SEV: the workload's largest sigma"),
-    }
+@dataclass(frozen=True)
+class DowneyOptions(Options):
+    strategy: str = option("AVG", "ideal cluster size", choices=STRATEGIES)
+    mode: str = option("greedy", "when to start", choices=MODES)
+    min_fraction: float = option(
+        0.5, "hybrid mode: start on at least this fraction of the ideal size", low=0.0, high=1.0
+    )
+    load: float = option(0.75, "SEV/SSEV: the offered load rho, known in advance", low=0.0)
+    sigma_max: float = option(2.0, "SEV: the workload's largest sigma", low=0.0, low_open=True)
 
-    @classmethod
-    def needs_dynamic_jobs(cls, options: dict) -> bool:
+    def needs_dynamic_jobs(self) -> bool:
         return True  # molded jobs run as copies
 
-    def __init__(
-        self,
-        nb_hosts: int,
-        *,
-        strategy: str = "AVG",
-        mode: str = "greedy",
-        min_fraction: float = 0.5,
-        load: float = 0.75,
-        sigma_max: float = 2.0,
-    ):
-        super().__init__(nb_hosts, order="fcfs")
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}: choose among {', '.join(STRATEGIES)}")
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}: choose among {', '.join(MODES)}")
-        if not 0 <= min_fraction <= 1:
-            raise ValueError(f"min_fraction must be in [0, 1], got {min_fraction!r}")
-        self.strategy, self.mode = strategy, mode
-        self.min_fraction, self.load, self.sigma_max = min_fraction, load, sigma_max
-        self.models = {}  # job id -> (Downey model, requested size, ideal size)
-        self.scales = {}  # job id -> runtime factor of its chosen size
 
-    def on_submit(self, job, now):
+class DowneyAllocation(OnlineScheduler):
+    name = "downey"
+    Options = DowneyOptions
+    options: DowneyOptions
+
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        o = self.options
+        self.strategy, self.mode = o.strategy, o.mode
+        self.min_fraction, self.load, self.sigma_max = o.min_fraction, o.load, o.sigma_max
+        self.models: dict[str, tuple[Downey, int, int]] = {}  # job id -> (model, requested size, ideal size)
+
+    def on_submit(self, job: Job, now: float) -> None:
         spec = job.fields.get("moldable") if job.fields else None
         if isinstance(spec, dict) and spec.get("model") == "downey":
             model = Downey(spec["A"], spec["sigma"], spec.get("t1_s", 1.0))
@@ -125,10 +118,7 @@ class DowneyAllocation(OnlineScheduler):
         ideal = ideal_size(self.strategy, model, self.nb_hosts, load=self.load, sigma_max=self.sigma_max)
         self.models[job.id] = (model, job.res, ideal)  # the ideal size never changes: computed once
 
-    def scale_of(self, job) -> float:
-        return self.scales.get(job.id, 1.0)
-
-    def choose(self, job, free: int, queued: int) -> int | None:
+    def choose(self, job: Job, free: int, queued: int) -> int | None:
         """Cluster size to start the head job on now, or None to wait."""
         ideal = self.models[job.id][2]
         if self.strategy == "ASP":
@@ -138,7 +128,7 @@ class DowneyAllocation(OnlineScheduler):
         least = 1 if self.mode == "greedy" else max(1, math.ceil(self.min_fraction * ideal))
         return min(ideal, free) if free >= least else None
 
-    def plan(self, now: float):
+    def plan(self, now: float) -> None:
         queue = self.queue
         started = []
         queued = len(queue)
@@ -152,7 +142,7 @@ class DowneyAllocation(OnlineScheduler):
             started.append(job)
         queue.remove_all(started)
 
-    def begin(self, job, now: float, n: int):
+    def begin(self, job: Job, now: float, n: int) -> Running:
         model, requested, _ = self.models[job.id]
         if n == requested:
             return self.start(job, now)
@@ -164,8 +154,4 @@ class DowneyAllocation(OnlineScheduler):
         ):
             self.record(job, molded=n)  # Batsim spreads the job's flops over n hosts itself
             return self.start(job, now, self.pool.allocate(n))
-        self.scales[job.id] = scale = model.speedup(requested) / model.speedup(n)
-        job.res, job.walltime_s = n, job.walltime_s * scale
-        running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s, runtime_s=model.runtime(n))
-        self.reject(job)
-        return running
+        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=model.runtime(n))

@@ -2,7 +2,7 @@
 
 D. Perković, P. J. Keleher, "Randomization, Speculation, and Adaptation in Batch
 Schedulers" (SC 2000). Every *pass* (each time Batsim reports events) runs the phases
-of the paper's flow chart (Figure 2):
+of the paper's flow chart (Figure 2), in :meth:`Backfill.plan`, top to bottom:
 
 1. **Queue sorting** (sec. 3, Table 4): waiting jobs in descending order of the
    ``order`` criterion, D, P, R, 1/L, P/L or R/L (:mod:`adaptsched.core.priorities`).
@@ -24,6 +24,14 @@ of the paper's flow chart (Figure 2):
    of a 4.6-hour job), one priority level per ten days for P, the random range per
    ten days for R, none for D (delay already decides).
 
+3. **Speculation** (sec. 6): speculative copies and test runs in the holes left
+   (:class:`~adaptsched.core.speculation.Speculation`).
+4. **Adaptation** (sec. 7): a job's shape (half, quarter size, greedy) is chosen as it is
+   placed in phase 2 (:class:`~adaptsched.core.adaptation.Shapes`).
+5. **Widening** (sec. 7): the jobs starting now widen into idle hosts
+   (:func:`~adaptsched.core.adaptation.widen`); they then begin, as themselves or as
+   resized copies.
+
 Our reading of what the paper leaves open: passes run at every batch of events
 (arrivals, completions, call-backs), not only at arrivals and early completions;
 ties keep arrival order; P's levels are drawn uniformly.
@@ -31,8 +39,14 @@ ties keep arrival order; P's levels are drawn uniformly.
 
 from __future__ import annotations
 
-from adaptsched.core.adaptation import ADAPTATIONS, Adaptation
-from adaptsched.core.conservative import EPS_S, ConservativeBackfilling
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
+from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.speculation import Speculation
@@ -49,88 +63,173 @@ DEFAULT_STARVATION_WEIGHT = {
 }
 
 
-class Backfill(Adaptation, Speculation, ConservativeBackfilling):
+@dataclass(frozen=True)
+class BackfillOptions(Options):
+    order: str = option("D", "sorting criterion, descending", choices=CRITERIA)
+    guarantees: bool = option(True, "keep start-time guarantees (conservative backfilling); false: the -NG variant")
+    starvation_weight: float = option(
+        -1.0, "-NG only: score added per second waited (negative: the criterion's default)"
+    )
+    priority_levels: int = option(3, "number of random priority levels (P criteria)", low=1)
+    seed: int = option(0, "seed of the random criteria (P, R)")
+    record_reservations: bool = option(True, "write each job's first guarantee in its metadata")
+    speculation: float = option(
+        0.0,
+        "speculative backfilling: speculated time in percent of the estimate (0: off)",
+        low=0.0,
+        high=100.0,
+        high_open=True,
+    )
+    test_runs: bool = option(False, "speculative test runs of long jobs")
+    test_threshold_s: float = option(10800.0, "test runs: only jobs estimated longer than this (s)", low=0.0)
+    test_run_s: float = option(300.0, "test runs: shortest test (s)", low=0.0, low_open=True)
+    test_run_max_s: float = option(900.0, "test runs: longest test (s)", low=0.0, low_open=True)
+    adaptation: str = option("none", "job shapes", choices=ADAPTATIONS)
+    greedy_third: str = option("double", "greedy adaptation's third alternative", choices=GREEDY_THIRDS)
+    widening: bool = option(False, "start-time widening of starting jobs into idle hosts")
+
+    def check(self) -> None:
+        if self.test_run_s > self.test_run_max_s:
+            raise OptionError(
+                f"options test_run_s={self.test_run_s:g} and test_run_max_s={self.test_run_max_s:g}: "
+                "test runs need test_run_s <= test_run_max_s"
+            )
+
+    def needs_dynamic_jobs(self) -> bool:
+        return bool(self.speculation or self.test_runs or self.adaptation != "none" or self.widening)
+
+
+#: A pass's plan after phase 2: (jobs due now with their planned starts, the pass's profile, the
+#: waiting jobs in the pass's order, the latest end of a speculative copy of a job or None).
+Phase2 = tuple[list[tuple[Job, float]], AvailabilityProfile, list[Job], Callable[[Job], float] | None]
+
+
+class Backfill(ReservationPlanner):
     name = "backfill"
-    options = {
-        "order": ("D", f"sorting criterion, descending: {', '.join(CRITERIA)}"),
-        "guarantees": (True, "keep start-time guarantees (conservative backfilling); false: the -NG variant"),
-        "starvation_weight": (-1.0, "-NG only: score added per second waited (negative: the criterion's default)"),
-        "priority_levels": (3, "number of random priority levels (P criteria)"),
-        "seed": (0, "seed of the random criteria (P, R)"),
-        "record_reservations": (True, "write each job's first guarantee in its metadata"),
-        "speculation": (0.0, "speculative backfilling: speculated time in percent of the estimate (0: off)"),
-        "test_runs": (False, "speculative test runs of long jobs"),
-        "test_threshold_s": (10800.0, "test runs: only jobs estimated longer than this (s)"),
-        "test_run_s": (300.0, "test runs: shortest test (s)"),
-        "test_run_max_s": (900.0, "test runs: longest test (s)"),
-        "adaptation": ("none", f"job shapes: {', '.join(ADAPTATIONS)}"),
-        "greedy_third": ("double", "greedy adaptation's third alternative: double or quarter"),
-        "widening": (False, "start-time widening of starting jobs into idle hosts"),
-    }
+    Options = BackfillOptions
+    options: BackfillOptions
 
-    @classmethod
-    def needs_dynamic_jobs(cls, options: dict) -> bool:
-        return (
-            bool(options.get("speculation", 0))
-            or bool(options.get("test_runs", False))
-            or options.get("adaptation", "none") != "none"
-            or bool(options.get("widening", False))
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        o = self.options
+        weight = o.starvation_weight if o.starvation_weight >= 0 else DEFAULT_STARVATION_WEIGHT[o.order]
+        self.guarantees = o.guarantees
+        self.criterion = Criterion(  # phase 1
+            o.order, seed=o.seed, priority_levels=o.priority_levels, starvation_weight=0.0 if o.guarantees else weight
         )
+        self.speculation = Speculation(  # phase 3
+            speculation=o.speculation,
+            test_runs=o.test_runs,
+            test_threshold_s=o.test_threshold_s,
+            test_run_s=o.test_run_s,
+            test_run_max_s=o.test_run_max_s,
+        )
+        self.shapes = Shapes(o.adaptation, o.greedy_third, nb_hosts)  # phase 4
+        self.widening = o.widening  # phase 5
+        self.pass_order: list[Job] = []  # the waiting jobs in this pass's order (phase 1)
 
-    def __init__(
-        self,
-        nb_hosts: int,
-        *,
-        order: str = "D",
-        guarantees: bool = True,
-        starvation_weight: float = -1.0,
-        priority_levels: int = 3,
-        seed: int = 0,
-        record_reservations: bool = True,
-        speculation: float = 0.0,
-        test_runs: bool = False,
-        test_threshold_s: float = 10800.0,
-        test_run_s: float = 300.0,
-        test_run_max_s: float = 900.0,
-        adaptation: str = "none",
-        greedy_third: str = "double",
-        widening: bool = False,
-    ):
-        super().__init__(nb_hosts, record_reservations=record_reservations and guarantees)
-        self.init_speculation(
-            speculation=speculation,
-            test_runs=test_runs,
-            test_threshold_s=test_threshold_s,
-            test_run_s=test_run_s,
-            test_run_max_s=test_run_max_s,
-        )
-        self.init_adaptation(adaptation=adaptation, greedy_third=greedy_third, widening=widening)
-        if starvation_weight < 0:
-            starvation_weight = DEFAULT_STARVATION_WEIGHT.get(order, 0.0)
-        self.guarantees = guarantees
-        self.criterion = Criterion(
-            order,
-            seed=seed,
-            priority_levels=priority_levels,
-            starvation_weight=0.0 if guarantees else starvation_weight,
-        )
-        self.order = []  # the waiting jobs in this pass's order
+    def records_reservations(self) -> bool:
+        return self.options.record_reservations and self.options.guarantees
 
-    def on_submit(self, job, now):
-        self.adapt_on_arrival(job)
+    # -- one pass -------------------------------------------------------------------------
+    def plan(self, now: float) -> None:
+        for copy in self.speculation.overdue(now, EPS_S, self.running):
+            self.kill(copy)
+        # 1. sort and 2. backfill: the jobs due now, and what the later phases need
+        due, profile, order, limit = self.plan_guaranteed(now) if self.guarantees else self.reschedule(now)
+        starting: list[Starting] = [(job, self.pool.allocate(job.res), planned_s) for job, planned_s in due]
+        widen_later = bool(self.widening and starting)  # 5. needs them before they begin
+        if not widen_later:
+            self.begin(starting, now)
+            if self.guarantees:  # once the jobs starting now run: their ends may make it needless
+                self.wake_up_if_needed(now)
+        # 3. speculate, in the holes of the pass's profile
+        if self.speculation.enabled:
+            waiting = [job for job in order if job.id not in self.running]
+            for job, kind, length in self.speculation.choose(now, waiting, profile, self.pool.nb_free, limit):
+                copy = self.launch(job, now, kind=kind, end_s=now + length, scale=self.shapes.scale_of(job))
+                self.speculation.copy_of[job.id] = copy
+                self.wake_up(now + length)
+        # 4. adaptation chose the shapes as phase 2 placed the jobs (self.place)
+        # 5. widen the jobs starting now, then begin them
+        if widen_later:
+            if widen(starting, now, profile, self.pool, self.shapes):
+                self.freed_early = True  # a widened job's shorter run frees the rest of its old slot
+            self.begin(starting, now)
+            if self.guarantees:
+                self.wake_up_if_needed(now)
+
+    def plan_guaranteed(self, now: float) -> Phase2:
+        """Phases 1 and 2 with guarantees: conservative backfilling, compressing in the criterion's order."""
+        self.pass_order = self.criterion.order(self.queue.jobs, now, estimate=self.shapes.submitted_walltime)
+        due = self.reservation_pass(now)
+        waiting = set(map(id, self.queue.jobs))
+        order = [job for job in self.pass_order if id(job) in waiting]
+        return due, self.profile, order, lambda job: self.reservation[job.id]
+
+    def reschedule(self, now: float) -> Phase2:
+        """Phases 1 and 2 without guarantees (-NG): the schedule rebuilt from what runs, in the
+        criterion's order (score + starvation weight x delay); the jobs placed now are due."""
+        self.arrivals = []
+        profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.res) for r in self.by_end])
+        order = [
+            job
+            for job in self.criterion.order(self.queue.jobs, now, estimate=self.shapes.submitted_walltime)
+            if job.id not in self.speculation.copy_of
+        ]
+        due, free = [], self.pool.nb_free
+        for job in order:
+            if profile.free[0] == 0:
+                break  # nobody else can start now: the rest of the schedule changes nothing
+            start = self.place(job, profile, now)
+            assert start is not None
+            profile.reserve(start, start + job.walltime_s, job.res)
+            if start <= now + EPS_S and job.res <= free:
+                due.append((job, start))
+                free -= job.res
+        if due:
+            self.queue.remove_all([job for job, _ in due])
+            gone = {job.id for job, _ in due}
+            order = [job for job in order if job.id not in gone]
+        return due, profile, order, None
+
+    def begin(self, starting: list[Starting], now: float) -> None:
+        """Executes the jobs starting now in their current shape: each itself, or a resized
+        copy that replaces it (the original is rejected)."""
+        for job, hosts, _ in starting:
+            scale = self.shapes.scale_of(job)
+            if scale == 1.0:
+                self.start(job, now, hosts)
+            else:
+                self.launch(job, now, kind="resized", end_s=now + job.walltime_s, hosts=hosts, scale=scale)
+                self.reject(job)
+
+    # -- the planner's hooks --------------------------------------------------------------
+    def compression_order(self, now: float) -> list[Job]:
+        return self.pass_order  # this pass's order (R draws once per pass)
+
+    def place(self, job: Job, profile: AvailabilityProfile, now: float, before: float = INF) -> float | None:
+        return self.shapes.place(job, profile, now, before)
+
+    def movable(self, job: Job) -> bool:
+        return job.id not in self.speculation.copy_of  # a guaranteed job is suspended while its copy runs
+
+    # -- events ------------------------------------------------------------------------------
+    def on_submit(self, job: Job, now: float) -> None:
+        self.shapes.on_arrival(job)
         super().on_submit(job, now)
         self.criterion.on_arrival(job)
 
-    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
+    def on_complete(self, running: Running, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
+        early = now < running.end_s
         if running.kind in ("regular", "resized"):  # the job's own run (a resized one replaced it)
-            if self.guarantees:
-                super().on_complete(running, now, state)  # the rest of its slot is free again
+            if self.guarantees and early:
+                self.release_early(running, now)  # the rest of its slot is free again
             self.criterion.forget(running.job.id)
             return
-        if self.guarantees and now < running.end_s:  # a copy ended before its time was up
-            self.profile.release(now, running.end_s, running.res)
-            self.freed_early = True
-        if self.copy_ended(running, now, state):  # the copy did the job: the original is done
+        if self.guarantees and early:  # a copy ended before its time was up
+            self.release_early(running, now)
+        if self.speculation.copy_ended(running, state):  # the copy did the job: the original is done
             job = running.job
             if self.guarantees:
                 self.drop(job)
@@ -139,67 +238,5 @@ class Backfill(Adaptation, Speculation, ConservativeBackfilling):
             self._rejects.append(job.id)
             self.criterion.forget(job.id)
 
-    def movable(self, job) -> bool:
-        return job.id not in self.copy_of  # a guaranteed job is suspended while its copy runs
-
-    def compression_order(self, now: float) -> list:
-        return self.order  # this pass's order (R draws once per pass)
-
-    def sorted(self, jobs, now: float) -> list:
-        """Phase 1: the jobs in the criterion's order (L is the submitted estimate)."""
-        return self.criterion.order(jobs, now, estimate=lambda job: self.submitted[job.id][1])
-
-    def plan(self, now: float):
-        self.kill_overdue_copies(now, EPS_S)
-        if self.guarantees:
-            self.order = self.sorted(self.queue.jobs, now)
-            super().plan(now)
-            waiting = set(map(id, self.queue.jobs))
-            profile, order = self.profile, [job for job in self.order if id(job) in waiting]
-            limit = self.reservation.__getitem__
-        else:
-            profile, order = self.reschedule(now)
-            limit = None
-        if self.speculation or self.test_runs:
-            self.speculate(
-                now,
-                [job for job in order if job.id not in self.running],
-                profile,
-                None if limit is None else (lambda job: limit(job.id)),
-            )
-        if self.widening:
-            self.widen(now, profile)
-        if self.starting:
-            self.emit_starts(now)
-            if self.guarantees:
-                self.wake_up_if_needed(now)
-
-    def wake_up_if_needed(self, now: float):
-        if not self.starting:  # else: once they run (their ends may make it needless)
-            super().wake_up_if_needed(now)
-
-    def reschedule(self, now: float):
-        """-NG: rebuild the schedule from what runs; start the jobs placed now.
-
-        Returns the pass's schedule and order, for the later phases.
-        """
-        self.arrivals = []
-        profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.res) for r in self.by_end])
-        order = [job for job in self.sorted(self.queue.jobs, now) if job.id not in self.copy_of]
-        started = []
-        for job in order:
-            if profile.free[0] == 0:
-                break  # nobody else can start now: the rest of the schedule changes nothing
-            start = self.place(job, profile, now)
-            profile.reserve(start, start + job.walltime_s, job.res)
-            if start <= now + EPS_S and job.res <= self.pool.nb_free:
-                self.start(job, now, planned_s=start)
-                started.append(job)
-        if started:
-            self.queue.remove_all(started)
-            gone = {job.id for job in started}
-            order = [job for job in order if job.id not in gone]
-        return profile, order
-
     def idle(self) -> bool:
-        return super().idle() and not self.copy_of
+        return super().idle() and not self.speculation.copy_of

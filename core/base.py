@@ -12,11 +12,13 @@ It needs neither ZeroMQ nor a simulator: the pybatsim plugins
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from sortedcontainers import SortedKeyList
 
+from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool
-from adaptsched.core.queue import WaitingQueue
+from adaptsched.core.queue import ORDERS, WaitingQueue
 
 INF = float("inf")
 
@@ -25,15 +27,20 @@ class Job:
     """What a scheduler knows of a job: its request, not its true runtime."""
 
     __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
+    id: str
+    submit_s: float
+    res: int
+    walltime_s: float
+    fields: dict[str, Any]
 
-    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict | None = None):
+    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict[str, Any] | None = None):
         self.id = id
         self.submit_s = submit_s
         self.res = res
         self.walltime_s = walltime_s if walltime_s > 0 else INF  # Batsim's -1: no walltime
         self.fields = fields or {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Job({self.id!r}, submit={self.submit_s:g}, res={self.res}, walltime={self.walltime_s:g})"
 
 
@@ -50,7 +57,7 @@ class Running:
         self,
         job: Job,
         start_s: float,
-        hosts: list,
+        hosts: list[int],
         *,
         end_s: float | None = None,
         exec_id: str | None = None,
@@ -81,7 +88,7 @@ class Launch:
     parent_id: str
     res: int
     walltime_s: float
-    hosts: list
+    hosts: list[int]
     kind: str  # "speculative", "test", "resized" or "molded"
     scale: float = 1.0
     runtime_s: float | None = None  # if set, the copy's exact runtime (a profile of its own)
@@ -89,15 +96,29 @@ class Launch:
 
 @dataclass
 class Decisions:
-    starts: list = field(default_factory=list)  # (job id, host ids)
-    launches: list = field(default_factory=list)  # Launch
-    kills: list = field(default_factory=list)  # ids of running jobs or copies
-    rejects: list = field(default_factory=list)  # job ids
-    metadata: dict = field(default_factory=dict)  # job id -> dict
-    wake_ups: list = field(default_factory=list)  # CALL_ME_LATER times
+    starts: list[tuple[str, list[int]]] = field(default_factory=list)  # (job id, host ids)
+    launches: list[Launch] = field(default_factory=list)
+    kills: list[str] = field(default_factory=list)  # ids of running jobs or copies
+    rejects: list[str] = field(default_factory=list)  # job ids
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # job id -> values
+    wake_ups: list[float] = field(default_factory=list)  # CALL_ME_LATER times
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.starts or self.launches or self.kills or self.rejects or self.metadata or self.wake_ups)
+
+
+@dataclass(frozen=True)
+class QueueOptions(opt.Options):
+    """Options of a scheduler whose waiting queue has a chosen order."""
+
+    order: str = opt.option("fcfs", "queue order (adaptsched.core.queue)", choices=tuple(ORDERS))
+
+
+@dataclass(frozen=True)
+class ReservingOptions(QueueOptions):
+    """Options of a scheduler that promises start times (:class:`ReservingScheduler`)."""
+
+    record_reservations: bool = opt.option(True, "write each job's first reservation in its metadata")
 
 
 class OnlineScheduler:
@@ -109,30 +130,33 @@ class OnlineScheduler:
     """
 
     name = "base"
-    options: dict = {"order": ("fcfs", "queue order (adaptsched.core.queue)")}  # name -> (default, help)
+    #: The scheduler's options (a frozen dataclass of :mod:`adaptsched.core.options`).
+    Options: ClassVar[type[opt.Options]] = opt.Options
+    options: opt.Options
 
-    @classmethod
-    def needs_dynamic_jobs(cls, options: dict) -> bool:
-        """Whether these options register job copies (Batsim's --enable-dynamic-jobs)."""
-        return False
-
-    def __init__(self, nb_hosts: int, *, order: str = "fcfs"):
+    def __init__(self, nb_hosts: int, **options: Any):
         self.nb_hosts = nb_hosts
+        self.options = self.Options.parse(options)  # checked here, once
         self.pool = HostPool(nb_hosts)
-        self.queue = WaitingQueue(order)
-        self.running = {}  # executed id (job or copy) -> Running
-        self._rejects = []
-        self._copies = {}  # job id -> number of copies launched
+        self.queue = WaitingQueue(self.queue_order())
+        self.running: dict[str, Running] = {}  # executed id (job or copy) -> Running
+        self._rejects: list[str] = []
+        self._copies: dict[str, int] = {}  # job id -> number of copies launched
+        self._decisions = Decisions()
+
+    def queue_order(self) -> str:
+        """The waiting queue's order (:mod:`adaptsched.core.queue`); arrival order by default."""
+        return "fcfs"
 
     # -- events -----------------------------------------------------------------
-    def submit(self, job: Job, now: float):
+    def submit(self, job: Job, now: float) -> None:
         if job.res > self.nb_hosts or job.res <= 0:
             self._rejects.append(job.id)
             return
         self.queue.push(job)
         self.on_submit(job, now)
 
-    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY"):
+    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         """A job (or copy) ended; ``state`` is Batsim's final state."""
         running = self.running.pop(job_id, None)
         if running is None:
@@ -152,34 +176,26 @@ class OnlineScheduler:
         return decisions
 
     # -- for subclasses -----------------------------------------------------------
-    def on_submit(self, job: Job, now: float):
+    def on_submit(self, job: Job, now: float) -> None:
         pass
 
-    def on_complete(self, running: Running, now: float, state: str):
+    def on_complete(self, running: Running, now: float, state: str) -> None:
         pass
 
-    def plan(self, now: float):
+    def plan(self, now: float) -> None:
         raise NotImplementedError
 
-    def start(self, job: Job, now: float, hosts: list | None = None, planned_s: float | None = None) -> Running:
-        """Starts a waiting job on ``hosts`` (allocated from the pool if None).
-
-        ``planned_s``: where the job's interval begins in a planning profile, if the
-        caller's plan placed it a hair away from ``now`` (subclasses may need it).
-        """
+    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+        """Starts a waiting job on ``hosts`` (allocated from the pool if None)."""
         if hosts is None:
             hosts = self.pool.allocate(job.res)
         running = self.running[job.id] = Running(job, now, hosts)
         self._decisions.starts.append((job.id, hosts))
         return running
 
-    def record(self, job: Job, **values):
+    def record(self, job: Job, **values: Any) -> None:
         """Metadata for the job's row of ``_jobs.csv`` (merged with earlier values)."""
         self._decisions.metadata.setdefault(job.id, {}).update(values)
-
-    def scale_of(self, job: Job) -> float:
-        """The job's runtime relative to its submitted shape (adaptation changes it)."""
-        return 1.0
 
     def launch(
         self,
@@ -188,29 +204,41 @@ class OnlineScheduler:
         *,
         kind: str,
         end_s: float,
-        hosts: list | None = None,
+        hosts: list[int] | None = None,
+        scale: float = 1.0,
         runtime_s: float | None = None,
     ) -> Running:
         """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
 
-        The copy runs the job's current shape: ``job.walltime_s`` and ``scale_of(job)``
-        (its runtime is the original's times the scale, unless ``runtime_s`` gives it);
-        ``hosts`` are allocated from the pool if None.
+        The copy runs the job's current shape, ``job.res`` hosts and ``job.walltime_s``; its
+        runtime is the original's times ``scale``, unless ``runtime_s`` gives it; ``hosts``
+        are allocated from the pool if None.
         """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
         copy_id = f"{job.id}#{count}"
         if hosts is None:
             hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
-        self._decisions.launches.append(
-            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, self.scale_of(job), runtime_s)
-        )
+        self._decisions.launches.append(Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s))
         return running
 
-    def kill(self, running: Running):
+    def mold(self, job: Job, now: float, n: int, *, scale: float, runtime_s: float) -> Running:
+        """Runs a moldable job on ``n`` hosts: a copy of kind "molded" that runs ``runtime_s``
+        seconds (its walltime scaled by ``scale``, its runtime relative to the submitted
+        shape); the original is rejected. The analysis folds the copy back onto the job."""
+        job.res, job.walltime_s = n, job.walltime_s * scale
+        running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s, scale=scale, runtime_s=runtime_s)
+        self.reject(job)
+        return running
+
+    def wake_up(self, at_s: float) -> None:
+        """Asks to be called back at ``at_s`` (CALL_ME_LATER)."""
+        self._decisions.wake_ups.append(at_s)
+
+    def kill(self, running: Running) -> None:
         self._decisions.kills.append(running.exec_id)
 
-    def reject(self, job: Job):
+    def reject(self, job: Job) -> None:
         """Rejects a waiting job (whose work a copy has done)."""
         self._decisions.rejects.append(job.id)
 
@@ -224,35 +252,34 @@ class ReservingScheduler(OnlineScheduler):
     Running jobs are kept by expected end (``by_end``), which backfilling needs.
     """
 
-    options = {
-        "order": ("fcfs", "queue order (adaptsched.core.queue)"),
-        "record_reservations": (True, "write each job's first reservation in its metadata"),
-    }
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        self.record_reservations = self.records_reservations()
+        self.first_reservation: dict[str, float] = {}  # job id -> its first reservation
+        self.by_end: SortedKeyList = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
 
-    def __init__(self, nb_hosts: int, *, order: str = "fcfs", record_reservations: bool = True):
-        super().__init__(nb_hosts, order=order)
-        self.record_reservations = record_reservations
-        self.first_reservation = {}  # job id -> its first reservation
-        self.by_end = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
+    def records_reservations(self) -> bool:
+        """Whether each job's first reservation goes into its metadata; not by default."""
+        return False
 
-    def promise(self, job: Job, start_s: float):
+    def promise(self, job: Job, start_s: float) -> None:
         """Notes a reservation; only a job's first one is kept and recorded."""
         if job.id not in self.first_reservation:
             self.first_reservation[job.id] = start_s
             if self.record_reservations:
                 self.record(job, reservation_s=start_s)
 
-    def start(self, job: Job, now: float, hosts: list | None = None, planned_s: float | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
         self.by_end.add(running)
         return running
 
-    def launch(self, job: Job, now: float, **kwargs) -> Running:
+    def launch(self, job: Job, now: float, **kwargs: Any) -> Running:
         running = super().launch(job, now, **kwargs)
         self.by_end.add(running)
         return running
 
-    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY"):
+    def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         running = self.running.get(job_id)
         if running is not None:
             self.by_end.remove(running)

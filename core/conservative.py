@@ -1,4 +1,5 @@
-"""Conservative backfilling (Mu'alem & Feitelson 2001, sec. 2).
+"""Conservative backfilling (Mu'alem & Feitelson 2001, sec. 2), and the reservation planner
+every guarantee-keeping scheduler of adaptsched is built on.
 
 Every waiting job holds a reservation, made on arrival at the earliest time it
 fits in the availability profile without delaying any earlier reservation, and
@@ -24,50 +25,112 @@ scheduler asks to be called back then (CALL_ME_LATER).
 
 Each job's first reservation is recorded in its metadata (``reservation_s``);
 the guarantee ``start <= reservation_s`` holds for every job.
+
+:class:`ReservationPlanner` is this pass as a template (:meth:`~ReservationPlanner.reservation_pass`)
+with the hooks its variants change: the order of compression and of starts, how an
+arrival is admitted (QoPS may refuse it), how a job is placed (adaptation may reshape
+it), and which jobs may move (a job whose speculative copy runs may not).
+:class:`ConservativeBackfilling` is the template with no hook changed.
 """
 
 from __future__ import annotations
 
-from adaptsched.core.base import INF, ReservingScheduler
+from typing import Any
+
+from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.profile import AvailabilityProfile
 
 EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
 
 
-class ConservativeBackfilling(ReservingScheduler):
-    name = "conservative"
+class ReservationPlanner(ReservingScheduler):
+    """Conservative backfilling's pass, with hooks: :meth:`plan` starts the jobs that
+    :meth:`reservation_pass` finds due, then asks to be woken up if no event would come
+    in time for the earliest reservation."""
 
-    def __init__(self, nb_hosts: int, *, order: str = "fcfs", record_reservations: bool = True):
-        super().__init__(nb_hosts, order=order, record_reservations=record_reservations)
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
         self.profile = AvailabilityProfile(nb_hosts)
-        self.reservation = {}  # waiting job id -> reserved start
-        self.arrivals = []
+        self.reservation: dict[str, float] = {}  # waiting job id -> reserved start
+        self.arrivals: list[Job] = []
         self.freed_early = False
         self.next_start = INF  # earliest reservation of a waiting job
-        self.wake_requested = None
-        self.audit = None  # a list to receive (job id, old, new) at each move, for tests
+        self.wake_requested: float | None = None
+        self.audit: list[tuple[str, float, float]] | None = None  # (job id, old, new) at each move, for tests
 
-    def on_submit(self, job, now):
-        self.arrivals.append(job)
-
-    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
-        if now < running.end_s:  # early completion: its remaining time is free again
-            self.profile.release(now, running.end_s, running.res)
-            self.freed_early = True
-
-    def compression_order(self, now: float) -> list:
-        """The order in which waiting jobs are re-placed: queue order (here arrival order)."""
+    # -- hooks --------------------------------------------------------------------
+    def compression_order(self, now: float) -> list[Job]:
+        """The order in which waiting jobs are re-placed: queue order."""
         return self.queue.jobs
 
-    def place(self, job, profile, now: float, before: float = INF) -> float | None:
-        """Earliest start of a waiting job in ``profile`` (adaptation may reshape it here)."""
-        return profile.earliest_fit(job.res, job.walltime_s, now, before=before)
+    def start_order(self) -> list[Job]:
+        """The order in which due jobs are started: queue order."""
+        return self.queue.jobs
 
-    def movable(self, job) -> bool:
-        """Whether a waiting job may be re-placed or started (subclasses may suspend jobs)."""
+    def admit(self, job: Job, now: float) -> bool:
+        """Reserves an arrival at its earliest fit (and records the promise); False rejects it."""
+        start = self.place(job, self.profile, now)
+        assert start is not None  # the last step of the profile is the empty machine
+        self.reserve(job, start)
+        self.promise(job, start)
         return True
 
-    def compress(self, now: float):
+    def place(self, job: Job, profile: AvailabilityProfile, now: float, before: float = INF) -> float | None:
+        """Earliest start of a waiting job in ``profile``, no later than ``before``."""
+        return profile.earliest_fit(job.res, job.walltime_s, now, before=before)
+
+    def movable(self, job: Job) -> bool:
+        """Whether a waiting job may be re-placed or started."""
+        return True
+
+    def forget_started(self, started: list[Job]) -> None:
+        """Removes the jobs starting now from the waiting structures."""
+        self.queue.remove_all(started)
+
+    # -- the pass -------------------------------------------------------------------
+    def plan(self, now: float) -> None:
+        for job, _ in self.reservation_pass(now):
+            self.start(job, now)
+        self.wake_up_if_needed(now)
+
+    def reservation_pass(self, now: float) -> list[tuple[Job, float]]:
+        """One pass: compression if a job ended early, then the arrivals, then the jobs whose
+        reservation is due and whose hosts are free; returns those, with their reserved starts
+        (their intervals stay in the profile)."""
+        self.profile.advance(now)
+        if self.freed_early:
+            self.compress(now)
+            self.freed_early = False
+        for job in self.arrivals:
+            if job.id in self.reservation or job.id in self.running:
+                continue
+            if not self.admit(job, now):
+                self.queue.remove_all([job])
+                self.reject(job)
+        self.arrivals = []
+        due: list[tuple[Job, float]] = []
+        if self.next_start <= now + EPS_S:
+            free = self.pool.nb_free
+            for job in self.start_order():
+                # A due job may still lack hosts: Batsim can report the completion that
+                # frees them in a later message of the same instant. It starts then.
+                start = self.reservation[job.id]
+                if start <= now + EPS_S and job.res <= free and self.movable(job):
+                    due.append((job, start))
+                    del self.reservation[job.id]
+                    free -= job.res
+        if due:
+            self.forget_started([job for job, _ in due])
+            self.next_start = min(self.reservation.values(), default=INF)
+        return due
+
+    def reserve(self, job: Job, start: float) -> None:
+        self.profile.reserve(start, start + job.walltime_s, job.res)
+        self.reservation[job.id] = start
+        if start < self.next_start:
+            self.next_start = start
+
+    def compress(self, now: float) -> None:
         profile, reservation = self.profile, self.reservation
         for job in self.compression_order(now):
             old = reservation.get(job.id)
@@ -75,6 +138,7 @@ class ConservativeBackfilling(ReservingScheduler):
                 continue
             profile.release(old, old + job.walltime_s, job.res)
             new = self.place(job, profile, now, before=old)
+            assert new is not None  # its own old slot is free
             profile.reserve(new, new + job.walltime_s, job.res)
             if new != old:
                 reservation[job.id] = new
@@ -83,37 +147,20 @@ class ConservativeBackfilling(ReservingScheduler):
                 if self.audit is not None:
                     self.audit.append((job.id, old, new))
 
-    def plan(self, now: float):
-        profile = self.profile
-        profile.advance(now)
-        if self.freed_early:
-            self.compress(now)
-            self.freed_early = False
-        for job in self.arrivals:
-            if job.id in self.reservation or job.id in self.running:
-                continue
-            start = self.place(job, profile, now)
-            profile.reserve(start, start + job.walltime_s, job.res)
-            self.reservation[job.id] = start
-            if start < self.next_start:
-                self.next_start = start
-            self.promise(job, start)
-        self.arrivals = []
-        started = []
-        if self.next_start <= now + EPS_S:
-            for job in self.queue:
-                # A due job may still lack hosts: Batsim can report the completion that
-                # frees them in a later message of the same instant. It starts then.
-                if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free and self.movable(job):
-                    self.start(job, now, planned_s=self.reservation[job.id])  # its interval stays in the profile
-                    del self.reservation[job.id]
-                    started.append(job)
-        if started:
-            self.queue.remove_all(started)
-            self.next_start = min(self.reservation.values(), default=INF)
-        self.wake_up_if_needed(now)
+    # -- events -----------------------------------------------------------------------
+    def on_submit(self, job: Job, now: float) -> None:
+        self.arrivals.append(job)
 
-    def drop(self, job):
+    def on_complete(self, running: Running, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
+        if now < running.end_s:  # early completion: its remaining time is free again
+            self.release_early(running, now)
+
+    def release_early(self, running: Running, now: float) -> None:
+        """Frees the rest of the interval of a job (or copy) that ended before its expected end."""
+        self.profile.release(now, running.end_s, running.res)
+        self.freed_early = True
+
+    def drop(self, job: Job) -> None:
         """Forgets a waiting job (its work done elsewhere) and frees its reservation."""
         self.queue.remove_all([job])
         start = self.reservation.pop(job.id, None)
@@ -123,7 +170,7 @@ class ConservativeBackfilling(ReservingScheduler):
             if start <= self.next_start:
                 self.next_start = min(self.reservation.values(), default=INF)
 
-    def wake_up_if_needed(self, now: float):
+    def wake_up_if_needed(self, now: float) -> None:
         """CALL_ME_LATER at the earliest reservation if no running job may end before it."""
         first = self.next_start
         if first == INF or first <= now + EPS_S or first == self.wake_requested:
@@ -131,4 +178,16 @@ class ConservativeBackfilling(ReservingScheduler):
         if self.by_end and self.by_end[0].end_s <= first:
             return  # that job's end (at the latest) is an event at or before the reservation
         self.wake_requested = first
-        self._decisions.wake_ups.append(first)
+        self.wake_up(first)
+
+
+class ConservativeBackfilling(ReservationPlanner):
+    name = "conservative"
+    Options = ReservingOptions
+    options: ReservingOptions
+
+    def queue_order(self) -> str:
+        return self.options.order
+
+    def records_reservations(self) -> bool:
+        return self.options.record_reservations

@@ -24,15 +24,29 @@ its arrival (``oc_factor``, ``window_h``), so the trajectory can be plotted from
 
 from __future__ import annotations
 
-from adaptsched.core.base import Job
-from adaptsched.core.qops import Qops, job_value
+from dataclasses import dataclass
+from typing import Any
+
+from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.options import OptionError, fixed, option
+from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
 
 HOUR_S = 3600.0
 
 
+#: (job, its runtime: the actual one if it has completed, else its estimate), in arrival order.
+History = list[tuple[Job, float]]
+
+
+@dataclass
+class Arrival:
+    job: Job  # a copy of the job as it arrived
+    runtime_s: float | None = None  # its actual runtime, once it has completed
+
+
 def what_if_revenue(
-    nb_hosts: int, history: list, oc_factor: float, k_factor: int, start_s: float, end_s: float
+    nb_hosts: int, history: History, oc_factor: float, k_factor: int, start_s: float, end_s: float
 ) -> float:
     """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s)."""
     jobs = [
@@ -46,39 +60,45 @@ def what_if_revenue(
     return sum(job_value(o.job, o.end_s) for o in out.values() if o.end_s is not None and not o.killed)
 
 
-def best_oc_factor(nb_hosts, history, oc_factors, k_factor, start_s, end_s) -> float:
+def best_oc_factor(
+    nb_hosts: int, history: History, oc_factors: list[float], k_factor: int, start_s: float, end_s: float
+) -> float:
+    """The OC-factor of highest what-if revenue over [start_s, end_s) (ties: the smallest)."""
     revenues = [(what_if_revenue(nb_hosts, history, oc, k_factor, start_s, end_s), -oc) for oc in oc_factors]
     return -max(revenues)[1]
 
 
+@dataclass(frozen=True)
+class DvqopsOptions(QopsOptions):
+    value_aware: bool = fixed(True)  # DVQoPS is VQoPS
+    oc_factor: float = fixed(0.0)  # chosen as it goes, from initial_oc_factor
+    oc_factors: str = option("0,0.05,0.1,0.2,0.4", "candidate OC-factors, comma-separated")
+    max_window_h: float = option(64.0, "largest rollback window (h); the window is re-chosen this often", low=1.0)
+    initial_oc_factor: float = option(0.0, "OC-factor before the first what-if choice", low=0.0)
+    window_h: float = option(0.0, "a fixed rollback window (h) instead of choosing one (0: choose)", low=0.0)
+
+    def check(self) -> None:
+        try:
+            factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
+        except ValueError:
+            raise OptionError(f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas") from None
+        if not factors or min(factors) < 0:
+            raise OptionError(f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative")
+
+
 class Dvqops(Qops):
     name = "dvqops"
-    options = {
-        "k_factor": (5, "QoPS: at most this many jobs moved ahead of the new job per tried position"),
-        "oc_factors": ("0,0.05,0.1,0.2,0.4", "candidate OC-factors, comma-separated"),
-        "max_window_h": (64.0, "largest rollback window (h); the window is re-chosen this often"),
-        "initial_oc_factor": (0.0, "OC-factor before the first what-if choice"),
-        "window_h": (0.0, "a fixed rollback window (h) instead of choosing one (0: choose)"),
-    }
+    Options = DvqopsOptions
+    options: DvqopsOptions
 
-    def __init__(
-        self,
-        nb_hosts: int,
-        *,
-        k_factor: int = 5,
-        oc_factors: str = "0,0.05,0.1,0.2,0.4",
-        max_window_h: float = 64.0,
-        initial_oc_factor: float = 0.0,
-        window_h: float = 0.0,
-    ):
-        super().__init__(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=initial_oc_factor)
-        self.oc_factors = [float(x) for x in str(oc_factors).split(",") if x.strip()]
-        if not self.oc_factors:
-            raise ValueError("oc_factors needs at least one value")
-        if not max_window_h >= 1:
-            raise ValueError(f"max_window_h must be >= 1, got {max_window_h!r}")
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        o = self.options
+        self.oc_factor = o.initial_oc_factor
+        self.oc_factors = [float(x) for x in o.oc_factors.split(",") if x.strip()]
+        max_window_h, window_h = o.max_window_h, o.window_h
         self.max_window_s = max_window_h * HOUR_S
-        self.windows_s = []
+        self.windows_s: list[float] = []
         w = 1.0
         while w <= max_window_h:
             self.windows_s.append(w * HOUR_S)
@@ -87,37 +107,38 @@ class Dvqops(Qops):
         self.fixed_window = window_h > 0
         if self.fixed_window:
             self.window_s = window_h * HOUR_S
-        self.history = []  # [Job, known runtime or None], in arrival order
-        self.by_id = {}
-        self.started_s = {}
-        self.origin_s = None
-        self.next_oc_s = None
-        self.next_window_s = None
-        self.choices = []  # (time, oc_factor, window_s): the trajectory, for plots and tests
+        self.history: list[Arrival] = []  # every arrival, accepted or not
+        self.by_id: dict[str, Arrival] = {}
+        self.origin_s: float | None = None  # the first arrival
+        self.next_oc_s = INF  # when the OC-factor is chosen again
+        self.next_window_s = INF  # when the window is chosen again
+        self.choices: list[tuple[float, float, float]] = []  # (time, oc_factor, window_s): for plots and tests
 
     # -- history -----------------------------------------------------------------------
-    def on_submit(self, job, now):
+    def on_submit(self, job: Job, now: float) -> None:
         if self.origin_s is None:
             self.origin_s = now
             self.next_oc_s = now + self.window_s
             self.next_window_s = now + self.max_window_s
-        entry = [Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), None]
+        entry = Arrival(Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields))
         self.history.append(entry)
         self.by_id[job.id] = entry
         super().on_submit(job, now)
 
-    def on_complete(self, running, now, state="COMPLETED_SUCCESSFULLY"):
+    def on_complete(self, running: Running, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         entry = self.by_id.get(running.job.id)
         if entry is not None:
-            entry[1] = now - running.start_s
+            entry.runtime_s = now - running.start_s
         super().on_complete(running, now, state)
 
-    def _known(self):
+    def _known(self) -> History:
         """(job, runtime) of the history: actual runtime if done, else (just under) the estimate."""
-        return [(j, r if r is not None else j.walltime_s * (1 - 1e-9)) for j, r in self.history]
+        return [
+            (a.job, a.runtime_s if a.runtime_s is not None else a.job.walltime_s * (1 - 1e-9)) for a in self.history
+        ]
 
     # -- the two what-if choices --------------------------------------------------------
-    def simulate_dvqops(self, history, window_s, start_s, end_s) -> float:
+    def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
         """Revenue of DVQoPS with a fixed window over [start_s, end_s): the OC-factor is
         re-chosen every window from the window before (the first one keeps the current)."""
         total, t, oc = 0.0, start_s, self.oc_factor
@@ -128,7 +149,7 @@ class Dvqops(Qops):
             t += window_s
         return total
 
-    def retune(self, now: float):
+    def retune(self, now: float) -> None:
         history = None
         if now >= self.next_window_s and not self.fixed_window:
             history = self._known()
@@ -144,8 +165,8 @@ class Dvqops(Qops):
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
 
-    def plan(self, now: float):
-        if self.arrivals and self.next_oc_s is not None:
+    def plan(self, now: float) -> None:
+        if self.arrivals and self.origin_s is not None:
             self.retune(now)
         for job in self.arrivals:  # the trajectory, readable from _jobs.csv
             self.record(job, oc_factor=self.oc_factor, window_h=self.window_s / HOUR_S)

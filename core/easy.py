@@ -15,13 +15,21 @@ jobs). Each job's first reservation is recorded in its metadata
 
 from __future__ import annotations
 
-from adaptsched.core.base import INF, ReservingScheduler
+from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler
 
 
 class EasyBackfilling(ReservingScheduler):
     name = "easy"
+    Options = ReservingOptions
+    options: ReservingOptions
 
-    def shadow(self, head, now: float) -> tuple[float, int]:
+    def queue_order(self) -> str:
+        return self.options.order
+
+    def records_reservations(self) -> bool:
+        return self.options.record_reservations
+
+    def shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, extra hosts) of the head job, which does not fit now."""
         available = self.pool.nb_free
         ends = iter(self.by_end)
@@ -36,7 +44,7 @@ class EasyBackfilling(ReservingScheduler):
                 return shadow, available - head.res
         return INF, 0  # cannot happen: the head fits on the empty machine
 
-    def plan(self, now: float):
+    def plan(self, now: float) -> None:
         queue = self.queue
         if not len(queue):
             return

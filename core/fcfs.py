@@ -6,13 +6,18 @@ every job behind it, even jobs that would fit in the idle hosts.
 
 from __future__ import annotations
 
-from adaptsched.core.base import OnlineScheduler
+from adaptsched.core.base import OnlineScheduler, QueueOptions
 
 
 class Fcfs(OnlineScheduler):
     name = "fcfs"
+    Options = QueueOptions
+    options: QueueOptions
 
-    def plan(self, now: float):
+    def queue_order(self) -> str:
+        return self.options.order
+
+    def plan(self, now: float) -> None:
         queue = self.queue
         started = []
         for job in queue:

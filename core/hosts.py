@@ -16,12 +16,12 @@ class HostPool:
     def nb_free(self) -> int:
         return len(self._free)
 
-    def allocate(self, n: int) -> list:
+    def allocate(self, n: int) -> list[int]:
         if n > len(self._free):
             raise ValueError(f"cannot allocate {n} hosts: only {len(self._free)} are free")
         hosts, self._free = self._free[:n], self._free[n:]
         return hosts
 
-    def release(self, hosts):
+    def release(self, hosts: list[int]) -> None:
         self._free.extend(hosts)
         self._free.sort()

@@ -22,6 +22,11 @@ reproducible.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from adaptsched.core.base import Job
 
 CRITERIA = ("D", "P", "R", "1/L", "P/L", "R/L")
 
@@ -38,23 +43,26 @@ class Criterion:
         self.rng = random.Random(seed)
         self.priority_levels = priority_levels
         self.starvation_weight = starvation_weight
-        self.priority = {}  # job id -> its level (P criteria)
+        self.priority: dict[str, int] = {}  # job id -> its level (P criteria)
 
-    def on_arrival(self, job):
+    def on_arrival(self, job: Job) -> None:
         if self.name in ("P", "P/L"):
             self.priority[job.id] = self.rng.randint(1, self.priority_levels)
 
-    def forget(self, job_id):
+    def forget(self, job_id: str) -> None:
         self.priority.pop(job_id, None)
 
-    def order(self, jobs, now: float, estimate=lambda job: job.walltime_s) -> list:
+    def order(
+        self, jobs: Iterable[Job], now: float, estimate: Callable[[Job], float] = lambda job: job.walltime_s
+    ) -> list[Job]:
         """The jobs (in arrival order) sorted by descending score, ties in arrival order."""
         name, weight = self.name, self.starvation_weight
         if name == "D":
             return list(jobs)  # longest delay first is arrival order, with or without weight
         rng = self.rng
-        scored = []
+        scored: list[tuple[float, int, Job]] = []
         for position, job in enumerate(jobs):
+            score: float
             if name == "P":
                 score = self.priority[job.id]
             elif name == "R":

@@ -21,6 +21,7 @@ count-feasible plan is always executable when jobs start.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Iterable
 
 INF = float("inf")
 
@@ -32,11 +33,11 @@ class AvailabilityProfile:
 
     def __init__(self, nb_hosts: int, now: float = 0.0):
         self.nb_hosts = nb_hosts
-        self.times = [now]
-        self.free = [nb_hosts]
+        self.times: list[float] = [now]
+        self.free: list[int] = [nb_hosts]
 
     @classmethod
-    def of_running(cls, nb_hosts: int, now: float, running) -> AvailabilityProfile:
+    def of_running(cls, nb_hosts: int, now: float, running: Iterable[tuple[float, int]]) -> AvailabilityProfile:
         """The profile of running jobs alone; ``running``: (expected end, hosts) sorted by end."""
         profile = cls(nb_hosts, now)
         times, free = profile.times, profile.free
@@ -60,7 +61,7 @@ class AvailabilityProfile:
         clone.free = list(self.free)
         return clone
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         steps = ", ".join(f"{t:g}:{f}" for t, f in zip(self.times, self.free))
         return f"AvailabilityProfile({steps})"
 
@@ -122,15 +123,15 @@ class AvailabilityProfile:
         self.free.insert(i + 1, self.free[i])
         return i + 1
 
-    def reserve(self, start: float, end: float, n: int):
+    def reserve(self, start: float, end: float, n: int) -> None:
         """Takes ``n`` hosts on [start, end)."""
         self._add(start, end, -n)
 
-    def release(self, start: float, end: float, n: int):
+    def release(self, start: float, end: float, n: int) -> None:
         """Gives back ``n`` hosts on [start, end) (undoes a ``reserve``)."""
         self._add(start, end, n)
 
-    def _add(self, start: float, end: float, delta: int):
+    def _add(self, start: float, end: float, delta: int) -> None:
         if end <= start:
             return
         first = self._split(start)
@@ -144,13 +145,13 @@ class AvailabilityProfile:
         self._merge(last)
         self._merge(first)
 
-    def _merge(self, k: int):
+    def _merge(self, k: int) -> None:
         times, free = self.times, self.free
         if 0 < k < len(times) and free[k] == free[k - 1]:
             del times[k]
             del free[k]
 
-    def advance(self, now: float):
+    def advance(self, now: float) -> None:
         """Forgets the steps that ended before ``now``."""
         times, free = self.times, self.free
         i = bisect_right(times, now) - 1

@@ -1,9 +1,11 @@
 """Deadline-guaranteeing admission control: QoPS and VQoPS.
 
 Islam, Balaji, Sabin & Sadayappan, "Analyzing and Minimizing the Impact of Opportunity Cost
-in QoS-aware Job Scheduling" (2007), sec. 3 (QoPS) and 4.2 (VQoPS). Jobs carry ``deadline``,
-``price`` and ``urgent`` (:mod:`adaptsched.workloads.qos`); runtimes are taken as the
-estimates (walltimes), which jobs never exceed (Batsim kills them there).
+in QoS-aware Job Scheduling" (2007), sec. 3 (QoPS) and 4.2 (VQoPS). Jobs carry QoS terms
+(:mod:`adaptsched.core.qos`: deadline, price, urgency, estimate); runtimes are taken as the
+walltimes, which jobs never exceed (Batsim kills them there). QoPS is the reservation
+planner of :mod:`adaptsched.core.conservative` with its own queue order and admission
+control (:meth:`Qops.admit`) as hooks.
 
 **QoPS** (sec. 3; the details below, not in the seed, are our interpretation, after
 ``../shared/reference/workload-models.md`` sec. 4.3). Accepted jobs wait in an ordered
@@ -28,9 +30,14 @@ deadline (the planned completion is a bound, and plans only move earlier after a
 
 from __future__ import annotations
 
-from adaptsched.core.base import INF
-from adaptsched.core.conservative import EPS_S, ConservativeBackfilling
+from dataclasses import dataclass
+from typing import Any
+
+from adaptsched.core.base import INF, Job
+from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.options import Options, option
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.qos import QosTerms
 
 
 def positions(n: int) -> list[int]:
@@ -42,59 +49,65 @@ def positions(n: int) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def linear_value(finish_s: float, *, price: float, full_until_s: float, deadline_s: float) -> float:
-    """Islam et al.'s value function: the full ``price`` if the job completes by
-    ``full_until_s`` (submission + estimate), linearly less to zero at ``deadline_s``."""
-    if finish_s <= full_until_s + 1e-9:
-        return price
-    if finish_s >= deadline_s or deadline_s <= full_until_s:
-        return 0.0
-    return price * (deadline_s - finish_s) / (deadline_s - full_until_s)
+def job_value(job: Job, finish_s: float) -> float:
+    """What a scheduler's job pays if it completes at ``finish_s`` (its fields hold its terms)."""
+    return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
 
 
-def job_value(job, finish_s: float) -> float:
-    """:func:`linear_value` of a scheduler's job (its fields hold price, deadline, estimate_s)."""
-    f = job.fields
-    return linear_value(
-        finish_s,
-        price=float(f.get("price", 0.0)),
-        deadline_s=float(f.get("deadline", INF)),
-        full_until_s=job.submit_s + float(f.get("estimate_s", job.walltime_s)),
+#: A candidate schedule: (queue position of the new job, jobs ahead, re-planned sequence, their starts).
+Candidate = tuple[int, list[Job], list[Job], list[float]]
+
+
+@dataclass(frozen=True)
+class QopsOptions(Options):
+    k_factor: int = option(5, "QoPS: at most this many jobs moved ahead of the new job per tried position", low=0)
+    value_aware: bool = option(
+        False, "VQoPS: keep the feasible schedule of highest revenue; accept only above the opportunity cost"
     )
+    oc_factor: float = option(0.0, "VQoPS: opportunity cost per processor-second of the new job", low=0.0)
 
 
-class Qops(ConservativeBackfilling):
+class Qops(ReservationPlanner):
     name = "qops"
-    options = {
-        "k_factor": (5, "QoPS: at most this many jobs moved ahead of the new job per tried position"),
-        "value_aware": (
-            False,
-            "VQoPS: keep the feasible schedule of highest revenue; accept only above the opportunity cost",
-        ),
-        "oc_factor": (0.0, "VQoPS: opportunity cost per processor-second of the new job"),
-    }
+    Options = QopsOptions
+    options: QopsOptions
 
-    def __init__(self, nb_hosts: int, *, k_factor: int = 5, value_aware: bool = False, oc_factor: float = 0.0):
-        super().__init__(nb_hosts, order="fcfs", record_reservations=False)
-        if k_factor < 0:
-            raise ValueError(f"k_factor must be >= 0, got {k_factor!r}")
-        self.k_factor, self.value_aware, self.oc_factor = int(k_factor), bool(value_aware), float(oc_factor)
-        self.waiting = []  # accepted waiting jobs, in QoPS order
-        self.decisions_log = []  # (time, job id, accepted, position or None), for analysis and tests
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        self.k_factor, self.value_aware = self.options.k_factor, self.options.value_aware
+        self.oc_factor = self.options.oc_factor  # DVQoPS changes it as it goes
+        self.terms: dict[str, QosTerms] = {}  # job id -> its QoS terms, read once
+        self.waiting: list[Job] = []  # accepted waiting jobs, in QoPS order
+        self.decisions_log: list[tuple[float, str, bool, int | None]] = []  # (time, job, accepted, position)
 
-    # -- planning -----------------------------------------------------------------
-    def compression_order(self, now: float) -> list:
+    # -- the planner's hooks: QoPS's own queue order, admission control ---------------
+    def on_submit(self, job: Job, now: float) -> None:
+        self.terms[job.id] = QosTerms.of(job.fields, job.walltime_s)
+        super().on_submit(job, now)
+
+    def compression_order(self, now: float) -> list[Job]:
         return self.waiting
 
-    @staticmethod
-    def deadline(job) -> float:
-        return float(job.fields.get("deadline", INF)) if job.fields else INF
+    def start_order(self) -> list[Job]:
+        return self.waiting
 
-    def _try(self, base: AvailabilityProfile, sequence: list, now: float):
+    def forget_started(self, started: list[Job]) -> None:
+        done = {job.id for job in started}
+        self.waiting = [job for job in self.waiting if job.id not in done]
+        self.queue.remove_all(started)
+
+    def deadline(self, job: Job) -> float:
+        return self.terms[job.id].deadline_s
+
+    def value(self, job: Job, finish_s: float) -> float:
+        return self.terms[job.id].value(job.submit_s, finish_s)
+
+    # -- admission ---------------------------------------------------------------------
+    def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
         """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
         that misses its deadline or None)."""
         profile = base.copy()
-        starts = []
+        starts: list[float] = []
         for i, job in enumerate(sequence):
             start = profile.earliest_fit(job.res, job.walltime_s, now)
             if start is None or start + job.walltime_s > self.deadline(job) + EPS_S:
@@ -103,9 +116,9 @@ class Qops(ConservativeBackfilling):
             starts.append(start)
         return starts, None
 
-    def candidates(self, new, now: float):
-        """Feasible schedules with ``new`` inserted: (position, sequence, starts) per position."""
-        found = []
+    def candidates(self, new: Job, now: float) -> list[Candidate]:
+        """Feasible schedules with ``new`` inserted, one per position tried (QoPS: the first)."""
+        found: list[Candidate] = []
         for pos in positions(len(self.waiting)):
             prefix, suffix = self.waiting[:pos], self.waiting[pos:]
             base = self.profile.copy()
@@ -127,13 +140,15 @@ class Qops(ConservativeBackfilling):
                 break  # QoPS: the first feasible position
         return found
 
-    def revenue(self, jobs, starts) -> float:
-        return sum(job_value(j, s + j.walltime_s) for j, s in zip(jobs, starts))
+    def revenue(self, jobs: list[Job], starts: list[float]) -> float:
+        return sum(self.value(j, s + j.walltime_s) for j, s in zip(jobs, starts))
 
-    def admit(self, new, now: float) -> bool:
-        found = self.candidates(new, now)
+    def admit(self, job: Job, now: float) -> bool:
+        """QoPS (and VQoPS) admission control: accepts the job in a schedule where every
+        accepted job keeps its deadline, or rejects it."""
+        found = self.candidates(job, now)
         if not found:
-            self.decisions_log.append((now, new.id, False, None))
+            self.decisions_log.append((now, job.id, False, None))
             return False
         if self.value_aware:
             current = self.revenue(self.waiting, [self.reservation[j.id] for j in self.waiting])
@@ -141,44 +156,19 @@ class Qops(ConservativeBackfilling):
                 (self.revenue(f[1], [self.reservation[j.id] for j in f[1]]) + self.revenue(f[2], f[3]), -f[0], f)
                 for f in found
             )
-            if total - current <= self.oc_factor * new.res * new.walltime_s:
-                self.decisions_log.append((now, new.id, False, None))
+            if total - current <= self.oc_factor * job.res * job.walltime_s:
+                self.decisions_log.append((now, job.id, False, None))
                 return False
         else:
             best = found[0]
         pos, prefix, sequence, starts = best
-        for job in self.waiting[pos:]:
-            start = self.reservation.pop(job.id)
-            self.profile.release(start, start + job.walltime_s, job.res)
-        for job, start in zip(sequence, starts):
-            self.profile.reserve(start, start + job.walltime_s, job.res)
-            self.reservation[job.id] = start
+        for waiting in self.waiting[pos:]:
+            start = self.reservation.pop(waiting.id)
+            self.profile.release(start, start + waiting.walltime_s, waiting.res)
+        for planned, start in zip(sequence, starts):
+            self.profile.reserve(start, start + planned.walltime_s, planned.res)
+            self.reservation[planned.id] = start
         self.waiting = prefix + sequence
         self.next_start = min(self.reservation.values(), default=INF)
-        self.decisions_log.append((now, new.id, True, pos))
+        self.decisions_log.append((now, job.id, True, pos))
         return True
-
-    def plan(self, now: float):
-        self.profile.advance(now)
-        if self.freed_early:
-            self.compress(now)
-            self.freed_early = False
-            self.next_start = min(self.reservation.values(), default=INF)
-        for job in self.arrivals:
-            if not self.admit(job, now):
-                self.queue.remove_all([job])
-                self.reject(job)
-        self.arrivals = []
-        started = []
-        if self.next_start <= now + EPS_S:
-            for job in self.waiting:
-                if self.reservation[job.id] <= now + EPS_S and job.res <= self.pool.nb_free:
-                    self.start(job, now, planned_s=self.reservation[job.id])
-                    del self.reservation[job.id]
-                    started.append(job)
-        if started:
-            done = {j.id for j in started}
-            self.waiting = [j for j in self.waiting if j.id not in done]
-            self.queue.remove_all(started)
-            self.next_start = min(self.reservation.values(), default=INF)
-        self.wake_up_if_needed(now)

@@ -18,8 +18,13 @@ saf      smallest area (hosts x requested time) first
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-ORDERS = {
+if TYPE_CHECKING:
+    from adaptsched.core.base import Job
+
+ORDERS: dict[str, Callable[[Job], Any]] = {
     "fcfs": lambda job: 0,
     "sjf": lambda job: job.walltime_s,
     "ljf": lambda job: -job.walltime_s,
@@ -39,21 +44,21 @@ class WaitingQueue:
             raise ValueError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
         self.order = order
         self._key = ORDERS[order]
-        self._entries = []  # (key, arrival number, job)
-        self.jobs = []  # the jobs alone, same order: iterate over this
+        self._entries: list[tuple[Any, int, Job]] = []  # (key, arrival number, job)
+        self.jobs: list[Job] = []  # the jobs alone, same order: iterate over this
         self._arrivals = 0
-        self._min_res = None  # smallest request among waiting jobs, None when unknown
+        self._min_res: int | None = None  # smallest request among waiting jobs, None when unknown
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._entries)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Job]:
         return iter(self.jobs)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Job:
         return self.jobs[index]
 
-    def push(self, job):
+    def push(self, job: Job) -> None:
         self._arrivals += 1
         entry = (self._key(job), self._arrivals, job)
         entries = self._entries
@@ -74,7 +79,7 @@ class WaitingQueue:
             self._min_res = min((job.res for job in self.jobs), default=0)
         return self._min_res
 
-    def remove_all(self, jobs):
+    def remove_all(self, jobs: Iterable[Job]) -> None:
         """Removes the given jobs (an iterable of job objects) in one pass."""
         gone = {id(job) for job in jobs}
         if gone:

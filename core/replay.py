@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from typing import Any
 
 from adaptsched.core.base import Job, OnlineScheduler
 
@@ -26,7 +27,7 @@ class Attempt:
     kind: str  # "regular", "speculative", "test", "resized"
     start_s: float
     end_s: float
-    hosts: tuple
+    hosts: tuple[int, ...]
     state: str = ""  # Batsim's final state, once ended
     scale: float = 1.0  # its runtime relative to the job's submitted shape
 
@@ -36,12 +37,12 @@ class Outcome:
     job: Job
     start_s: float | None = None  # of the attempt that did the job (None: never done)
     end_s: float | None = None
-    hosts: tuple = ()
+    hosts: tuple[int, ...] = ()
     killed: bool = False  # the job's own run reached its walltime
     rejected: bool = False  # the original was rejected (a copy may have done its work)
     scale: float = 1.0  # of the attempt that did the job: its runtime / the job's true runtime
-    metadata: dict | None = None
-    attempts: list = field(default_factory=list)
+    metadata: dict[str, Any] | None = None
+    attempts: list[Attempt] = field(default_factory=list)
 
 
 def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[str, Outcome]:
@@ -54,7 +55,9 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
     seq = len(jobs)
     cancelled = set()  # seqs of end events superseded by kills
 
-    def begin(exec_id, job_id, kind, hosts, now, scale, walltime_s):
+    def begin(
+        exec_id: str, job_id: str, kind: str, hosts: list[int], now: float, scale: float, walltime_s: float
+    ) -> None:
         nonlocal seq
         run = runtime[job_id] * scale
         state = SUCCESS if run < walltime_s else WALLTIME

@@ -22,44 +22,55 @@ shows every attempt; ``adaptsched.analysis`` folds them onto the original job.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
+
+from adaptsched.core.base import Job, Running
+from adaptsched.core.profile import AvailabilityProfile
+
 SUCCESS = "COMPLETED_SUCCESSFULLY"
 
 
 class Speculation:
-    """Mixin for :class:`~adaptsched.core.backfill.Backfill`: phase 3 and the copies' fate."""
+    """The speculative copies: which to start (phase 3), which to kill, what each one's end means."""
 
-    def init_speculation(
+    def __init__(
         self, *, speculation: float, test_runs: bool, test_threshold_s: float, test_run_s: float, test_run_max_s: float
     ):
-        if not 0 <= speculation < 100:
-            raise ValueError("speculation must be a percentage in [0, 100)")
-        if not 0 < test_run_s <= test_run_max_s:
-            raise ValueError("test runs need 0 < test_run_s <= test_run_max_s")
-        self.speculation = speculation / 100.0
+        self.fraction = speculation / 100.0  # speculated time, as a fraction of the estimate (0: off)
         self.test_runs = test_runs
         self.test_threshold_s = test_threshold_s
         self.test_run_s = test_run_s
         self.test_run_max_s = test_run_max_s
-        self.speculated = {}  # job id -> next speculated running time, as a fraction of the estimate
-        self.tested = set()  # jobs that had their test run
-        self.copy_of = {}  # job id -> its running copy (Running)
+        self.speculated: dict[str, float] = {}  # job id -> next speculated time, as a fraction of the estimate
+        self.tested: set[str] = set()  # jobs that had their test run
+        self.copy_of: dict[str, Running] = {}  # job id -> its running copy
 
-    def speculate(self, now: float, order, profile, limit=None):
-        """Phase 3: starts speculative copies and test runs in the holes of ``profile``.
+    @property
+    def enabled(self) -> bool:
+        return bool(self.fraction or self.test_runs)
 
-        ``limit(job)``: latest end of a copy (its guaranteed start), or None.
-        """
+    def choose(
+        self,
+        now: float,
+        order: Iterable[Job],
+        profile: AvailabilityProfile,
+        free: int,
+        limit: Callable[[Job], float] | None = None,
+    ) -> list[tuple[Job, str, float]]:
+        """Phase 3: the copies to start now, (job, kind, length), in the holes of ``profile``
+        (reserved there as they are chosen); ``free`` hosts are idle; ``limit(job)``: the
+        latest end of a copy (its guaranteed start), or None."""
+        chosen = []
         for job in order:
-            free = self.pool.nb_free
             if free == 0:
                 break
-            if job.res > free or job.id in self.copy_of or job.id in self.running:
+            if job.res > free or job.id in self.copy_of:
                 continue
             cap = job.walltime_s if limit is None else min(job.walltime_s, limit(job) - now)
             hole = profile.hole(job.res, now, cap)
             if hole >= job.walltime_s:
                 continue  # it fits with its estimate: regular backfilling's business
-            if self.speculation and hole >= self.speculated.get(job.id, self.speculation) * job.walltime_s:
+            if self.fraction and hole >= self.speculated.get(job.id, self.fraction) * job.walltime_s:
                 kind, length = "speculative", hole
             elif (
                 self.test_runs
@@ -71,17 +82,16 @@ class Speculation:
                 self.tested.add(job.id)
             else:
                 continue
-            copy = self.launch(job, now, kind=kind, end_s=now + length)
-            self.copy_of[job.id] = copy
+            chosen.append((job, kind, length))
             profile.reserve(now, now + length, job.res)
-            self._decisions.wake_ups.append(now + length)
+            free -= job.res
+        return chosen
 
-    def kill_overdue_copies(self, now: float, eps: float):
-        for copy in list(self.copy_of.values()):
-            if copy.end_s <= now + eps and copy.exec_id in self.running:
-                self.kill(copy)
+    def overdue(self, now: float, eps_s: float, running: Mapping[str, Running]) -> list[Running]:
+        """Copies still running at (or a hair before) their speculated end: to kill."""
+        return [copy for copy in self.copy_of.values() if copy.end_s <= now + eps_s and copy.exec_id in running]
 
-    def copy_ended(self, copy, now: float, state: str) -> bool:
+    def copy_ended(self, copy: Running, state: str) -> bool:
         """Bookkeeping when a copy ends; returns whether it did the job's work."""
         job = copy.job
         del self.copy_of[job.id]

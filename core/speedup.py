@@ -51,7 +51,7 @@ class SpeedupModel:
         return self.speedup(n) / n
 
     @staticmethod
-    def _check_n(n):
+    def _check_n(n: float) -> None:
         if not n >= 1:
             raise ValueError(f"number of hosts must be >= 1, got {n!r}")
 
@@ -64,11 +64,11 @@ class Linear(SpeedupModel):
             raise ValueError(f"t1_s must be > 0, got {t1_s!r}")
         self.t1_s = float(t1_s)
 
-    def speedup(self, n):
+    def speedup(self, n: float) -> float:
         self._check_n(n)
         return float(n)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Linear(t1_s={self.t1_s!r})"
 
 
@@ -92,7 +92,7 @@ class Downey(SpeedupModel):
             return max(1, math.ceil(A))  # S(n) = min(n, A)
         return max(1, math.ceil(2 * A - 1 if s <= 1 else A + A * s - s))
 
-    def speedup(self, n):
+    def speedup(self, n: float) -> float:
         self._check_n(n)
         A, s = self.A, self.sigma
         if s <= 1:
@@ -105,7 +105,7 @@ class Downey(SpeedupModel):
             return n * A * (s + 1) / (s * (n + A - 1) + A)
         return A
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Downey(A={self.A!r}, sigma={self.sigma!r}, t1_s={self.t1_s!r})"
 
 
@@ -132,7 +132,7 @@ class ScojoP(SpeedupModel):
         self.e_min, self.e_opt, self.e_max = float(e_min), float(e_opt), float(e_max)
         self.t1_s = float(runtime_opt_s) * self.n_opt * self.e_opt
 
-    def efficiency(self, n):
+    def efficiency(self, n: float) -> float:
         if not self.n_min <= n <= self.n_max:
             raise ValueError(f"{n!r} hosts is outside [{self.n_min}, {self.n_max}]")
         if n <= self.n_opt:
@@ -143,10 +143,10 @@ class ScojoP(SpeedupModel):
         f = (n - self.n_opt) / (self.n_max - self.n_opt)
         return self.e_opt + f * (self.e_max - self.e_opt)
 
-    def speedup(self, n):
+    def speedup(self, n: float) -> float:
         return n * self.efficiency(n)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ScojoP(runtime_opt_s={self.t1_s / (self.n_opt * self.e_opt)!r}, n_opt={self.n_opt}, "
             f"range=[{self.n_min}, {self.n_max}])"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched import schedulers as registry
+from adaptsched.core.options import OptionError
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.errors import AdaptschedError, InputError, SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
@@ -74,41 +75,35 @@ def resolve_scheduler(scheduler: str) -> tuple[str, object]:
 
 
 def parse_options(pairs, core_class) -> dict:
-    """``["order=sjf", ...]`` -> typed options (types from the scheduler's defaults)."""
-    options = {}
-    for pair in pairs or []:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
-        if core_class is not None:
-            if key not in core_class.options:
-                raise AdaptschedError(
-                    f"scheduler {core_class.name!r} has no option {key!r}; "
-                    f"its options are: {', '.join(core_class.options) or 'none'}"
-                )
-            default = core_class.options[key][0]
-            options[key] = _typed(key, text, default)
-        else:
+    """Scheduler options from ``["order=sjf", ...]`` (or a dict of values) -> typed values.
+
+    An adaptsched scheduler's options are checked here, before anything runs, by its
+    options class (:mod:`adaptsched.core.options`): unknown names, wrong types and values
+    outside the allowed ones are reported with the allowed ones. A pybatsim plugin's options
+    are passed on as JSON values.
+    """
+    if isinstance(pairs, dict):
+        raw = dict(pairs)
+    else:
+        raw = {}
+        for pair in pairs or []:
+            key, sep, text = pair.partition("=")
+            if not sep or not key:
+                raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
+            raw[key] = text
+    if core_class is None:
+        options = {}
+        for key, value in raw.items():
             try:
-                options[key] = json.loads(text)
+                options[key] = json.loads(value) if isinstance(value, str) else value
             except json.JSONDecodeError:
-                options[key] = text
-    return options
-
-
-def _typed(key, text, default):
-    if isinstance(default, bool):
-        if text.lower() in ("1", "true", "yes", "on"):
-            return True
-        if text.lower() in ("0", "false", "no", "off"):
-            return False
-        raise AdaptschedError(f"option {key}={text!r}: expected true or false")
-    if isinstance(default, (int, float)):
-        try:
-            return type(default)(text)
-        except ValueError:
-            raise AdaptschedError(f"option {key}={text!r}: expected a {type(default).__name__}") from None
-    return text
+                options[key] = value
+        return options
+    try:
+        checked = core_class.Options.parse(raw)
+    except OptionError as error:
+        raise AdaptschedError(f"scheduler {core_class.name!r}: {error}") from None
+    return {name: value for name, value in checked.values().items() if name in raw}
 
 
 def resolve_platform(platform, prefix: str) -> Path:
@@ -195,8 +190,8 @@ def run(
     prefix = str(prefix)
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     plugin, core_class = resolve_scheduler(scheduler)
-    options = options if isinstance(options, dict) else parse_options(options, core_class)
-    if core_class is not None and core_class.needs_dynamic_jobs(options):
+    options = parse_options(options, core_class)
+    if core_class is not None and core_class.Options.parse(options).needs_dynamic_jobs():
         dynamic_jobs = profile_reuse = True  # job copies are registered while the simulation runs
     platform_path = resolve_platform(platform, prefix)
     machines = read_platform(platform_path)

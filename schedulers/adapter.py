@@ -22,18 +22,6 @@ from adaptsched.core.base import Job
 from adaptsched.formats.intervals import procset
 
 
-def parse_options(core_class, options) -> dict:
-    """Checks pybatsim's ``-o`` options against the scheduler's declared options."""
-    options = dict(options or {})
-    known = core_class.options
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ValueError(
-            f"scheduler {core_class.name!r} has no option {unknown[0]!r}; its options are: {', '.join(known) or 'none'}"
-        )
-    return options
-
-
 class PlannerScheduler(BatsimScheduler):
     """A pybatsim scheduler running the pure scheduler class ``core_class``."""
 
@@ -41,7 +29,7 @@ class PlannerScheduler(BatsimScheduler):
 
     def __init__(self, options=None):
         super().__init__(options or {})
-        self.core_options = parse_options(self.core_class, options)
+        self.core_options = self.core_class.Options.parse(options or {})  # checked once, here
         self.core = None
         self.jobs = {}  # pybatsim Job objects of the waiting jobs
         self.copies = {}  # pybatsim Job objects of the running copies
@@ -49,9 +37,9 @@ class PlannerScheduler(BatsimScheduler):
         self.registration_open = False
 
     def onSimulationBegins(self):
-        self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options)
+        self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options.values())
         self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
-        if self.core_class.needs_dynamic_jobs(self.core_options) and not self.registration_open:
+        if self.core_options.needs_dynamic_jobs() and not self.registration_open:
             raise RuntimeError(
                 f"scheduler {self.core_class.name!r} with these options runs job copies: "
                 "start Batsim with --enable-dynamic-jobs --enable-profile-reuse"

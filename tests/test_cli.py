@@ -142,7 +142,7 @@ def test_run_unknown_scheduler_and_bad_option(tmp_path):
         "--option",
         "speed=11",
     )
-    assert_clean_error(code, err, "scheduler 'easy' has no option 'speed'", "order")
+    assert_clean_error(code, err, "scheduler 'easy': no option 'speed'", "order")
     code, _, err = cli(
         "run",
         "--scheduler",
@@ -156,7 +156,19 @@ def test_run_unknown_scheduler_and_bad_option(tmp_path):
         "--option",
         "order=random",
     )
-    assert_clean_error(code, err, "unknown queue order 'random'")
+    assert_clean_error(code, err, "option order='random': choose one of fcfs, sjf")
+    for scheduler, option, allowed in [
+        ("backfill", "order=xyz", "choose one of D, P, R"),
+        ("backfill", "adaptation=third", "choose one of none, half, quarter, greedy"),
+        ("downey", "strategy=FOO", "choose one of PWS, AVG"),
+        ("backfill", "speculation=-5", "must be in [0, 100)"),
+    ]:
+        code, _, err = cli(
+            "run", "--scheduler", scheduler, "--workload", workload, "--platform", "4",
+            "--out", tmp_path / "v", "--option", option,
+        )  # fmt: skip
+        assert_clean_error(code, err, f"scheduler '{scheduler}': option {option.split('=')[0]}=", allowed)
+        assert not (tmp_path / "v_jobs.csv").exists()  # checked before anything runs
 
 
 def test_metrics_bad_input(tmp_path):

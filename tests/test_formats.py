@@ -34,6 +34,6 @@ def test_invalid_interval_sets(text):
 
 
 def test_json_text_prints_doubles_as_batsim():
-    assert dumps({"now": 10.0, "res": 3, "x": [0.1234567, True, None, "a\"b"]}) == (
+    assert dumps({"now": 10.0, "res": 3, "x": [0.1234567, True, None, 'a"b']}) == (
         '{"now":10.000000,"res":3,"x":[0.123457,true,null,"a\\"b"]}'
     )

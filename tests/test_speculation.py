@@ -30,7 +30,7 @@ def test_speculative_copy_killed_at_exactly_its_speculated_time_and_requeued():
         ("regular", 150, 249.5, "COMPLETED_SUCCESSFULLY"),
     ]
     assert sched.first_reservation["s"] == 150 and not out["s"].rejected
-    assert sched.speculated["s"] * 100 == (99 + 100) / 2  # next: the mean of the last and the estimate
+    assert sched.speculation.speculated["s"] * 100 == (99 + 100) / 2  # next: the mean of the last and the estimate
     assert out["big"].start_s == 100  # the copy never delayed a guarantee
 
 
@@ -65,7 +65,7 @@ def test_test_run_that_does_not_finish_is_killed_once_and_the_job_stays_queued()
         ("test", 1, 901, "COMPLETED_KILLED"),
         ("regular", 10100, 15100, "COMPLETED_SUCCESSFULLY"),
     ]
-    assert sched.tested == {"t"}
+    assert sched.speculation.tested == {"t"}
 
 
 def test_speculation_without_guarantees():

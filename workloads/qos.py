@@ -9,7 +9,8 @@ sec. 4.2. Each job gains (times in seconds, from the workload's start; prices in
 * ``price`` = ``unit_price`` (0.1 per processor-second) x res x estimate, times
   ``urgent_cost`` (C) for urgent jobs: the most the job pays.
 
-The value function (:func:`value`): the full price if the job completes by subtime +
+The terms are declared in :mod:`adaptsched.core.qos` (one definition for the writer here,
+QoPS and the analysis). The value function: the full price if the job completes by subtime +
 estimate, decreasing linearly to zero at the deadline, zero after. The estimate is the
 walltime, or the runtime with ``exact`` estimates (then the walltime is set to the runtime
 + 1 s, so Batsim never kills a job at its estimate: it ends at its runtime, COMPLETED).
@@ -25,17 +26,13 @@ from __future__ import annotations
 
 import random
 
-from adaptsched.core.qops import linear_value
+from adaptsched.core.qos import QosTerms
 from adaptsched.errors import AdaptschedError
 
 
-def value(job: dict, finish_s: float) -> float:
-    """What an annotated job (a Batsim JSON job dict) pays when it completes at ``finish_s``
-    (:func:`adaptsched.core.qops.linear_value`)."""
-    estimate = job.get("estimate_s") or job.get("walltime")
-    return linear_value(
-        finish_s, price=job["price"], full_until_s=job["subtime"] + estimate, deadline_s=job["deadline"]
-    )
+def terms(job: dict) -> QosTerms:
+    """The QoS terms of an annotated job (a Batsim JSON job dict), as the scheduler reads them."""
+    return QosTerms.of(job, float(job.get("walltime", -1)))
 
 
 def annotate(
@@ -68,10 +65,14 @@ def annotate(
                 raise AdaptschedError(f"job {job['id']} has no walltime: use exact estimates")
         is_urgent = rnd.random() < urgent_fraction
         urgent += is_urgent
-        job["estimate_s"] = estimate
-        job["deadline"] = round(job["subtime"] + deadline_factor * estimate, 6)
-        job["urgent"] = is_urgent
-        job["price"] = round(unit_price * job["res"] * estimate * (urgent_cost if is_urgent else 1.0), 6)
+        job.update(
+            QosTerms(
+                deadline_s=round(job["subtime"] + deadline_factor * estimate, 6),
+                price=round(unit_price * job["res"] * estimate * (urgent_cost if is_urgent else 1.0), 6),
+                urgent=is_urgent,
+                estimate_s=estimate,
+            ).fields()
+        )
         jobs.append(job)
     out = dict(workload)
     out["jobs"] = jobs

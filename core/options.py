@@ -1,0 +1,174 @@
+"""Scheduler options: each declared once (name, type, default, help, allowed values), checked once.
+
+A scheduler declares its options as a frozen dataclass whose fields are made by
+:func:`option`; the field's type is its default's (bool, int, float or str). Every way of
+setting options goes through the dataclass's constructor, which checks each value (type,
+choices, range) and the scheduler's own cross-field rules (``check``), so a bad value is
+reported with the valid ones before anything runs:
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Demo(Options):
+...     order: str = option("fcfs", "queue order", choices=("fcfs", "sjf"))
+...     weight: float = option(1.0, "a weight", low=0.0)
+>>> Demo.parse({"order": "sjf", "weight": "2.5"})
+Demo(order='sjf', weight=2.5)
+>>> Demo(order="xyz")
+Traceback (most recent call last):
+...
+adaptsched.core.options.OptionError: option order='xyz': choose one of fcfs, sjf
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+OptionsT = TypeVar("OptionsT", bound="Options")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+class OptionError(ValueError):
+    """An unknown option, or a value of the wrong type or outside the allowed ones."""
+
+
+def option(
+    default: Any,
+    help: str,
+    *,
+    choices: Sequence[Any] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> Any:
+    """A dataclass field declaring one option: ``default`` (whose type is the option's),
+    ``help``, and the allowed values: ``choices``, or a range [low, high] (open ends with
+    ``low_open``/``high_open``)."""
+    metadata = {
+        "help": help,
+        "choices": tuple(choices) if choices is not None else None,
+        "low": low,
+        "high": high,
+        "low_open": low_open,
+        "high_open": high_open,
+    }
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def fixed(value: Any) -> Any:
+    """A field a subclass of options fixes: not settable, not listed (e.g. DVQoPS is VQoPS with
+    ``value_aware`` always true)."""
+    metadata = {"help": "", "choices": None, "low": None, "high": None, "low_open": False, "high_open": False}
+    return dataclasses.field(default=value, init=False, metadata=metadata)
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """What ``adaptsched schedulers`` prints of one option."""
+
+    name: str
+    default: Any
+    help: str
+    allowed: str  # "" if any value of the type is allowed
+
+
+def _allowed(meta: Mapping[str, Any]) -> str:
+    if meta["choices"] is not None:
+        return ", ".join(str(c) for c in meta["choices"])
+    low, high = meta["low"], meta["high"]
+    if low is None and high is None:
+        return ""
+    left = "(" if meta["low_open"] else "["
+    right = ")" if meta["high_open"] else "]"
+    return f"{left}{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}{right}"
+
+
+def _typed(name: str, value: Any, kind: type) -> Any:
+    """``value`` as an option of type ``kind`` (from text, or from JSON's types)."""
+    if isinstance(value, str) and kind is not str:
+        text = value.strip().lower()
+        if kind is bool:
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise OptionError(f"option {name}={value!r}: expected true or false")
+        try:
+            return kind(text)
+        except ValueError:
+            raise OptionError(
+                f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}"
+            ) from None
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise OptionError(f"option {name}={value!r}: expected true or false")
+    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if kind is str and isinstance(value, str):
+        return value
+    raise OptionError(f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Base of every scheduler's options (no option of its own)."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            meta = f.metadata
+            value = _typed(f.name, getattr(self, f.name), type(f.default))
+            object.__setattr__(self, f.name, value)
+            if meta.get("choices") is not None and value not in meta["choices"]:
+                raise OptionError(f"option {f.name}={value!r}: choose one of {_allowed(meta)}")
+            low, high = meta.get("low"), meta.get("high")
+            too_low = low is not None and (value <= low if meta["low_open"] else value < low)
+            too_high = high is not None and (value >= high if meta["high_open"] else value > high)
+            if too_low or too_high:
+                raise OptionError(f"option {f.name}={value!r}: must be in {_allowed(meta)}")
+        self.check()
+
+    def check(self) -> None:
+        """Rules between options (subclasses raise :class:`OptionError`)."""
+
+    def needs_dynamic_jobs(self) -> bool:
+        """Whether the scheduler registers job copies with these options (Batsim's
+        ``--enable-dynamic-jobs --enable-profile-reuse``)."""
+        return False
+
+    @classmethod
+    def parse(cls: type[OptionsT], values: Mapping[str, Any]) -> OptionsT:
+        """The options from text (``adaptsched run --option K=V``) or JSON values (pybatsim's ``-o``)."""
+        known = {f.name: f for f in dataclasses.fields(cls) if f.init}
+        unknown = sorted(set(values) - set(known))
+        if unknown:
+            raise OptionError(f"no option {unknown[0]!r}; the options are: {', '.join(known) or 'none'}")
+        return cls(**{name: _typed(name, value, type(known[name].default)) for name, value in values.items()})
+
+    @classmethod
+    def specs(cls) -> list[OptionSpec]:
+        return [
+            OptionSpec(f.name, f.default, f.metadata["help"], _allowed(f.metadata))
+            for f in dataclasses.fields(cls)
+            if f.init
+        ]
+
+    def values(self) -> dict[str, Any]:
+        """Every settable option's value, by name (what the scheduler's constructor takes)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
+
+    def changed(self) -> dict[str, Any]:
+        """The options that differ from their defaults."""
+        return {
+            name: value
+            for name, value in self.values().items()
+            if value != type(self).__dataclass_fields__[name].default
+        }

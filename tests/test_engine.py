@@ -230,7 +230,7 @@ def test_parallel_runs_do_not_collide(tmp_path):
         for s in ("fcfs", "easy", "conservative", "easyBackfill")
     ]
     for process in processes:
-        output, _ = process.communicate(timeout=120)
+        output, _ = process.communicate(timeout=3600)  # a hang guard, not a speed check
         assert process.returncode == 0, output
     for s in ("fcfs", "easy", "conservative", "easyBackfill"):
         assert len(rows(tmp_path / s)) == 5

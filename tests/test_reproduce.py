@@ -6,6 +6,7 @@ hundred jobs check the whole pipeline: runs, invariants, report, charts and resu
 
 import json
 
+import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, cli
 
@@ -41,6 +42,7 @@ def test_mixes_cover_every_technique():
     assert options["BF"] == {"order": "D", "guarantees": True}
 
 
+@pytest.mark.slow
 def test_reproduce_writes_the_report_and_resumes(tmp_path):
     args = [
         "reproduce",
@@ -82,6 +84,7 @@ def test_reproduce_bad_arguments(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_reproduce_downey_end_to_end(tmp_path):
     code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
     assert code == 0, err
@@ -93,6 +96,7 @@ def test_reproduce_downey_end_to_end(tmp_path):
     assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24
 
 
+@pytest.mark.slow
 def test_reproduce_qops_end_to_end(tmp_path):
     code, _out, err = cli(
         "reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT, "--out", tmp_path / "q"

@@ -25,18 +25,14 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import CTC_EXCERPT, find_batsim
+from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, find_batsim
 
 from adaptsched.engines.run import run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
 
 BATSIM = find_batsim()
-pytestmark = pytest.mark.skipif(
-    BATSIM is None,
-    reason="real Batsim not found: set BATSIM=/path/to/batsim or put batsim on PATH "
-    "(build it with ../shared/tools/batsim-build)",
-)
+pytestmark = pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}")
 
 TORTURE = str(Path(__file__).parent / "plugins" / "tortureSched.py")
 KEYS = (

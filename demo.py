@@ -11,15 +11,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from adaptsched.errors import InputError
-
 REPO = Path(__file__).resolve().parent
 SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
-def find_trace() -> Path:
+def default_trace() -> Path:
     return SHARED_TRACE if SHARED_TRACE.is_file() else EXCERPT
 
 
@@ -30,12 +28,11 @@ def demo(
     from adaptsched.engines.run import run
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.traces import find_trace
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    trace = Path(trace) if trace else find_trace()
-    if not trace.is_file():
-        raise InputError(trace, "no such trace")
+    trace = find_trace("CTC-SP2", trace) if trace else default_trace()
     say(f"trace: {trace}" + ("" if trace != EXCERPT else " (committed excerpt: ../shared/traces is absent)"))
     workload, report = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, out / f"ctc_first{jobs}.json")

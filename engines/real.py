@@ -28,7 +28,10 @@ def find_batsim(explicit: str | None = None) -> str | None:
         if candidate:
             path = shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)
             if path is None:
-                raise SimulationError(f"Batsim executable {candidate!r} not found")
+                raise SimulationError(
+                    f"Batsim executable {candidate!r} (--batsim or $BATSIM) not found; docs/getting-started.md "
+                    "says how to install Batsim 4.2.x"
+                )
             return path
     found = shutil.which("batsim")
     if found:

@@ -166,8 +166,9 @@ def find_batsim_or_fail(batsim: str | None = None) -> str:
     executable = find_batsim(batsim)
     if executable is None:
         raise SimulationError(
-            "real Batsim is not installed: build it with ../shared/tools/batsim-build "
-            "and put 'batsim' on PATH or set BATSIM=/path/to/batsim"
+            "real Batsim (4.2.x) is not installed: docs/getting-started.md says how to install it (Nix, "
+            "building it from source, or the build kit ../shared/tools/batsim-build); then put 'batsim' on "
+            "PATH, set BATSIM=/path/to/batsim or pass --batsim PATH. The embedded engine (the default) needs none."
         )
     return executable
 

@@ -26,11 +26,16 @@ def cli(*args, cwd=None, env=None):
     return result.returncode, result.stdout, result.stderr
 
 
-def assert_clean_error(code, err, *fragments):
-    assert code == 1, err
-    assert "Traceback" not in err
+def assert_clean_error(code, err, *fragments, status=1):
+    """An error (exit 1) or usage error (exit 2): one paragraph, no traceback, no "internal error"."""
+    assert code == status, err
+    assert "Traceback" not in err and "internal error" not in err, err
     for fragment in fragments:
         assert fragment in err, err
+
+
+def assert_usage_error(code, err, *fragments):
+    assert_clean_error(code, err, *fragments, status=2)
 
 
 def test_schedulers_lists_names_descriptions_and_plugin_paths():
@@ -211,3 +216,82 @@ def test_cli_works_from_the_repository_root(tmp_path):
         cwd=REPO,
     )
     assert code == 0, err
+
+
+# -- the errors a new user meets: one paragraph each, and the documented exit status ------------
+def test_platform_with_no_host_is_a_usage_error(tmp_path):
+    for hosts in ("0", "-3", "many"):
+        code, _, err = cli("platform", "--hosts", hosts, tmp_path / "p.xml")
+        assert_usage_error(code, err, "argument --hosts:")
+    assert "must be at least 1, got 0" in cli("platform", "--hosts", "0", tmp_path / "p.xml")[2]
+    assert not (tmp_path / "p.xml").exists()
+
+
+def test_platform_into_a_missing_folder(tmp_path):
+    code, _, err = cli("platform", "--hosts", "4", tmp_path / "nowhere" / "p.xml")
+    assert_clean_error(code, err, "nowhere", "does not exist")
+
+
+def test_run_out_where_nothing_can_be_written(tmp_path):
+    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
+    a_file = write(tmp_path / "a_file", "")
+    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "4", "--out", a_file / "r")
+    assert_clean_error(code, err, "--out", "cannot create the folder", "a_file")
+    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "0", "--out", tmp_path / "r")
+    assert_usage_error(code, err, "--platform 0", "at least one host")
+
+
+def test_other_output_folders_are_checked_before_any_work(tmp_path):
+    a_file = write(tmp_path / "a_file", "")
+    for args in (
+        ("demo", "--out", a_file / "demo"),
+        ("compare", tmp_path / "r", "--out", a_file / "cmp"),
+        ("reproduce", "downey", "--out", a_file / "d"),
+    ):
+        code, _, err = cli(*args)
+        assert_clean_error(code, err, "--out", "cannot create the folder")
+
+
+def test_usage_errors_exit_2_and_interrupts_130(monkeypatch, capsys):
+    from adaptsched import cli as module
+
+    assert cli("no-such-command")[0] == 2
+    assert cli("run", "--scheduler", "easy")[0] == 2  # required arguments missing
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "cmd_schedulers", interrupted)
+    assert module.main(["schedulers"]) == 130
+    assert "adaptsched schedulers: interrupted" in capsys.readouterr().err
+
+
+def test_file_system_errors_are_user_errors_not_bugs(monkeypatch, capsys):
+    import errno
+
+    from adaptsched import cli as module
+
+    def full_disk(args):
+        raise OSError(errno.ENOSPC, "No space left on device", "/data/out_jobs.csv")
+
+    monkeypatch.delenv("ADAPTSCHED_DEBUG", raising=False)
+    monkeypatch.setattr(module, "cmd_schedulers", full_disk)
+    assert module.main(["schedulers"]) == 1
+    err = capsys.readouterr().err
+    assert "error: /data/out_jobs.csv: No space left on device" in err and "internal error" not in err
+
+
+def test_missing_batsim_points_to_the_install_instructions(monkeypatch, tmp_path):
+    from adaptsched.engines import real
+    from adaptsched.engines.run import find_batsim_or_fail
+    from adaptsched.errors import SimulationError
+
+    monkeypatch.delenv("BATSIM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(real, "BUILD_KIT_PREFIX", tmp_path / "no" / "batsim")
+    with pytest.raises(SimulationError, match=r"docs/getting-started\.md") as error:
+        find_batsim_or_fail()
+    assert "Nix" in str(error.value) and "batsim-build" in str(error.value)
+    monkeypatch.setenv("BATSIM", str(tmp_path / "nothere"))
+    with pytest.raises(SimulationError, match=r"docs/getting-started\.md"):
+        find_batsim_or_fail()

@@ -160,10 +160,20 @@ def cmd_platform(args):
 # -- analysis -----------------------------------------------------------------------
 def cmd_metrics(args):
     from adaptsched.analysis import compute_metrics, format_metrics
+    from adaptsched.analysis.metrics import nothing_ran
 
     metrics = compute_metrics(
         args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide
     )
+    unfinished = nothing_ran(metrics)
+    if unfinished:
+        raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
+        print(
+            f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
+            "these metrics cover only the jobs it finished",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(metrics, indent=2))
     else:
@@ -175,7 +185,14 @@ def cmd_compare(args):
     from adaptsched.analysis import compare_runs
 
     output_folder(args.out)
-    written = compare_runs(args.runs, args.out, bound_s=args.bound, hosts=args.hosts)
+    written = compare_runs(
+        args.runs,
+        args.out,
+        bound_s=args.bound,
+        hosts=args.hosts,
+        allow_mixed=args.allow_mixed,
+        say=lambda text: print(f"adaptsched compare: {text}", file=sys.stderr),
+    )
     _say(Path(written["markdown"]).read_text())
     _say(
         f"comparison written to {Path(args.out).resolve()}: "
@@ -430,6 +447,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="directory for the comparison")
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--hosts", type=positive_int, help="machine size (default: from _schedule.csv)")
+    p.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="compare runs of different workloads or machine sizes anyway (refused by default)",
+    )
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("generate", help="generate a synthetic workload from a model")

@@ -93,8 +93,27 @@ def test_hand_worked_metrics(tmp_path):
     assert o["utilization"] == pytest.approx(245 / (4 * 105))
     # queue: j2 waits 90 s and j3 30 s, one host each; both wait during [20, 50]
     assert o["mean_queue_hosts"] == pytest.approx(120 / 105)
+    # j3 reached its walltime after 40 s on 1 host: 40 host-seconds of work without result
+    assert o["killed_node_s"] == pytest.approx(40.0) and o["wasted_node_s"] == 0.0
     assert m["hosts"] == 4 and m["hosts_source"] == "hosts argument"
     json.dumps(m)  # plain types only
+
+
+def test_labels_say_what_they_measure(tmp_path):
+    # A 4-host machine: four 4-host jobs submitted at 0 run one after the other.
+    rows = [row(1, 0, 4, "COMPLETED_SUCCESSFULLY", 0, 100, "0-3")]
+    rows += [row(i, 0, 4, "COMPLETED_WALLTIME_REACHED", 100 * (i - 1), 100, "0-3") for i in (2, 3, 4)]
+    m = compute_metrics(write_run(tmp_path, "backlog", rows, nb_machines=4))
+    o = m["overall"]
+    # queued demand: 4 hosts x (100 + 200 + 300) s of waiting over a 400 s window = 6 hosts,
+    # more than the machine's 4: a backlog, said as such
+    assert o["mean_queue_hosts"] == pytest.approx(6.0)
+    text = format_metrics(m)
+    assert "| queued demand: hosts requested by waiting jobs, time-average | 6.00 (1.50 x the 4 hosts) |" in text
+    # three jobs killed at their walltime: 3 x 4 hosts x 100 s, not "0 wasted"
+    assert o["killed_node_s"] == 1200.0 and o["wasted_node_s"] == 0.0
+    assert "| host-seconds of jobs killed for good (walltime or scheduler) | 1,200 |" in text
+    assert "| host-seconds of attempts redone (killed copies, resubmitted jobs) | 0 |" in text
 
 
 def test_bound_parameter_and_formula():
@@ -225,6 +244,7 @@ def test_fold_metrics_never_count_killed_or_rejected_attempts(tmp_path):
     o = compute_metrics(path, hosts=6)["overall"]
     assert (o["jobs"], o["completed"], o["killed"], o["rejected"]) == (3, 2, 1, 0)
     assert o["resubmitted_jobs"] == 2 and o["wasted_node_s"] == 50.0
+    assert o["killed_node_s"] == 40.0  # job 3's final attempt reached its walltime: 2 hosts x 20 s
     # utilization counts every attempt: 40 + 60 + 8 + 5 + 5 + 40 host-seconds
     assert o["busy_node_s"] == pytest.approx(158.0)
     raw = compute_metrics(path, hosts=6, fold=False)["overall"]
@@ -383,6 +403,32 @@ def test_compare_runs_writes_everything(tmp_path):
     md = Path(written["markdown"]).read_text()
     assert "| metric | easy | kr |" in md and "![Gantt chart of kr](gantt_kr.png)" in md
     assert set(json.loads(Path(written["json"]).read_text())) == {"easy", "kr"}
+
+
+def test_compare_refuses_unlike_runs_unless_allowed(tmp_path):
+    small = write_run(tmp_path, "small", THREE_JOBS, nb_machines=4)
+    with pytest.raises(InputError, match="not comparable") as info:
+        compare_runs([FIXTURES / "easy", small], tmp_path / "x")
+    message = str(info.value)
+    assert "machine sizes differ: easy 8 hosts, small 4 hosts" in message
+    assert "workloads differ: easy 60 jobs, small 4 jobs" in message and "--allow-mixed" in message
+    # same size, same number of jobs, other submission times
+    shifted = write_run(
+        tmp_path,
+        "shifted",
+        [THREE_JOBS[0].replace("1,w0,p,0.000000", "1,w0,p,1.000000", 1)] + THREE_JOBS[1:],
+        nb_machines=4,
+    )
+    with pytest.raises(InputError, match="small and shifted have 4 jobs each, 1 of them different"):
+        compare_runs([small, shifted], tmp_path / "x")
+    said = []
+    written = compare_runs([FIXTURES / "easy", small], tmp_path / "mixed", allow_mixed=True, say=said.append)
+    assert said and "machine sizes differ" in said[0]
+    assert "**Warning: these runs are not alike**" in Path(written["markdown"]).read_text()
+    # a run where nothing ran cannot be compared
+    empty = write_run(tmp_path, "empty", [])
+    with pytest.raises(InputError, match="holds no job at all"):
+        compare_runs([small, empty], tmp_path / "y")
 
 
 def test_compare_runs_labels_window_and_errors(tmp_path):

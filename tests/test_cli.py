@@ -295,3 +295,35 @@ def test_missing_batsim_points_to_the_install_instructions(monkeypatch, tmp_path
     monkeypatch.setenv("BATSIM", str(tmp_path / "nothere"))
     with pytest.raises(SimulationError, match=r"docs/getting-started\.md"):
         find_batsim_or_fail()
+
+
+def test_metrics_of_a_run_where_nothing_ran(tmp_path):
+    from test_analysis import HEADER, row
+
+    header_only = write(tmp_path / "crashed_jobs.csv", HEADER + "\n")
+    code, out, err = cli("metrics", header_only)
+    assert_clean_error(code, err, "crashed_jobs.csv: holds no job at all", "did not finish", "crashed_sched.log")
+    assert out == ""
+    rejected = write(tmp_path / "rej_jobs.csv", HEADER + "\n" + row(1, 0, 2, "REJECTED") + "\n")
+    code, _, err = cli("metrics", rejected)
+    assert_clean_error(code, err, "holds 1 jobs and none of them ran (1 rejected)", "did not finish")
+    write(tmp_path / "rej_schedule.csv", "batsim_version,nb_computing_machines\n4.2.1,4\n")
+    code, _, err = cli("metrics", rejected)
+    assert_clean_error(code, err, "the scheduler started no job")
+    ran = write(tmp_path / "ran_jobs.csv", HEADER + "\n" + row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 5, "0-1") + "\n")
+    code, out, err = cli("metrics", ran)
+    assert code == 0 and "| jobs | 1 |" in out and "no _schedule.csv beside" in err
+
+
+def test_compare_unlike_runs_on_the_command_line(tmp_path):
+    from test_analysis import FIXTURES, THREE_JOBS, write_run
+
+    small = write_run(tmp_path, "small", THREE_JOBS, nb_machines=4)
+    code, _, err = cli("compare", FIXTURES / "easy", small, "--out", tmp_path / "x")
+    assert_clean_error(
+        code, err, "not comparable", "machine sizes differ: easy 8 hosts, small 4 hosts", "--allow-mixed"
+    )
+    code, _, err = cli("compare", FIXTURES / "easy", small, "--out", tmp_path / "x", "--allow-mixed")
+    assert code == 0 and "warning: comparing unlike runs: machine sizes differ" in err
+    code, _, err = cli("compare", FIXTURES / "easy", FIXTURES / "filler", "--out", tmp_path / "alike")
+    assert code == 0 and "warning" not in err, err

@@ -86,6 +86,7 @@ def cmd_run(args):
         profile_reuse=args.profile_reuse,
         progress=None if args.progress == "auto" else args.progress == "on",
         pin_cpu=not args.no_pin,
+        schedule_trace=args.schedule_trace,
         say=_say,
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
@@ -99,7 +100,7 @@ def cmd_run(args):
     if args.report:
         from adaptsched.analysis import report_run
 
-        report = report_run(result.prefix, bound_s=args.bound)
+        report = report_run(result.prefix, bound_s=args.bound, gantt_window=args.window)
         _say(report["text"])
         _say(f"report: {report['markdown']}, {report['gantt']}")
     return 0
@@ -191,6 +192,7 @@ def cmd_compare(args):
         bound_s=args.bound,
         hosts=args.hosts,
         allow_mixed=args.allow_mixed,
+        gantt_window=args.window,
         say=lambda text: print(f"adaptsched compare: {text}", file=sys.stderr),
     )
     _say(Path(written["markdown"]).read_text())
@@ -389,6 +391,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
+    p.add_argument(
+        "--window",
+        metavar="START:END|job:ID",
+        help="time window of the Gantt chart (with --report): START:END in simulation seconds or with a unit "
+        "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
+        "(default: the busiest period, at most 2 days and 500 jobs)",
+    )
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
     p.add_argument(
@@ -400,6 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: only on a terminal)"
     )
     p.add_argument("--no-pin", action="store_true", help="do not bind the engine and the scheduler to one CPU")
+    p.add_argument(
+        "--schedule-trace",
+        "--paje",
+        action="store_true",
+        help="real Batsim only: also write its Pajé trace OUT_schedule.trace (off by default: large)",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("schedulers", help="list the schedulers, their options and plugin paths")
@@ -447,6 +462,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="directory for the comparison")
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--hosts", type=positive_int, help="machine size (default: from _schedule.csv)")
+    p.add_argument(
+        "--window",
+        metavar="START:END|job:ID",
+        help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
+        "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
+        "(default: the busiest period, at most 2 days and 500 jobs)",
+    )
     p.add_argument(
         "--allow-mixed",
         action="store_true",

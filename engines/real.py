@@ -57,8 +57,13 @@ def run_batsim(
     progress=None,
     poll_s: float = 0.2,
     cpu: int | None = None,
+    schedule_trace: bool = False,
 ) -> float:
-    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess."""
+    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess.
+
+    Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
+    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default).
+    """
     command = [
         batsim,
         "-p",
@@ -69,10 +74,10 @@ def run_batsim(
         str(prefix),
         "-s",
         scheduler.endpoint.url,
-        "--disable-schedule-tracing",
-        "--disable-machine-state-tracing",
         "-q",
     ]
+    if not schedule_trace:
+        command.append("--disable-schedule-tracing")
     if dynamic_jobs:
         command.append("--enable-dynamic-jobs")
     if ack_dynamic_jobs:

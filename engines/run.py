@@ -9,8 +9,10 @@ Inputs:
 - *platform*: a SimGrid XML file, or a number of hosts (a generated cluster,
   ``PREFIX_platform.xml``).
 
-Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``, plus the
-scheduler's log ``PREFIX_sched.log`` (and ``PREFIX_batsim.log`` with real Batsim).
+Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
+``PREFIX_machine_states.csv``, plus the scheduler's log ``PREFIX_sched.log`` (and
+``PREFIX_batsim.log`` with real Batsim, and its Pajé trace ``PREFIX_schedule.trace`` with
+``schedule_trace``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 
 from adaptsched import schedulers as registry
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 
 ENGINES = ("embedded", "batsim")
@@ -188,11 +190,15 @@ def run(
     progress: bool | None = None,
     fixed_addresses: bool = False,
     pin_cpu: bool = True,
+    schedule_trace: bool = False,
     say=print,
 ) -> RunResult:
-    """Runs one simulation and returns where its outputs are."""
+    """Runs one simulation and returns where its outputs are. ``schedule_trace``: real Batsim
+    also writes its Pajé trace ``PREFIX_schedule.trace``."""
     if engine not in ENGINES:
         raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
+    if schedule_trace and engine != "batsim":
+        raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
     prefix = str(prefix)
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     plugin, core_class = resolve_scheduler(scheduler)
@@ -242,6 +248,7 @@ def run(
                 profile_reuse=profile_reuse,
                 progress=bar,
                 cpu=cpu,
+                schedule_trace=schedule_trace,
             )
         code = process.wait(timeout=60)
     finally:

@@ -327,3 +327,11 @@ def test_compare_unlike_runs_on_the_command_line(tmp_path):
     assert code == 0 and "warning: comparing unlike runs: machine sizes differ" in err
     code, _, err = cli("compare", FIXTURES / "easy", FIXTURES / "filler", "--out", tmp_path / "alike")
     assert code == 0 and "warning" not in err, err
+
+
+def test_the_schedule_trace_needs_real_batsim(tmp_path):
+    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
+    code, _, err = cli(
+        "run", "--scheduler", "easy", "--workload", workload, "--platform", "1", "--out", tmp_path / "r", "--paje"
+    )
+    assert_usage_error(code, err, "Pajé", "--engine batsim")

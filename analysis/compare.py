@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .gantt import choose_window, plot_gantt
+from .gantt import choose_window, parse_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
 from .metrics import CLASSES, analyse, class_label, fmt_number, fmt_seconds, nothing_ran
 from .metrics import OVERALL_ROWS as METRICS_ROWS
@@ -127,9 +127,10 @@ def compare_runs(
     ``runs``: prefixes (``/x/out/easy`` for ``/x/out/easy_jobs.csv``) or jobs.csv paths.
     ``labels``: run names (default: the prefix basenames). ``hosts``: machine size, one int
     for all runs or one per run (default: each run's schedule.csv, else inferred).
-    ``gantt_window``: ``(start_s, end_s)`` of the Gantt charts (default: see
-    :mod:`.gantt`). Returns ``{role: path}`` with roles ``markdown``, ``csv``, ``json``,
-    ``overall_bars``, ``class_bsld``, ``wait_cdf`` and ``gantt:<label>``.
+    ``gantt_window``: ``(start_s, end_s)`` of the Gantt charts, or a ``--window`` text
+    (``"1d:2d"``, ``"job:42"``: :func:`~.gantt.parse_window`); default: see :mod:`.gantt`.
+    Returns ``{role: path}`` with roles ``markdown``, ``csv``, ``json``, ``overall_bars``,
+    ``class_bsld``, ``wait_cdf`` and ``gantt:<label>``.
 
     Runs of different workloads or machine sizes (:func:`differences`) raise
     :class:`~adaptsched.errors.InputError` naming what differs, unless ``allow_mixed``: then
@@ -187,7 +188,10 @@ def compare_runs(
     written["class_bsld"] = plot_class_bsld(metrics, labels, out / "class_bsld.png")
     waits = [jobs["waiting_time"].dropna().to_numpy(dtype=float) for _, jobs in results]
     written["wait_cdf"] = plot_wait_cdf(waits, labels, out / "wait_cdf.png")
-    window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
+    if isinstance(gantt_window, str):
+        window = parse_window(gantt_window, raws)
+    else:
+        window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
     gantts = {}
     for raw, label, m in zip(raws, labels, metrics):
         target = out / f"gantt_{_safe(label)}.png"

@@ -24,7 +24,7 @@ from adaptsched.analysis import (
     report_run,
     to_jobset,
 )
-from adaptsched.analysis.gantt import choose_window
+from adaptsched.analysis.gantt import choose_window, plot_gantt
 from adaptsched.analysis.jobs import alloc_stats, read_jobs_csv
 from adaptsched.errors import InputError
 
@@ -563,3 +563,54 @@ def test_invariants_catch_each_violation(tmp_path):
         assert text in problems, text
     assert len(check_invariants(bad, 8, guarantees=True)) == 5
     assert "guarantee" not in " ".join(check_invariants(bad, 8))
+
+
+# --------------------------------------------------------------------------- Gantt charts
+def test_attempts_are_told_apart_by_kind(tmp_path):
+    from adaptsched.analysis.gantt import CATEGORIES, attempt_categories
+
+    extra = [
+        row(5, 0, 1, "COMPLETED_WALLTIME_REACHED", 0, 10, "4"),
+        row(6, 0, 1, "COMPLETED_KILLED", 0, 5, "5"),  # killed by the scheduler, then resubmitted
+        row("6#1", 5, 1, "COMPLETED_SUCCESSFULLY", 5, 5, "5", meta="{'parent_job': 'w0!6', 'nb_resubmit': 1}"),
+        row("7#1", 0, 2, "COMPLETED_SUCCESSFULLY", 0, 9, "6-7", meta="{'parent_job': 'w0!7', 'kind': 'molded'}"),
+        row(8, 0, 1, "COMPLETED_FAILED", 10, 1, "5"),
+    ]
+    frame = read_jobs_csv(write_run(tmp_path, "kinds", PK_RUN + extra))
+    ran = frame[frame["starting_time"].notna()]
+    assert dict(zip(ran["job_id"], attempt_categories(ran))) == {
+        "1#1": "resized",
+        "2": "regular",
+        "2#1": "speculative-killed",
+        "3#1": "speculative",  # a test run that did the job's work
+        "4": "regular",
+        "5": "walltime",
+        "6": "killed",
+        "6#1": "regular",
+        "7#1": "molded",
+        "8": "failed",
+    }
+    colours = [tint for _, tints in CATEGORIES.values() for tint in tints]
+    assert len(colours) == len(set(colours)), "a colour means two things"
+    info = plot_gantt(frame, tmp_path / "kinds.png", hosts=8)
+    assert _is_png(info["path"]) and len(info["legend"]) == 8  # every category drawn, each in the legend
+    assert info["legend"][0].startswith("regular run, completed")
+
+
+def test_gantt_window_by_time_or_job(tmp_path):
+    from adaptsched.analysis.gantt import parse_window
+    from adaptsched.errors import UsageError
+
+    assert parse_window(None) is None
+    assert parse_window("1d:2d") == (86400.0, 172800.0)
+    assert parse_window("90min:2.5h") == (5400.0, 9000.0)
+    assert parse_window("100:250") == (100.0, 250.0)
+    raw = read_jobs_csv(write_run(tmp_path, "resub", RESUBMITTED))
+    # job 3: submitted at 0, its attempts end at 5, 10 and 30: 10 % margin (3 s) on each side
+    assert parse_window("job:3", [raw]) == (0.0, 33.0)
+    assert parse_window("job:w0!2", [raw]) == (pytest.approx(5 - 4.5), pytest.approx(50 + 4.5))
+    for bad in ("5:3", "100", "a:b", "job:99"):
+        with pytest.raises(UsageError, match="--window"):
+            parse_window(bad, [raw])
+    written = compare_runs([FIXTURES / "kr"], tmp_path / "cmp", gantt_window="job:10")
+    assert "Window: 29-39 s" in Path(written["markdown"]).read_text()  # job 10: 30 to 38, 1 s margin

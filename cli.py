@@ -94,7 +94,7 @@ def cmd_run(args):
         f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
-    _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}")
+    _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
     for note in result.notes:
         _say(f"note: {note}")
     if args.report:

@@ -84,6 +84,28 @@ def _format(key: str, value) -> str:
     return fmt_seconds(value) if name.endswith("_s") else fmt_number(value)
 
 
+#: The rows of :func:`summary_table`: what tells schedulers apart at a glance.
+SUMMARY_ROWS = ("wait_mean_s", "wait_p90_s", "bsld_mean", "utilization", "makespan_s")
+
+
+def summary_table(metrics_by_label: dict, keys=SUMMARY_ROWS) -> str:
+    """A few overall metrics of several runs as an aligned Markdown table (a terminal summary;
+    ``comparison.md`` has them all). ``metrics_by_label``: ``comparison.json``'s content."""
+    labels = list(metrics_by_label)
+    rows = [["metric", *labels]]
+    for key in keys:
+        label, fmt = next((lbl, f) for k, lbl, f in OVERALL_ROWS if k == key)
+        rows.append([label, *(fmt(metrics_by_label[run]["overall"].get(key)) for run in labels)])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, cells in enumerate(rows):
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        lines.append("| " + " | ".join(padded) + " |")
+        if n == 0:
+            lines.append("|" + "|".join("-" * (w + 1) + (":" if i else "-") for i, w in enumerate(widths)) + "|")
+    return "\n".join(lines)
+
+
 def differences(labels: list[str], metrics: list[dict], jobs: list[pd.DataFrame]) -> list[str]:
     """What makes runs not comparable, one sentence each: different machine sizes, different
     workloads (the original jobs: id, submission time and requested hosts, after folding)."""

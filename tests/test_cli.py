@@ -335,3 +335,17 @@ def test_the_schedule_trace_needs_real_batsim(tmp_path):
         "run", "--scheduler", "easy", "--workload", workload, "--platform", "1", "--out", tmp_path / "r", "--paje"
     )
     assert_usage_error(code, err, "Pajé", "--engine batsim")
+
+
+def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
+    code, out, err = cli("demo", "--jobs", 300, "--out", tmp_path / "demo")
+    assert code == 0, err
+    lines = out.splitlines()
+    report = next(i for i, line in enumerate(lines) if line.startswith("report: "))
+    assert lines[report] == f"report: {tmp_path / 'demo' / 'comparison'}/"
+    table = lines[report + 3 :]
+    assert [c.strip() for c in table[0].split("|")[1:-1]] == ["metric", "fcfs", "easy", "conservative"]
+    assert len(table) == 2 + 5 and "Per class" not in out  # not the whole comparison.md
+    assert (tmp_path / "demo" / "comparison" / "comparison.md").read_text().count("\n") > 50
+    code, _, err = cli("demo", "--trace", tmp_path / "CTC.swf.gz", "--out", tmp_path / "d2")
+    assert_clean_error(code, err, "no such trace", "CTC-SP2-1996-3.1-cln.swf.gz", "https://www.cs.huji.ac.il/")

@@ -27,12 +27,15 @@ settings.load_profile("default")
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Say, loudly, how many tests did not run because real Batsim is absent."""
+    """Say, loudly, how many tests did not run because real Batsim is absent (the conformance
+    tests, and docs/getting-started.md's recipe)."""
     skipped = [
         report
         for report in terminalreporter.stats.get("skipped", [])
         if isinstance(report.longrepr, tuple) and NO_BATSIM in str(report.longrepr[2])
     ]
     if skipped:
-        terminalreporter.write_sep("!", f"{len(skipped)} CONFORMANCE TESTS SKIPPED: {NO_BATSIM}", red=True, bold=True)
+        terminalreporter.write_sep(
+            "!", f"{len(skipped)} TESTS SKIPPED (conformance, recipe): {NO_BATSIM}", red=True, bold=True
+        )
         terminalreporter.write_line(NO_BATSIM_HELP)

@@ -1,31 +1,78 @@
 """The ``adaptsched`` command line.
 
-Every command exits with status 0 on success and, on any error, prints a
-one-paragraph message (no traceback) and exits with status 1 (2 for usage
-errors, 130 when interrupted). Set ADAPTSCHED_DEBUG=1 to see tracebacks.
+Exit status, the same for every command (docs/errors.md):
+
+* ``0``: success;
+* ``1``: error: bad input (the message names file, line and field), a failed run, an output
+  that cannot be written, the outputs of a run that did not finish, runs that cannot be
+  compared; and "internal error" for a bug (please report it);
+* ``2``: usage error: unknown command or option, missing argument, argument value out of
+  range or arguments that contradict each other (argparse's convention, which
+  :class:`~adaptsched.errors.UsageError` follows);
+* ``130``: interrupted (Ctrl-C: 128 + SIGINT, as shells report it).
+
+Errors print one paragraph on stderr, ``adaptsched COMMAND: error: ...``, never a
+traceback; set ADAPTSCHED_DEBUG=1 to see one.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 from adaptsched import __version__
-from adaptsched.errors import AdaptschedError
+from adaptsched.errors import AdaptschedError, UsageError, file_problem
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _say(*args):
     print(*args, flush=True)
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a usage error, exit 2, otherwise)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def output_folder(folder, option: str = "--out", value=None) -> Path:
+    """Creates ``folder`` (and its parents) and checks that files can be written in it, before
+    any long computation; a clear error otherwise. ``value``: the option's value, if not ``folder``."""
+    folder = Path(folder)
+    shown = f"{option} {value if value is not None else folder}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if error.errno in (errno.EEXIST, errno.ENOTDIR):
+            reason = "a file is in the way (a folder is needed there)"
+        raise AdaptschedError(f"{shown}: cannot create the folder {folder}: {reason}") from None
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise AdaptschedError(f"{shown}: cannot write files in {folder}: {error.strerror or error}") from None
+    return folder
+
+
 # -- run ----------------------------------------------------------------------------
 def cmd_run(args):
     from adaptsched.engines.run import run
 
+    if args.platform.strip().lstrip("+-").isdigit() and int(args.platform) < 1:
+        raise UsageError(f"--platform {args.platform}: a platform needs at least one host")
+    output_folder(Path(args.out).parent, "--out", args.out)
     result = run(
         args.scheduler,
         args.workload,
@@ -39,6 +86,7 @@ def cmd_run(args):
         profile_reuse=args.profile_reuse,
         progress=None if args.progress == "auto" else args.progress == "on",
         pin_cpu=not args.no_pin,
+        schedule_trace=args.schedule_trace,
         say=_say,
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
@@ -46,13 +94,13 @@ def cmd_run(args):
         f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
-    _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}")
+    _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
     for note in result.notes:
         _say(f"note: {note}")
     if args.report:
         from adaptsched.analysis import report_run
 
-        report = report_run(result.prefix, bound_s=args.bound)
+        report = report_run(result.prefix, bound_s=args.bound, gantt_window=args.window)
         _say(report["text"])
         _say(f"report: {report['markdown']}, {report['gantt']}")
     return 0
@@ -99,6 +147,10 @@ def cmd_convert(args):
 def cmd_platform(args):
     from adaptsched.platforms.simgrid import write_cluster
 
+    if not Path(args.output).parent.is_dir():
+        raise AdaptschedError(
+            f"cannot write {args.output}: the folder {Path(args.output).parent} does not exist (create it first)"
+        )
     path = write_cluster(args.hosts, args.output, speed=args.speed)
     _say(
         f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
@@ -110,10 +162,20 @@ def cmd_platform(args):
 # -- analysis -----------------------------------------------------------------------
 def cmd_metrics(args):
     from adaptsched.analysis import compute_metrics, format_metrics
+    from adaptsched.analysis.metrics import nothing_ran
 
     metrics = compute_metrics(
         args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide
     )
+    unfinished = nothing_ran(metrics)
+    if unfinished:
+        raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
+        print(
+            f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
+            "these metrics cover only the jobs it finished",
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(metrics, indent=2))
     else:
@@ -124,7 +186,16 @@ def cmd_metrics(args):
 def cmd_compare(args):
     from adaptsched.analysis import compare_runs
 
-    written = compare_runs(args.runs, args.out, bound_s=args.bound, hosts=args.hosts)
+    output_folder(args.out)
+    written = compare_runs(
+        args.runs,
+        args.out,
+        bound_s=args.bound,
+        hosts=args.hosts,
+        allow_mixed=args.allow_mixed,
+        gantt_window=args.window,
+        say=lambda text: print(f"adaptsched compare: {text}", file=sys.stderr),
+    )
     _say(Path(written["markdown"]).read_text())
     _say(
         f"comparison written to {Path(args.out).resolve()}: "
@@ -198,22 +269,50 @@ def cmd_qos_annotate(args):
 
 
 # -- reproduce -------------------------------------------------------------------------
+def qops_trace_files(traces: tuple, files) -> dict:
+    """``reproduce qops --trace``: which file replaces which trace. A file is ``NAME=FILE`` or
+    named after its trace (``SDSC-SP2-1998-4.2-cln.swf.gz``, or an excerpt ``SDSC-SP2-...``);
+    with a single ``--qos-trace`` a single file replaces that trace whatever its name."""
+    from adaptsched.workloads.traces import trace_of_file
+
+    mapping = {}
+    for text in files or []:
+        name, sep, path = text.partition("=")
+        if not (sep and name in traces):
+            name, path = trace_of_file(text), text
+            if name is None and len(traces) == 1 and len(files) == 1:
+                name = traces[0]
+        if name not in traces:
+            raise UsageError(
+                f"--trace {text}: say which trace it replaces, as NAME=FILE with NAME among {', '.join(traces)} "
+                "(or keep the archive's file name, e.g. SDSC-SP2-1998-4.2-cln.swf.gz)"
+            )
+        if name in mapping:
+            raise UsageError(f"--trace: two files for {name}: {mapping[name]} and {path}")
+        mapping[name] = path
+    return mapping
+
+
 def cmd_reproduce(args):
+    args.out = args.out or f"results/{args.paper}"
+    if args.paper == "downey" and args.trace:
+        raise UsageError("--trace: downey generates its workloads from Downey's model, it reads no trace")
+    if args.paper != "qops" and args.trace and len(args.trace) > 1:
+        raise UsageError(f"--trace: {args.paper} replays one trace, {len(args.trace)} given")
+    output_folder(args.out)
     if args.paper == "qops":
         from adaptsched.reproduce.qops import TRACES
         from adaptsched.reproduce.qops import reproduce as reproduce_qops
 
         traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
-        if args.trace and len(traces) != 1:
-            raise AdaptschedError("reproduce qops: --trace needs exactly one --qos-trace (the trace it replaces)")
         reproduce_qops(
-            out=args.out or "results/qops",
+            out=args.out,
             jobs=args.jobs or 10000,
             engine=args.engine,
             batsim=args.batsim,
             workers=args.workers,
             traces=traces,
-            trace_files={traces[0]: args.trace} if args.trace else None,
+            trace_files=qops_trace_files(traces, args.trace),
             say=_say,
         )
         return 0
@@ -221,7 +320,7 @@ def cmd_reproduce(args):
         from adaptsched.reproduce.downey import reproduce as reproduce_downey
 
         reproduce_downey(
-            out=args.out or "results/downey",
+            out=args.out,
             days=args.days,
             seeds=3 if args.seeds is None else args.seeds,
             hosts=args.hosts or 64,
@@ -235,8 +334,8 @@ def cmd_reproduce(args):
 
     studies = tuple(args.study) if args.study else STUDIES
     reproduce(
-        out=args.out or "results/perkovic-keleher",
-        trace=args.trace,
+        out=args.out,
+        trace=args.trace[0] if args.trace else None,
         hosts=args.hosts or PAPER_HOSTS,
         jobs=args.jobs,
         seeds=5 if args.seeds is None else args.seeds,
@@ -253,6 +352,7 @@ def cmd_reproduce(args):
 def cmd_demo(args):
     from adaptsched.demo import demo
 
+    output_folder(args.out)
     demo(out=args.out, jobs=args.jobs, hosts=args.hosts, engine=args.engine, trace=args.trace, say=_say)
     return 0
 
@@ -292,6 +392,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
+    p.add_argument(
+        "--window",
+        metavar="START:END|job:ID",
+        help="time window of the Gantt chart (with --report): START:END in simulation seconds or with a unit "
+        "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
+        "(default: the busiest period, at most 2 days and 500 jobs)",
+    )
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
     p.add_argument(
@@ -303,6 +410,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: only on a terminal)"
     )
     p.add_argument("--no-pin", action="store_true", help="do not bind the engine and the scheduler to one CPU")
+    p.add_argument(
+        "--schedule-trace",
+        "--paje",
+        action="store_true",
+        help="real Batsim only: also write its Pajé trace OUT_schedule.trace (off by default: large)",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("schedulers", help="list the schedulers, their options and plugin paths")
@@ -311,8 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("convert", help="convert an SWF trace to a Batsim JSON workload")
     p.add_argument("trace", help="SWF trace (.swf or .swf.gz)")
     p.add_argument("output", help="Batsim JSON workload to write")
-    p.add_argument("--hosts", type=int, help="machine size (default: the header's MaxNodes)")
-    p.add_argument("--first", type=int, help="keep only the first N jobs")
+    p.add_argument("--hosts", type=positive_int, help="machine size (default: the header's MaxNodes)")
+    p.add_argument("--first", type=positive_int, help="keep only the first N jobs")
     p.add_argument("--start", type=float, help="keep jobs submitted at or after this SWF time (s)")
     p.add_argument("--end", type=float, help="keep jobs submitted before this SWF time (s)")
     p.add_argument(
@@ -330,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("platform", help="write a homogeneous cluster platform for Batsim")
-    p.add_argument("--hosts", type=int, required=True, help="number of compute hosts")
+    p.add_argument("--hosts", type=positive_int, required=True, help="number of compute hosts (at least 1)")
     p.add_argument("--speed", default="1Gf", help="host speed (default 1Gf)")
     p.add_argument("output", help="platform XML to write")
     p.set_defaults(func=cmd_platform)
@@ -338,10 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("metrics", help="metrics of a run (PREFIX_jobs.csv)")
     p.add_argument("jobs_csv", help="a Batsim _jobs.csv (or its prefix)")
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
-    p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
+    p.add_argument("--hosts", type=positive_int, help="machine size (default: from _schedule.csv)")
     p.add_argument("--short", type=float, default=3600.0, help="short jobs run less than this (s, default 3600)")
     p.add_argument("--long", type=float, default=36000.0, help="long jobs run at least this (s, default 36000)")
-    p.add_argument("--wide", type=int, default=16, help="wide jobs use more hosts than this (default 16)")
+    p.add_argument("--wide", type=positive_int, default=16, help="wide jobs use more hosts than this (default 16)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_metrics)
 
@@ -349,15 +462,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("runs", nargs="+", help="run prefixes (or _jobs.csv files)")
     p.add_argument("--out", required=True, help="directory for the comparison")
     p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
-    p.add_argument("--hosts", type=int, help="machine size (default: from _schedule.csv)")
+    p.add_argument("--hosts", type=positive_int, help="machine size (default: from _schedule.csv)")
+    p.add_argument(
+        "--window",
+        metavar="START:END|job:ID",
+        help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
+        "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
+        "(default: the busiest period, at most 2 days and 500 jobs)",
+    )
+    p.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="compare runs of different workloads or machine sizes anyway (refused by default)",
+    )
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("generate", help="generate a synthetic workload from a model")
     p.add_argument("model", choices=("downey",), help="downey: Downey (1996) moldable workload model")
     p.add_argument("output", help="Batsim JSON workload to write")
-    p.add_argument("--days", type=int, default=10, help="simulated days (default 10)")
+    p.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
     p.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
-    p.add_argument("--hosts", type=int, default=64, help="processors N (default 64)")
+    p.add_argument("--hosts", type=positive_int, default=64, help="processors N (default 64)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--swf", help="also write the jobs as an SWF trace")
     p.set_defaults(func=cmd_generate)
@@ -411,19 +536,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
     p.add_argument(
         "--trace",
-        help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz; qops: the file of the one --qos-trace)",
+        action="append",
+        metavar="FILE",
+        help="SWF trace to replay instead of ../shared/traces' copy (docs/getting-started.md says where each "
+        "comes from). perkovic-keleher: CTC-SP2-1996-3.1-cln.swf.gz; qops (repeatable): "
+        "SDSC-SP2-1998-4.2-cln.swf.gz and CTC-SP2-1996-3.1-cln.swf.gz, matched by name, or NAME=FILE",
     )
-    p.add_argument("--hosts", type=int, help="machine size (default: the paper's, 430 or 64)")
+    p.add_argument("--hosts", type=positive_int, help="machine size (default: the paper's, 430 or 64)")
     p.add_argument(
         "--jobs",
-        type=int,
+        type=positive_int,
         help="perkovic-keleher: only the first N jobs (default: the whole trace); "
         "qops: jobs per trace (default 10,000)",
     )
-    p.add_argument("--days", type=int, default=120, help="downey: simulated days per workload (default 120)")
+    p.add_argument("--days", type=positive_int, default=120, help="downey: simulated days per workload (default 120)")
     p.add_argument(
         "--seeds",
-        type=int,
+        type=positive_int,
         help="seeds: of the randomized orders (perkovic-keleher, default 5), "
         "of the Table 1 workloads (downey, default 3)",
     )
@@ -433,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("orders", "speculation", "adaptation", "combined"),
         help="run only this study (repeatable; default: all)",
     )
-    p.add_argument("--workers", type=int, help="parallel runs (default: one per CPU)")
+    p.add_argument("--workers", type=positive_int, help="parallel runs (default: one per CPU)")
     p.add_argument(
         "--qos-trace",
         action="append",
@@ -444,34 +573,50 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
     p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")
-    p.add_argument("--jobs", type=int, default=5000, help="number of jobs (default 5000)")
-    p.add_argument("--hosts", type=int, default=338, help="machine size (default 338, CTC's batch partition)")
+    p.add_argument("--jobs", type=positive_int, default=5000, help="number of jobs (default 5000)")
+    p.add_argument("--hosts", type=positive_int, default=338, help="machine size (default 338, CTC's batch partition)")
     p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
-    p.add_argument("--trace", help="SWF trace (default: ../shared/traces/CTC-SP2, else the committed excerpt)")
+    p.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="SWF trace (default: ../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz, else the committed excerpt of its "
+        "first 5,000 jobs)",
+    )
     p.set_defaults(func=cmd_demo)
     return parser
 
 
 def main(argv=None) -> int:
+    """Runs one command; returns its exit status (module doc). argparse's own usage errors
+    exit 2 from ``parse_args``."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    name = f"adaptsched {args.command}"
     try:
         return args.func(args)
+    except UsageError as error:
+        print(f"{name}: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except AdaptschedError as error:
-        print(f"adaptsched {args.command}: error: {error}", file=sys.stderr)
-        return 1
+        print(f"{name}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"adaptsched {args.command}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (``adaptsched schedulers | head``): a normal end
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
-        return 0
+        return EXIT_OK
+    except OSError as error:  # a file the user named or a full disk: not a bug
+        if os.environ.get("ADAPTSCHED_DEBUG"):
+            raise
+        print(f"{name}: error: {file_problem(error)}", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as error:  # a bug: say so in one paragraph, traceback on demand
         if os.environ.get("ADAPTSCHED_DEBUG"):
             raise
         print(
-            f"adaptsched {args.command}: internal error: {type(error).__name__}: {error} "
+            f"{name}: internal error: {type(error).__name__}: {error} "
             "(set ADAPTSCHED_DEBUG=1 for the traceback, and please report it)",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_ERROR

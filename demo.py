@@ -3,15 +3,15 @@
 Uses ``../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`` next to the repository when it
 is there, and otherwise the real excerpt committed in ``workloads/excerpts`` (the
 same first 5,000 jobs). Writes the runs, then a comparison (Markdown and CSV
-tables, PNG charts, one Gantt chart per run) into the results folder it names.
+tables, PNG charts, one Gantt chart per run); prints the report's folder, then a short table
+(mean and p90 wait, mean bounded slowdown, utilization, makespan per scheduler).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
-
-from adaptsched.errors import InputError
 
 REPO = Path(__file__).resolve().parent
 SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
@@ -19,7 +19,7 @@ EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.
 SCHEDULERS = ("fcfs", "easy", "conservative")
 
 
-def find_trace() -> Path:
+def default_trace() -> Path:
     return SHARED_TRACE if SHARED_TRACE.is_file() else EXCERPT
 
 
@@ -27,15 +27,15 @@ def demo(
     out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None, say=print
 ) -> Path:
     from adaptsched.analysis import compare_runs
+    from adaptsched.analysis.compare import summary_table
     from adaptsched.engines.run import run
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.traces import find_trace
 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    trace = Path(trace) if trace else find_trace()
-    if not trace.is_file():
-        raise InputError(trace, "no such trace")
+    trace = find_trace("CTC-SP2", trace) if trace else default_trace()
     say(f"trace: {trace}" + ("" if trace != EXCERPT else " (committed excerpt: ../shared/traces is absent)"))
     workload, report = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, out / f"ctc_first{jobs}.json")
@@ -48,6 +48,8 @@ def demo(
         say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")
-    say(Path(written["markdown"]).read_text())
-    say(f"report: {out / 'comparison'} (comparison.md, comparison.csv, PNG charts, one Gantt chart per run)")
+    say(f"\nreport: {out / 'comparison'}/")
+    say("  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run\n")
+    metrics = json.loads(Path(written["json"]).read_text())
+    say(summary_table(metrics))
     return out / "comparison"

@@ -1,6 +1,13 @@
-"""Errors that the command line reports as a one-paragraph message (no traceback)."""
+"""Errors that the command line reports as a one-paragraph message (no traceback).
+
+Exit status (``cli.py``, docs/errors.md): 1 for :class:`AdaptschedError` and its subclasses,
+2 for :class:`UsageError` (as argparse's own usage errors).
+"""
 
 from __future__ import annotations
+
+import errno
+from pathlib import Path
 
 
 class AdaptschedError(Exception):
@@ -28,3 +35,25 @@ class InputError(AdaptschedError):
 
 class SimulationError(AdaptschedError):
     """A run failed: invalid scheduler decision, crashed process, broken protocol."""
+
+
+class UsageError(AdaptschedError):
+    """A command line that cannot work as given: arguments that contradict each other, an
+    argument value out of range. The command line exits with status 2, as argparse does."""
+
+
+def file_problem(error: OSError) -> str:
+    """One line saying which file an ``OSError`` is about and why, in the user's terms.
+
+    >>> file_problem(FileNotFoundError(errno.ENOENT, "No such file or directory", "/nowhere/x.xml"))
+    '/nowhere/x.xml: the folder /nowhere does not exist'
+    """
+    path = error.filename
+    reason = error.strerror or str(error)
+    if path is None:
+        return reason
+    if error.errno == errno.ENOENT and not Path(path).parent.exists():
+        reason = f"the folder {Path(path).parent} does not exist"
+    elif error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason = f"{reason} (check the path and its permissions)"
+    return f"{path}: {reason}"

@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .gantt import choose_window, plot_gantt
+from ..errors import InputError
+from .gantt import choose_window, parse_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
-from .metrics import CLASSES, analyse, class_label, fmt_number, fmt_seconds
+from .metrics import CLASSES, analyse, class_label, fmt_number, fmt_seconds, nothing_ran
 from .metrics import OVERALL_ROWS as METRICS_ROWS
 from .plots import plot_class_bsld, plot_overall_bars, plot_wait_cdf
 
@@ -83,15 +84,79 @@ def _format(key: str, value) -> str:
     return fmt_seconds(value) if name.endswith("_s") else fmt_number(value)
 
 
-def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=None, gantt_window=None) -> dict:
+#: The rows of :func:`summary_table`: what tells schedulers apart at a glance.
+SUMMARY_ROWS = ("wait_mean_s", "wait_p90_s", "bsld_mean", "utilization", "makespan_s")
+
+
+def summary_table(metrics_by_label: dict, keys=SUMMARY_ROWS) -> str:
+    """A few overall metrics of several runs as an aligned Markdown table (a terminal summary;
+    ``comparison.md`` has them all). ``metrics_by_label``: ``comparison.json``'s content."""
+    labels = list(metrics_by_label)
+    rows = [["metric", *labels]]
+    for key in keys:
+        label, fmt = next((lbl, f) for k, lbl, f in OVERALL_ROWS if k == key)
+        rows.append([label, *(fmt(metrics_by_label[run]["overall"].get(key)) for run in labels)])
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, cells in enumerate(rows):
+        padded = [c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        lines.append("| " + " | ".join(padded) + " |")
+        if n == 0:
+            lines.append("|" + "|".join("-" * (w + 1) + (":" if i else "-") for i, w in enumerate(widths)) + "|")
+    return "\n".join(lines)
+
+
+def differences(labels: list[str], metrics: list[dict], jobs: list[pd.DataFrame]) -> list[str]:
+    """What makes runs not comparable, one sentence each: different machine sizes, different
+    workloads (the original jobs: id, submission time and requested hosts, after folding)."""
+    found = []
+    sizes = [m["hosts"] for m in metrics]
+    if len(set(sizes)) > 1:
+        found.append(
+            "machine sizes differ: " + ", ".join(f"{label} {n or '?'} hosts" for label, n in zip(labels, sizes))
+        )
+    prints = []
+    for frame in jobs:
+        keys = frame["workload_name"] + "!" + frame["job_id"]
+        prints.append(
+            set(zip(keys, frame["submission_time"].round(6), frame["requested_number_of_resources"].astype(int)))
+        )
+    if any(p != prints[0] for p in prints[1:]):
+        counts = [len(p) for p in prints]
+        if len(set(counts)) > 1:
+            detail = ", ".join(f"{label} {n:,} jobs" for label, n in zip(labels, counts))
+        else:
+            other = next(i for i, p in enumerate(prints) if p != prints[0])
+            differ = len(prints[0] ^ prints[other]) // 2
+            detail = f"{labels[0]} and {labels[other]} have {counts[0]:,} jobs each, {differ:,} of them different"
+        found.append(f"workloads differ: {detail} (job ids, submission times or requested hosts)")
+    return found
+
+
+def compare_runs(
+    runs,
+    out_dir,
+    *,
+    labels=None,
+    bound_s: float = 10.0,
+    hosts=None,
+    gantt_window=None,
+    allow_mixed: bool = False,
+    say=None,
+) -> dict:
     """Compare Batsim runs and write tables and charts into ``out_dir`` (see module doc).
 
     ``runs``: prefixes (``/x/out/easy`` for ``/x/out/easy_jobs.csv``) or jobs.csv paths.
     ``labels``: run names (default: the prefix basenames). ``hosts``: machine size, one int
     for all runs or one per run (default: each run's schedule.csv, else inferred).
-    ``gantt_window``: ``(start_s, end_s)`` of the Gantt charts (default: see
-    :mod:`.gantt`). Returns ``{role: path}`` with roles ``markdown``, ``csv``, ``json``,
-    ``overall_bars``, ``class_bsld``, ``wait_cdf`` and ``gantt:<label>``.
+    ``gantt_window``: ``(start_s, end_s)`` of the Gantt charts, or a ``--window`` text
+    (``"1d:2d"``, ``"job:42"``: :func:`~.gantt.parse_window`); default: see :mod:`.gantt`.
+    Returns ``{role: path}`` with roles ``markdown``, ``csv``, ``json``, ``overall_bars``,
+    ``class_bsld``, ``wait_cdf`` and ``gantt:<label>``.
+
+    Runs of different workloads or machine sizes (:func:`differences`) raise
+    :class:`~adaptsched.errors.InputError` naming what differs, unless ``allow_mixed``: then
+    ``say`` (if given) prints a warning, which ``comparison.md`` repeats.
     """
     if isinstance(runs, (str, os.PathLike)):
         runs = [runs]
@@ -111,6 +176,19 @@ def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=Non
         analyse(raw, source=str(path), bound_s=bound_s, hosts=h) for raw, path, h in zip(raws, paths, hosts_list)
     ]
     metrics = [m for m, _ in results]
+    for m in metrics:
+        empty = nothing_ran(m)
+        if empty:
+            raise InputError(m["source"], empty)
+    mixed = differences(labels, metrics, [jobs for _, jobs in results])
+    if mixed and not allow_mixed:
+        raise InputError(
+            ", ".join(str(p) for p in paths),
+            "these runs are not comparable: " + "; ".join(mixed) + ". Compare runs of the same workload on the "
+            "same machine, or pass --allow-mixed (allow_mixed=True) to compare them anyway",
+        )
+    if mixed and say is not None:
+        say("warning: comparing unlike runs: " + "; ".join(mixed))
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -132,7 +210,10 @@ def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=Non
     written["class_bsld"] = plot_class_bsld(metrics, labels, out / "class_bsld.png")
     waits = [jobs["waiting_time"].dropna().to_numpy(dtype=float) for _, jobs in results]
     written["wait_cdf"] = plot_wait_cdf(waits, labels, out / "wait_cdf.png")
-    window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
+    if isinstance(gantt_window, str):
+        window = parse_window(gantt_window, raws)
+    else:
+        window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
     gantts = {}
     for raw, label, m in zip(raws, labels, metrics):
         target = out / f"gantt_{_safe(label)}.png"
@@ -144,6 +225,8 @@ def compare_runs(runs, out_dir, *, labels=None, bound_s: float = 10.0, hosts=Non
     lines = ["# Comparison of runs", ""]
     for label, path, m in zip(labels, paths, metrics):
         lines.append(f"- **{label}**: `{path}`, {m['hosts']} hosts (source: {m['hosts_source']})")
+    if mixed:
+        lines += ["", "**Warning: these runs are not alike** (compared with --allow-mixed): " + "; ".join(mixed) + "."]
     lines += [
         "",
         f"Bounded slowdown bound {params['bound_s']:g} s; attempts of resubmitted "

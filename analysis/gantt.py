@@ -1,24 +1,34 @@
 """Gantt chart PNG of one run, drawn by evalys' ``GanttVisualization``.
 
 The chart shows every executed **attempt** (unfolded rows: a killed attempt did occupy its
-hosts), coloured by final state, above a panel with evalys' utilisation (busy hosts) and
-queue (hosts requested by waiting jobs) curves.
+hosts), coloured by its kind and outcome (:data:`CATEGORIES`, one colour each, legend
+beside the chart): regular runs, resized and molded copies, speculative copies and test
+runs (completed, or killed when their speculated time ran out), walltime kills, other
+scheduler kills, failures. The kind of an attempt is its metadata's ``kind`` (written by
+adaptsched's schedulers for every copy they run). Below, a panel draws evalys' utilisation
+curve (busy hosts) and the queued demand (hosts requested by waiting jobs), in black and
+grey so that no colour means two things.
 
-Windowing (so that large traces stay readable and fast): by default the window starts at the
-first submission and ends ``max_span_s`` (2 days) later, or earlier, just before the
-``max_jobs``-th (500th) job start or before the job start that brings the rectangles to draw
-past ``max_boxes`` (3000; a job has one rectangle per interval of its allocation, and
-fragmented allocations have hundreds), whichever comes first (never past the last finish). The
-start of the trace was chosen over "the busiest period" because it is deterministic and
-identical for all runs of a comparison (the same workload starts at the same time whatever
-the scheduler), so the charts can be compared side by side. An explicit
-``window=(start_s, end_s)`` overrides it. Jobs overlapping a window edge are clipped to it.
+Window (so that large traces stay readable and fast): :func:`choose_window`, shared by all
+runs of a comparison so that their charts can be compared side by side. Its start is the
+start of the busiest period: the job start that begins the ``max_span_s``-long (2 days)
+interval holding the most job starts (where schedulers differ; the trace's first
+submission would often show an idle machine). Its end is the earliest of that start +
+``max_span_s``, the ``max_jobs``-th (500th) attempt started in the window, and the attempt
+that brings the rectangles to draw past ``max_boxes`` (3000; a job has one rectangle per
+interval of its allocation, and fragmented allocations have hundreds), in any run; never
+past the last finish. A run shorter than ``max_span_s`` with fewer attempts than ``max_jobs``
+is drawn from its first job start to its last finish. An explicit ``window=(start_s, end_s)``
+overrides it (``--window START:END`` on the command line, or ``--window job:ID`` for the
+span of one job's attempts: :func:`parse_window`). Jobs overlapping a window edge are
+clipped to it.
 """
 
 from __future__ import annotations
 
 import collections
 import os
+import re
 
 import matplotlib
 import matplotlib.patches
@@ -26,7 +36,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .evalys_bridge import executed_rows, load_curve, quiet_evalys, to_jobset
+from ..errors import UsageError
+from .evalys_bridge import executed_rows, job_labels, load_curve, quiet_evalys, to_jobset
+from .fold import root_keys
 from .jobs import FAILED, KILLED, SUCCESS, WALLTIME, alloc_columns, with_alloc_columns
 
 MAX_JOBS = 500
@@ -34,14 +46,84 @@ MAX_SPAN_S = 2 * 86400.0
 MAX_BOXES = 3000  # rectangles (allocation intervals): beyond, drawing gets slow
 LABEL_MAX_JOBS = 80  # job ids are written in the boxes up to this many jobs
 
-_SUCCESS_COLORS = ("#56B4E9", "#009E73", "#0072B2", "#A6D96A", "#CC79A7", "#AAAAAA")
-_STATE_COLORS = {WALLTIME: "#D55E00", KILLED: "#E69F00", FAILED: "#333333"}
-_STATE_NAMES = {
-    SUCCESS: "completed (colours alternate per job)",
-    WALLTIME: "walltime reached",
-    KILLED: "killed by the scheduler",
-    FAILED: "failed",
+#: Kind and outcome of an attempt -> (legend, colours). Okabe-Ito colour-blind-safe hues, one
+#: per category; a category with two tints alternates them from job to job so that adjacent
+#: boxes stay apart (both tints mean the same thing).
+CATEGORIES = {
+    "regular": ("regular run, completed", ("#56B4E9", "#0072B2")),
+    "resized": ("resized copy, completed", ("#009E73", "#66C5AB")),
+    "molded": ("molded copy, completed", ("#F0E442",)),
+    "speculative": ("speculative copy or test run, completed", ("#CC79A7",)),
+    "speculative-killed": ("speculative copy or test run, killed at its speculated end", ("#BBBBBB",)),
+    "walltime": ("killed at its walltime", ("#D55E00",)),
+    "killed": ("killed by the scheduler (other)", ("#882255",)),
+    "failed": ("failed", ("#000000",)),
 }
+_KIND_RE = re.compile(r"""['"]kind['"]\s*:\s*['"]([A-Za-z_-]+)['"]""")
+
+
+def attempt_categories(ran: pd.DataFrame) -> np.ndarray:
+    """The :data:`CATEGORIES` key of each executed attempt (row) of ``ran``."""
+    kinds = ran["metadata"].str.extract(_KIND_RE, expand=False).fillna("regular").to_numpy()
+    states = ran["final_state"].to_numpy()
+    out = np.empty(len(ran), dtype=object)
+    for i, (kind, state) in enumerate(zip(kinds, states)):
+        copy = kind in ("speculative", "test")
+        if state == SUCCESS:
+            out[i] = "speculative" if copy else (kind if kind in ("resized", "molded") else "regular")
+        elif state == WALLTIME:
+            out[i] = "walltime"
+        elif state == KILLED:
+            out[i] = "speculative-killed" if copy else "killed"
+        else:
+            out[i] = "failed" if state == FAILED else "killed"
+    return out
+
+
+_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_TIME_RE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|min|h|d)?\s*")
+
+
+def _seconds(text: str) -> float:
+    match = _TIME_RE.fullmatch(text)
+    if not match:
+        raise UsageError(f"--window: {text!r} is not a time such as 3600, 90min, 12h or 1.5d")
+    return float(match.group(1)) * _UNITS[match.group(2) or ""]
+
+
+def parse_window(spec: str | None, raws=()) -> tuple[float, float] | None:
+    """A ``--window`` value as ``(start_s, end_s)`` (None for the default window).
+
+    ``START:END`` in simulation seconds, or with a unit (``12h:36h``, ``1d:2.5d``); ``job:ID``
+    covers every attempt of job ``ID`` in the runs ``raws`` (frames of attempts), from its
+    submission to its last finish, with 10 % more on each side.
+    """
+    if spec is None:
+        return None
+    if spec.startswith("job:"):
+        wanted = spec[4:]
+        begin, end = np.inf, -np.inf
+        for raw in raws:
+            roots = root_keys(raw)
+            ids = roots.str.split("!", n=1).str[1]
+            mine = raw[
+                (roots == wanted).to_numpy() | (ids == wanted).to_numpy() | (job_labels(raw) == wanted).to_numpy()
+            ]
+            if len(mine):
+                begin = min(begin, float(mine["submission_time"].min()))
+                end = max(end, float(mine["finish_time"].max() if mine["finish_time"].notna().any() else begin))
+        if not np.isfinite(begin):
+            raise UsageError(f"--window {spec}: no job {wanted!r} in the run(s)")
+        margin = max((end - begin) * 0.1, 1.0)
+        return max(0.0, begin - margin), end + margin
+    start, sep, stop = spec.partition(":")
+    if not sep:
+        raise UsageError(f"--window {spec}: expected START:END (e.g. 86400:172800 or 1d:2d) or job:ID")
+    begin, end = _seconds(start), _seconds(stop)
+    if not end > begin:
+        raise UsageError(f"--window {spec}: the end must come after the start")
+    return begin, end
+
 
 # Visualization needs an object with .fig and .spec (evalys' private _LayoutSpec).
 _LayoutSpec = collections.namedtuple("_LayoutSpec", ("fig", "spec"))
@@ -147,7 +229,8 @@ def plot_gantt(
     """Write the Gantt chart PNG of the attempts in ``raw`` (a frame from
     :func:`~adaptsched.analysis.jobs.read_jobs_csv`) to ``path``.
 
-    Returns ``{"path", "window": [start_s, end_s] or None, "jobs_drawn", "whole_run"}``.
+    Returns ``{"path", "window": [start_s, end_s] or None, "jobs_drawn", "whole_run", "legend"}``
+    (``legend``: the labels of the kinds of attempts drawn, in :data:`CATEGORIES` order).
     """
     raw = with_alloc_columns(raw)
     ran = executed_rows(raw)
@@ -171,7 +254,7 @@ def plot_gantt(
         ax.set_xlabel("simulation time (s)")
         ax.set_ylabel("host id")
         fig.savefig(path)
-        return {"path": os.fspath(path), "window": None, "jobs_drawn": 0, "whole_run": True}
+        return {"path": os.fspath(path), "window": None, "jobs_drawn": 0, "whole_run": True, "legend": []}
 
     begin, end = window
     scale, unit = _time_unit(end - begin)
@@ -184,8 +267,8 @@ def plot_gantt(
         for column in ("submission_time", "starting_time", "finish_time", "execution_time", "waiting_time"):
             shown[column] = shown[column] / scale
         jobset = to_jobset(shown, hosts=hosts)
-        states = part["final_state"].to_numpy()
-        colors = [_STATE_COLORS.get(state, _SUCCESS_COLORS[i % len(_SUCCESS_COLORS)]) for i, state in enumerate(states)]
+        categories = attempt_categories(part)
+        colors = [CATEGORIES[c][1][i % len(CATEGORIES[c][1])] for i, c in enumerate(categories)]
         gantt = _gantt_class()(_LayoutSpec(fig, grid[0]), title="")
         gantt.alpha = 0.75
         gantt.colorer = lambda job, palette: colors[int(job["uniq_num"])]
@@ -200,12 +283,16 @@ def plot_gantt(
         if hosts > 64:  # evalys draws 0.5-pt black edges: too dark on big machines
             for patch in ax.patches:
                 patch.set_linewidth(0.15)
-        present = [s for s in (SUCCESS, WALLTIME, KILLED, FAILED) if s in set(states)]
+        present = set(categories)
         handles = [
             matplotlib.patches.Patch(
-                facecolor=_STATE_COLORS.get(s, _SUCCESS_COLORS[0]), edgecolor="black", alpha=0.75, label=_STATE_NAMES[s]
+                facecolor=tints[0],
+                edgecolor="black",
+                alpha=0.75,
+                label=label + (" (two tints alternate)" if len(tints) > 1 else ""),
             )
-            for s in present
+            for key, (label, tints) in CATEGORIES.items()
+            if key in present
         ]
     else:
         handles = []
@@ -226,13 +313,13 @@ def plot_gantt(
     ax.tick_params(labelbottom=False)
 
     load = fig.add_subplot(grid[1], sharex=ax)
-    for kind, label, color in (
-        ("utilisation", "busy hosts", "#0072B2"),
-        ("queue", "hosts requested by waiting jobs", "#D55E00"),
+    for kind, label, color, style in (
+        ("utilisation", "busy hosts", "black", "-"),
+        ("queue", "hosts requested by waiting jobs", "#666666", "--"),
     ):
         x, y = _step(load_curve(raw, kind), begin, end)
-        load.step(x / scale, y, where="post", label=label, color=color, linewidth=1.2)
-    load.axhline(hosts, color="grey", linestyle=":", linewidth=1, label=f"{hosts} hosts")
+        load.step(x / scale, y, where="post", label=label, color=color, linestyle=style, linewidth=1.2)
+    load.axhline(hosts, color="#999999", linestyle=":", linewidth=1, label=f"machine: {hosts} hosts")
     load.set_xlim(begin / scale, end / scale)
     load.set_ylim(bottom=0)
     load.set_xlabel(f"simulation time ({unit})")
@@ -241,4 +328,10 @@ def plot_gantt(
     # One figure legend (job states, then curves): both panels keep the same width.
     fig.legend(handles=handles + load.get_legend_handles_labels()[0], loc="outside right upper", fontsize="small")
     fig.savefig(path)
-    return {"path": os.fspath(path), "window": [begin, end], "jobs_drawn": len(part), "whole_run": whole}
+    return {
+        "path": os.fspath(path),
+        "window": [begin, end],
+        "jobs_drawn": len(part),
+        "whole_run": whole,
+        "legend": [h.get_label() for h in handles],
+    }

@@ -23,10 +23,16 @@ statistics are over the **folded** jobs, see :mod:`.fold`):
   occupied their hosts too). Hosts: the ``hosts`` argument, else ``nb_computing_machines``
   of the sibling ``PREFIX_schedule.csv``, else highest allocated host id + 1
   (``hosts_source`` says which).
-* ``mean_queue_hosts``: evalys' queue curve (hosts requested by submitted, not yet started
-  attempts) averaged over the window. (No maximum is reported: evalys rebuilds start times as
-  submission + wait, and float rounding can leave spurious instants where two jobs overlap.)
-* ``wasted_node_s``: host-seconds of non-final attempts that did not succeed;
+* ``mean_queue_hosts``: the queued demand, time-averaged: at each instant, the hosts
+  requested by the jobs submitted and not yet started (their final attempt), averaged over
+  the window, = sum over executed jobs of wait x requested hosts / makespan. It measures
+  demand, not use: it exceeds the machine size whenever more work waits than the machine
+  holds (a backlog of 1.9 machines' worth of jobs on average reads 1.9 x hosts). Rejected
+  jobs never wait in this sense and count for nothing.
+* ``wasted_node_s``: host-seconds of attempts that were redone: non-final attempts that did
+  not succeed (killed speculative copies and test runs, jobs killed then resubmitted);
+  ``killed_node_s``: host-seconds of jobs killed for good (the final attempt reached its
+  walltime or was killed by the scheduler): work that produced no result either;
   ``resubmitted_jobs``: jobs with more than one executed attempt.
 
 Classes partition the executed jobs: by runtime ``short`` (< ``short_s``, 1 h), ``medium``,
@@ -51,9 +57,11 @@ from .jobs import (
     HIDDEN_COLUMNS,
     KILLED_STATES,
     SUCCESS,
+    alloc_stats,
     read_jobs_csv,
     resolve_hosts,
     resolve_jobs_path,
+    schedule_path_for,
     with_alloc_columns,
 )
 
@@ -114,6 +122,9 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     out["bsld_mean"] = _num(np.mean(bounded_slowdown_of(response, runtime, bound_s))) if len(wait) else None
     out["resubmitted_jobs"] = int((jobs["attempts"] > 1).sum())
     out["wasted_node_s"] = _num(jobs["wasted_node_s"].sum())
+    killed = jobs[state.isin(KILLED_STATES) & ran]
+    sizes = alloc_stats(killed["allocated_resources"].to_numpy())[0]
+    out["killed_node_s"] = _num(float(np.sum(sizes * killed["execution_time"].to_numpy(dtype=float))))
     return out
 
 
@@ -156,7 +167,8 @@ def analyse(
     makespan = end - begin if begin is not None else None
     capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
     busy = integral(load_curve(raw, "utilisation"))
-    queue = load_curve(raw, "queue")
+    ran_jobs = jobs[jobs["starting_time"].notna()]
+    queued = float(np.sum(ran_jobs["waiting_time"].to_numpy(dtype=float) * ran_jobs["requested_number_of_resources"]))
     overall.update(
         {
             "window_start_s": _num(begin),
@@ -164,12 +176,11 @@ def analyse(
             "makespan_s": _num(makespan),
             "busy_node_s": _num(busy),
             "utilization": _num(busy / capacity) if capacity else None,
-            "mean_queue_hosts": _num(integral(queue) / makespan) if makespan else None,
+            "mean_queue_hosts": _num(queued / makespan) if makespan else None,
         }
     )
 
     # Classes over the executed folded jobs; attempts follow the class of their job.
-    ran_jobs = jobs[jobs["starting_time"].notna()]
     runtime = ran_jobs["execution_time"]
     width = ran_jobs["requested_number_of_resources"]
     members = {
@@ -245,6 +256,22 @@ def compute_metrics(
     )
 
 
+def nothing_ran(metrics: dict) -> str | None:
+    """Why the run of these metrics has nothing to measure (no job ran), else None. The
+    message does not name the file (``metrics["source"]``)."""
+    overall, source = metrics["overall"], Path(metrics["source"])
+    if overall["executed"]:
+        return None
+    schedule = schedule_path_for(source)
+    finished = schedule is not None and schedule.is_file()
+    logs = f"{source.name[: -len('_jobs.csv')]}_sched.log" if source.name.endswith("_jobs.csv") else "its logs"
+    if overall["jobs"] == 0:
+        return f"holds no job at all (a header only): the run did not finish (see {logs}), or its workload was empty"
+    what = f"holds {overall['jobs']:,} jobs and none of them ran ({overall['rejected']:,} rejected)"
+    why = "the scheduler started no job" if finished else f"the run did not finish (see {logs})"
+    return f"{what}: {why}; there is no schedule to measure"
+
+
 # --------------------------------------------------------------------------- formatting
 def fmt_seconds(value) -> str:
     if value is None:
@@ -284,8 +311,9 @@ OVERALL_ROWS = (
     ("bsld_mean", "bounded slowdown, mean", fmt_number),
     ("utilization", "utilization", fmt_percent),
     ("busy_node_s", "busy host-seconds", lambda v: fmt_number(v, 0)),
-    ("wasted_node_s", "wasted host-seconds (killed attempts)", lambda v: fmt_number(v, 0)),
-    ("mean_queue_hosts", "queue, mean requested hosts", fmt_number),
+    ("wasted_node_s", "host-seconds of attempts redone (killed copies, resubmitted jobs)", lambda v: fmt_number(v, 0)),
+    ("killed_node_s", "host-seconds of jobs killed for good (walltime or scheduler)", lambda v: fmt_number(v, 0)),
+    ("mean_queue_hosts", "queued demand: hosts requested by waiting jobs, time-average", fmt_number),
 )
 
 _CLASS_COLUMNS = (
@@ -334,7 +362,10 @@ def format_metrics(metrics: dict) -> str:
     ]
     overall = metrics["overall"]
     for key, label, fmt in OVERALL_ROWS:
-        lines.append(f"| {label} | {fmt(overall.get(key))} |")
+        text = fmt(overall.get(key))
+        if key == "mean_queue_hosts" and overall.get(key) is not None and metrics["hosts"]:
+            text += f" ({overall[key] / metrics['hosts']:.2f} x the {metrics['hosts']} hosts)"
+        lines.append(f"| {label} | {text} |")
     lines += [
         "",
         "### Per class (executed jobs)",

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from .gantt import plot_gantt
+from .gantt import parse_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
 from .metrics import analyse, format_metrics
 
@@ -17,7 +17,8 @@ def report_run(prefix, out_dir=None, *, gantt_window=None, **metric_options) -> 
     ``prefix``: the Batsim ``-e`` prefix (``/x/out/easy``) or its ``_jobs.csv``.
     ``out_dir``: where to write (default: the folder of the jobs file). Writes
     ``<label>_metrics.md``, ``<label>_metrics.json`` and ``<label>_gantt.png`` (label = prefix
-    basename). ``gantt_window=(start_s, end_s)`` overrides the default Gantt window;
+    basename). ``gantt_window=(start_s, end_s)`` (or a ``--window`` text, :func:`~.gantt.parse_window`)
+    overrides the default Gantt window;
     ``metric_options`` go to :func:`~adaptsched.analysis.metrics.compute_metrics`
     (``bound_s``, ``hosts``, ``short_s``, ``long_s``, ``wide_hosts``, ``fold``).
 
@@ -36,6 +37,8 @@ def report_run(prefix, out_dir=None, *, gantt_window=None, **metric_options) -> 
     json_path = out / f"{label}_metrics.json"
     json_path.write_text(json.dumps(metrics, indent=2))
     gantt_path = out / f"{label}_gantt.png"
+    if isinstance(gantt_window, str):
+        gantt_window = parse_window(gantt_window, [raw])
     plot_gantt(raw, gantt_path, hosts=metrics["hosts"] or None, window=gantt_window, title=label)
     return {
         "metrics": metrics,

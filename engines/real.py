@@ -28,7 +28,10 @@ def find_batsim(explicit: str | None = None) -> str | None:
         if candidate:
             path = shutil.which(candidate) or (candidate if Path(candidate).is_file() else None)
             if path is None:
-                raise SimulationError(f"Batsim executable {candidate!r} not found")
+                raise SimulationError(
+                    f"Batsim executable {candidate!r} (--batsim or $BATSIM) not found; docs/getting-started.md "
+                    "says how to install Batsim 4.2.x"
+                )
             return path
     found = shutil.which("batsim")
     if found:
@@ -54,8 +57,13 @@ def run_batsim(
     progress=None,
     poll_s: float = 0.2,
     cpu: int | None = None,
+    schedule_trace: bool = False,
 ) -> float:
-    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess."""
+    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess.
+
+    Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
+    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default).
+    """
     command = [
         batsim,
         "-p",
@@ -66,10 +74,10 @@ def run_batsim(
         str(prefix),
         "-s",
         scheduler.endpoint.url,
-        "--disable-schedule-tracing",
-        "--disable-machine-state-tracing",
         "-q",
     ]
+    if not schedule_trace:
+        command.append("--disable-schedule-tracing")
     if dynamic_jobs:
         command.append("--enable-dynamic-jobs")
     if ack_dynamic_jobs:

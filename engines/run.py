@@ -9,8 +9,10 @@ Inputs:
 - *platform*: a SimGrid XML file, or a number of hosts (a generated cluster,
   ``PREFIX_platform.xml``).
 
-Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``, plus the
-scheduler's log ``PREFIX_sched.log`` (and ``PREFIX_batsim.log`` with real Batsim).
+Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
+``PREFIX_machine_states.csv``, plus the scheduler's log ``PREFIX_sched.log`` (and
+``PREFIX_batsim.log`` with real Batsim, and its Pajé trace ``PREFIX_schedule.trace`` with
+``schedule_trace``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pathlib import Path
 from adaptsched import schedulers as registry
 from adaptsched.core.options import OptionError
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 
 ENGINES = ("embedded", "batsim")
@@ -161,8 +163,9 @@ def find_batsim_or_fail(batsim: str | None = None) -> str:
     executable = find_batsim(batsim)
     if executable is None:
         raise SimulationError(
-            "real Batsim is not installed: build it with ../shared/tools/batsim-build "
-            "and put 'batsim' on PATH or set BATSIM=/path/to/batsim"
+            "real Batsim (4.2.x) is not installed: docs/getting-started.md says how to install it (Nix, "
+            "building it from source, or the build kit ../shared/tools/batsim-build); then put 'batsim' on "
+            "PATH, set BATSIM=/path/to/batsim or pass --batsim PATH. The embedded engine (the default) needs none."
         )
     return executable
 
@@ -182,11 +185,15 @@ def run(
     progress: bool | None = None,
     fixed_addresses: bool = False,
     pin_cpu: bool = True,
+    schedule_trace: bool = False,
     say=print,
 ) -> RunResult:
-    """Runs one simulation and returns where its outputs are."""
+    """Runs one simulation and returns where its outputs are. ``schedule_trace``: real Batsim
+    also writes its Pajé trace ``PREFIX_schedule.trace``."""
     if engine not in ENGINES:
         raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
+    if schedule_trace and engine != "batsim":
+        raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
     prefix = str(prefix)
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     plugin, core_class = resolve_scheduler(scheduler)
@@ -236,6 +243,7 @@ def run(
                 profile_reuse=profile_reuse,
                 progress=bar,
                 cpu=cpu,
+                schedule_trace=schedule_trace,
             )
         code = process.wait(timeout=60)
     finally:

@@ -31,7 +31,7 @@ from pathlib import Path
 from adaptsched.errors import InputError
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes from
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
 STUDIES = ("orders", "speculation", "adaptation", "combined")
@@ -147,14 +147,13 @@ def reproduce(
     """Runs every mix (resuming a previous run in ``out``) and writes ``out/report.md``."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.traces import find_trace
 
     from .pk_report import write_report
     from .runner import Job, prepare, run_batch
 
     begin = time.perf_counter()
-    trace = Path(trace) if trace else SHARED_TRACE
-    if not trace.is_file():
-        raise InputError(trace, "no such trace (the CTC-SP2 log of ../shared/traces, or --trace FILE)")
+    trace = find_trace(TRACE, trace)
     if seeds < 1:
         raise InputError("--seeds", f"need at least one seed, got {seeds}")
     unknown = set(studies) - set(STUDIES)

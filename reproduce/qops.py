@@ -28,8 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from adaptsched.errors import InputError
-
 TRACES = {"SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", 128), "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", 338)}
 OC_FACTORS = (0.0, 0.05, 0.1, 0.2, 0.4)
 TABLE1 = (
@@ -121,14 +119,13 @@ def scenario_workload(
     """The annotated workload of a scenario, written once into ``inputs``."""
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
+    from adaptsched.workloads.traces import find_trace
 
     path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates)}.json"
     if path.is_file():
         return path
-    file, hosts = TRACES[trace]
-    source = Path((trace_files or {}).get(trace) or REPO.parent / "shared" / "traces" / file)
-    if not source.is_file():
-        raise InputError(source, "no such trace (../shared/traces, or --trace FILE)")
+    hosts = TRACES[trace][1]
+    source = find_trace(trace, (trace_files or {}).get(trace))
     workload, _ = convert_swf(source, hosts=hosts, first=jobs)
     workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact", seed=1)
     if load == "high":
@@ -150,10 +147,13 @@ def reproduce(
     """Runs every scenario (resuming in ``out``) and writes the report. ``trace_files`` maps a
     trace name to its SWF file (default: ``../shared/traces``)."""
     from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.workloads.traces import find_trace
 
     from .runner import Job, prepare, run_batch
 
     begin = time.perf_counter()
+    for trace in traces:  # every trace is there before anything runs
+        find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, batsim = prepare(out, engine, batsim)
     batch, plan = [], []
     scenarios = [(t, c, u, l, "exact") for t in traces for c, u, l in TABLE1]

@@ -11,6 +11,13 @@ SDSC_EXCERPT = EXCERPTS / "SDSC-SP2-1998-4.2-cln.first2000.swf.gz"
 SHARED_TRACES = REPO.parent / "shared" / "traces"
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 
+#: Skip reason of every test that needs real Batsim (conftest.py counts them by its start).
+NO_BATSIM = "real Batsim not found"
+NO_BATSIM_HELP = (
+    "set BATSIM=/path/to/batsim or put batsim on PATH; docs/getting-started.md says how to install "
+    "Batsim 4.2.x (Nix, from source, or the build kit ../shared/tools/batsim-build)"
+)
+
 
 def find_batsim():
     """The real Batsim executable named by $BATSIM or on PATH (None when absent)."""

@@ -24,7 +24,7 @@ from adaptsched.analysis import (
     report_run,
     to_jobset,
 )
-from adaptsched.analysis.gantt import choose_window
+from adaptsched.analysis.gantt import choose_window, plot_gantt
 from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.errors import InputError
 from adaptsched.formats.intervals import alloc_stats
@@ -94,8 +94,27 @@ def test_hand_worked_metrics(tmp_path):
     assert o["utilization"] == pytest.approx(245 / (4 * 105))
     # queue: j2 waits 90 s and j3 30 s, one host each; both wait during [20, 50]
     assert o["mean_queue_hosts"] == pytest.approx(120 / 105)
+    # j3 reached its walltime after 40 s on 1 host: 40 host-seconds of work without result
+    assert o["killed_node_s"] == pytest.approx(40.0) and o["wasted_node_s"] == 0.0
     assert m["hosts"] == 4 and m["hosts_source"] == "hosts argument"
     json.dumps(m)  # plain types only
+
+
+def test_labels_say_what_they_measure(tmp_path):
+    # A 4-host machine: four 4-host jobs submitted at 0 run one after the other.
+    rows = [row(1, 0, 4, "COMPLETED_SUCCESSFULLY", 0, 100, "0-3")]
+    rows += [row(i, 0, 4, "COMPLETED_WALLTIME_REACHED", 100 * (i - 1), 100, "0-3") for i in (2, 3, 4)]
+    m = compute_metrics(write_run(tmp_path, "backlog", rows, nb_machines=4))
+    o = m["overall"]
+    # queued demand: 4 hosts x (100 + 200 + 300) s of waiting over a 400 s window = 6 hosts,
+    # more than the machine's 4: a backlog, said as such
+    assert o["mean_queue_hosts"] == pytest.approx(6.0)
+    text = format_metrics(m)
+    assert "| queued demand: hosts requested by waiting jobs, time-average | 6.00 (1.50 x the 4 hosts) |" in text
+    # three jobs killed at their walltime: 3 x 4 hosts x 100 s, not "0 wasted"
+    assert o["killed_node_s"] == 1200.0 and o["wasted_node_s"] == 0.0
+    assert "| host-seconds of jobs killed for good (walltime or scheduler) | 1,200 |" in text
+    assert "| host-seconds of attempts redone (killed copies, resubmitted jobs) | 0 |" in text
 
 
 def test_bound_parameter_and_formula():
@@ -226,6 +245,7 @@ def test_fold_metrics_never_count_killed_or_rejected_attempts(tmp_path):
     o = compute_metrics(path, hosts=6)["overall"]
     assert (o["jobs"], o["completed"], o["killed"], o["rejected"]) == (3, 2, 1, 0)
     assert o["resubmitted_jobs"] == 2 and o["wasted_node_s"] == 50.0
+    assert o["killed_node_s"] == 40.0  # job 3's final attempt reached its walltime: 2 hosts x 20 s
     # utilization counts every attempt: 40 + 60 + 8 + 5 + 5 + 40 host-seconds
     assert o["busy_node_s"] == pytest.approx(158.0)
     raw = compute_metrics(path, hosts=6, fold=False)["overall"]
@@ -386,6 +406,32 @@ def test_compare_runs_writes_everything(tmp_path):
     assert set(json.loads(Path(written["json"]).read_text())) == {"easy", "kr"}
 
 
+def test_compare_refuses_unlike_runs_unless_allowed(tmp_path):
+    small = write_run(tmp_path, "small", THREE_JOBS, nb_machines=4)
+    with pytest.raises(InputError, match="not comparable") as info:
+        compare_runs([FIXTURES / "easy", small], tmp_path / "x")
+    message = str(info.value)
+    assert "machine sizes differ: easy 8 hosts, small 4 hosts" in message
+    assert "workloads differ: easy 60 jobs, small 4 jobs" in message and "--allow-mixed" in message
+    # same size, same number of jobs, other submission times
+    shifted = write_run(
+        tmp_path,
+        "shifted",
+        [THREE_JOBS[0].replace("1,w0,p,0.000000", "1,w0,p,1.000000", 1)] + THREE_JOBS[1:],
+        nb_machines=4,
+    )
+    with pytest.raises(InputError, match="small and shifted have 4 jobs each, 1 of them different"):
+        compare_runs([small, shifted], tmp_path / "x")
+    said = []
+    written = compare_runs([FIXTURES / "easy", small], tmp_path / "mixed", allow_mixed=True, say=said.append)
+    assert said and "machine sizes differ" in said[0]
+    assert "**Warning: these runs are not alike**" in Path(written["markdown"]).read_text()
+    # a run where nothing ran cannot be compared
+    empty = write_run(tmp_path, "empty", [])
+    with pytest.raises(InputError, match="holds no job at all"):
+        compare_runs([small, empty], tmp_path / "y")
+
+
 def test_compare_runs_labels_window_and_errors(tmp_path):
     written = compare_runs([FIXTURES / "easy"], tmp_path / "one", labels=["EASY bf"], gantt_window=(20, 60))
     assert Path(written["gantt:EASY bf"]).name == "gantt_EASY_bf.png"
@@ -518,3 +564,54 @@ def test_invariants_catch_each_violation(tmp_path):
         assert text in problems, text
     assert len(check_invariants(bad, 8, guarantees=True)) == 5
     assert "guarantee" not in " ".join(check_invariants(bad, 8))
+
+
+# --------------------------------------------------------------------------- Gantt charts
+def test_attempts_are_told_apart_by_kind(tmp_path):
+    from adaptsched.analysis.gantt import CATEGORIES, attempt_categories
+
+    extra = [
+        row(5, 0, 1, "COMPLETED_WALLTIME_REACHED", 0, 10, "4"),
+        row(6, 0, 1, "COMPLETED_KILLED", 0, 5, "5"),  # killed by the scheduler, then resubmitted
+        row("6#1", 5, 1, "COMPLETED_SUCCESSFULLY", 5, 5, "5", meta="{'parent_job': 'w0!6', 'nb_resubmit': 1}"),
+        row("7#1", 0, 2, "COMPLETED_SUCCESSFULLY", 0, 9, "6-7", meta="{'parent_job': 'w0!7', 'kind': 'molded'}"),
+        row(8, 0, 1, "COMPLETED_FAILED", 10, 1, "5"),
+    ]
+    frame = read_jobs_csv(write_run(tmp_path, "kinds", PK_RUN + extra))
+    ran = frame[frame["starting_time"].notna()]
+    assert dict(zip(ran["job_id"], attempt_categories(ran))) == {
+        "1#1": "resized",
+        "2": "regular",
+        "2#1": "speculative-killed",
+        "3#1": "speculative",  # a test run that did the job's work
+        "4": "regular",
+        "5": "walltime",
+        "6": "killed",
+        "6#1": "regular",
+        "7#1": "molded",
+        "8": "failed",
+    }
+    colours = [tint for _, tints in CATEGORIES.values() for tint in tints]
+    assert len(colours) == len(set(colours)), "a colour means two things"
+    info = plot_gantt(frame, tmp_path / "kinds.png", hosts=8)
+    assert _is_png(info["path"]) and len(info["legend"]) == 8  # every category drawn, each in the legend
+    assert info["legend"][0].startswith("regular run, completed")
+
+
+def test_gantt_window_by_time_or_job(tmp_path):
+    from adaptsched.analysis.gantt import parse_window
+    from adaptsched.errors import UsageError
+
+    assert parse_window(None) is None
+    assert parse_window("1d:2d") == (86400.0, 172800.0)
+    assert parse_window("90min:2.5h") == (5400.0, 9000.0)
+    assert parse_window("100:250") == (100.0, 250.0)
+    raw = read_jobs_csv(write_run(tmp_path, "resub", RESUBMITTED))
+    # job 3: submitted at 0, its attempts end at 5, 10 and 30: 10 % margin (3 s) on each side
+    assert parse_window("job:3", [raw]) == (0.0, 33.0)
+    assert parse_window("job:w0!2", [raw]) == (pytest.approx(5 - 4.5), pytest.approx(50 + 4.5))
+    for bad in ("5:3", "100", "a:b", "job:99"):
+        with pytest.raises(UsageError, match="--window"):
+            parse_window(bad, [raw])
+    written = compare_runs([FIXTURES / "kr"], tmp_path / "cmp", gantt_window="job:10")
+    assert "Window: 29-39 s" in Path(written["markdown"]).read_text()  # job 10: 30 to 38, 1 s margin

@@ -10,18 +10,32 @@ from helpers import CTC_EXCERPT, REPO
 SWF_FIXTURES = REPO / "tests" / "fixtures" / "swf"
 
 
-def cli(*args, cwd=None):
+#: Only a guard against a hung process, never a speed check: a busy machine may be 10x slower.
+HANG_GUARD_S = 3600
+
+
+def cli(*args, cwd=None, env=None):
     result = subprocess.run(
-        [sys.executable, "-m", "adaptsched", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300
+        [sys.executable, "-m", "adaptsched", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=HANG_GUARD_S,
     )
     return result.returncode, result.stdout, result.stderr
 
 
-def assert_clean_error(code, err, *fragments):
-    assert code == 1, err
-    assert "Traceback" not in err
+def assert_clean_error(code, err, *fragments, status=1):
+    """An error (exit 1) or usage error (exit 2): one paragraph, no traceback, no "internal error"."""
+    assert code == status, err
+    assert "Traceback" not in err and "internal error" not in err, err
     for fragment in fragments:
         assert fragment in err, err
+
+
+def assert_usage_error(code, err, *fragments):
+    assert_clean_error(code, err, *fragments, status=2)
 
 
 def test_schedulers_lists_names_descriptions_and_plugin_paths():
@@ -179,6 +193,7 @@ def test_metrics_bad_input(tmp_path):
     assert_clean_error(code, err, "bad_jobs.csv")
 
 
+@pytest.mark.slow
 def test_run_report_and_compare(tmp_path):
     args = ["--workload", CTC_EXCERPT, "--platform", "338"]
     for scheduler in ("fcfs", "easy"):
@@ -213,3 +228,136 @@ def test_cli_works_from_the_repository_root(tmp_path):
         cwd=REPO,
     )
     assert code == 0, err
+
+
+# -- the errors a new user meets: one paragraph each, and the documented exit status ------------
+def test_platform_with_no_host_is_a_usage_error(tmp_path):
+    for hosts in ("0", "-3", "many"):
+        code, _, err = cli("platform", "--hosts", hosts, tmp_path / "p.xml")
+        assert_usage_error(code, err, "argument --hosts:")
+    assert "must be at least 1, got 0" in cli("platform", "--hosts", "0", tmp_path / "p.xml")[2]
+    assert not (tmp_path / "p.xml").exists()
+
+
+def test_platform_into_a_missing_folder(tmp_path):
+    code, _, err = cli("platform", "--hosts", "4", tmp_path / "nowhere" / "p.xml")
+    assert_clean_error(code, err, "nowhere", "does not exist")
+
+
+def test_run_out_where_nothing_can_be_written(tmp_path):
+    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
+    a_file = write(tmp_path / "a_file", "")
+    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "4", "--out", a_file / "r")
+    assert_clean_error(code, err, "--out", "cannot create the folder", "a_file")
+    code, _, err = cli("run", "--scheduler", "easy", "--workload", workload, "--platform", "0", "--out", tmp_path / "r")
+    assert_usage_error(code, err, "--platform 0", "at least one host")
+
+
+def test_other_output_folders_are_checked_before_any_work(tmp_path):
+    a_file = write(tmp_path / "a_file", "")
+    for args in (
+        ("demo", "--out", a_file / "demo"),
+        ("compare", tmp_path / "r", "--out", a_file / "cmp"),
+        ("reproduce", "downey", "--out", a_file / "d"),
+    ):
+        code, _, err = cli(*args)
+        assert_clean_error(code, err, "--out", "cannot create the folder")
+
+
+def test_usage_errors_exit_2_and_interrupts_130(monkeypatch, capsys):
+    from adaptsched import cli as module
+
+    assert cli("no-such-command")[0] == 2
+    assert cli("run", "--scheduler", "easy")[0] == 2  # required arguments missing
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "cmd_schedulers", interrupted)
+    assert module.main(["schedulers"]) == 130
+    assert "adaptsched schedulers: interrupted" in capsys.readouterr().err
+
+
+def test_file_system_errors_are_user_errors_not_bugs(monkeypatch, capsys):
+    import errno
+
+    from adaptsched import cli as module
+
+    def full_disk(args):
+        raise OSError(errno.ENOSPC, "No space left on device", "/data/out_jobs.csv")
+
+    monkeypatch.delenv("ADAPTSCHED_DEBUG", raising=False)
+    monkeypatch.setattr(module, "cmd_schedulers", full_disk)
+    assert module.main(["schedulers"]) == 1
+    err = capsys.readouterr().err
+    assert "error: /data/out_jobs.csv: No space left on device" in err and "internal error" not in err
+
+
+def test_missing_batsim_points_to_the_install_instructions(monkeypatch, tmp_path):
+    from adaptsched.engines import real
+    from adaptsched.engines.run import find_batsim_or_fail
+    from adaptsched.errors import SimulationError
+
+    monkeypatch.delenv("BATSIM", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(real, "BUILD_KIT_PREFIX", tmp_path / "no" / "batsim")
+    with pytest.raises(SimulationError, match=r"docs/getting-started\.md") as error:
+        find_batsim_or_fail()
+    assert "Nix" in str(error.value) and "batsim-build" in str(error.value)
+    monkeypatch.setenv("BATSIM", str(tmp_path / "nothere"))
+    with pytest.raises(SimulationError, match=r"docs/getting-started\.md"):
+        find_batsim_or_fail()
+
+
+def test_metrics_of_a_run_where_nothing_ran(tmp_path):
+    from test_analysis import HEADER, row
+
+    header_only = write(tmp_path / "crashed_jobs.csv", HEADER + "\n")
+    code, out, err = cli("metrics", header_only)
+    assert_clean_error(code, err, "crashed_jobs.csv: holds no job at all", "did not finish", "crashed_sched.log")
+    assert out == ""
+    rejected = write(tmp_path / "rej_jobs.csv", HEADER + "\n" + row(1, 0, 2, "REJECTED") + "\n")
+    code, _, err = cli("metrics", rejected)
+    assert_clean_error(code, err, "holds 1 jobs and none of them ran (1 rejected)", "did not finish")
+    write(tmp_path / "rej_schedule.csv", "batsim_version,nb_computing_machines\n4.2.1,4\n")
+    code, _, err = cli("metrics", rejected)
+    assert_clean_error(code, err, "the scheduler started no job")
+    ran = write(tmp_path / "ran_jobs.csv", HEADER + "\n" + row(1, 0, 2, "COMPLETED_SUCCESSFULLY", 0, 5, "0-1") + "\n")
+    code, out, err = cli("metrics", ran)
+    assert code == 0 and "| jobs | 1 |" in out and "no _schedule.csv beside" in err
+
+
+def test_compare_unlike_runs_on_the_command_line(tmp_path):
+    from test_analysis import FIXTURES, THREE_JOBS, write_run
+
+    small = write_run(tmp_path, "small", THREE_JOBS, nb_machines=4)
+    code, _, err = cli("compare", FIXTURES / "easy", small, "--out", tmp_path / "x")
+    assert_clean_error(
+        code, err, "not comparable", "machine sizes differ: easy 8 hosts, small 4 hosts", "--allow-mixed"
+    )
+    code, _, err = cli("compare", FIXTURES / "easy", small, "--out", tmp_path / "x", "--allow-mixed")
+    assert code == 0 and "warning: comparing unlike runs: machine sizes differ" in err
+    code, _, err = cli("compare", FIXTURES / "easy", FIXTURES / "filler", "--out", tmp_path / "alike")
+    assert code == 0 and "warning" not in err, err
+
+
+def test_the_schedule_trace_needs_real_batsim(tmp_path):
+    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
+    code, _, err = cli(
+        "run", "--scheduler", "easy", "--workload", workload, "--platform", "1", "--out", tmp_path / "r", "--paje"
+    )
+    assert_usage_error(code, err, "Pajé", "--engine batsim")
+
+
+def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
+    code, out, err = cli("demo", "--jobs", 300, "--out", tmp_path / "demo")
+    assert code == 0, err
+    lines = out.splitlines()
+    report = next(i for i, line in enumerate(lines) if line.startswith("report: "))
+    assert lines[report] == f"report: {tmp_path / 'demo' / 'comparison'}/"
+    table = lines[report + 3 :]
+    assert [c.strip() for c in table[0].split("|")[1:-1]] == ["metric", "fcfs", "easy", "conservative"]
+    assert len(table) == 2 + 5 and "Per class" not in out  # not the whole comparison.md
+    assert (tmp_path / "demo" / "comparison" / "comparison.md").read_text().count("\n") > 50
+    code, _, err = cli("demo", "--trace", tmp_path / "CTC.swf.gz", "--out", tmp_path / "d2")
+    assert_clean_error(code, err, "no such trace", "CTC-SP2-1996-3.1-cln.swf.gz", "https://www.cs.huji.ac.il/")

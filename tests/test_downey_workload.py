@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from test_cli import assert_clean_error, cli
+from test_cli import assert_usage_error, cli
 
 from adaptsched.workloads.downey import ARRIVAL_PHASE_S, DAY_S, MEAN_L_S, arrival_rate, generate
 from adaptsched.workloads.moldable import model_of
@@ -50,4 +50,4 @@ def test_cli_json_and_swf(tmp_path):
         "run", "--scheduler", "fcfs", "--workload", tmp_path / "d.json", "--platform", 64, "--out", tmp_path / "fcfs"
     )
     assert code == 0, err
-    assert_clean_error(*cli("generate", "downey", tmp_path / "x.json", "--days", 0)[::2], "--days")
+    assert_usage_error(*cli("generate", "downey", tmp_path / "x.json", "--days", 0)[::2], "--days: must be at least 1")

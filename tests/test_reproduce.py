@@ -6,8 +6,9 @@ hundred jobs check the whole pipeline: runs, invariants, report, charts and resu
 
 import json
 
+import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
-from test_cli import assert_clean_error, cli
+from test_cli import assert_clean_error, assert_usage_error, cli
 
 from adaptsched.reproduce.perkovic_keleher import mixes
 
@@ -41,6 +42,7 @@ def test_mixes_cover_every_technique():
     assert options["BF"] == {"order": "D", "guarantees": True}
 
 
+@pytest.mark.slow
 def test_reproduce_writes_the_report_and_resumes(tmp_path):
     args = [
         "reproduce",
@@ -74,14 +76,31 @@ def test_reproduce_writes_the_report_and_resumes(tmp_path):
 
 def test_reproduce_bad_arguments(tmp_path):
     assert_clean_error(
-        *cli("reproduce", "perkovic-keleher", "--trace", tmp_path / "none.swf", "--out", tmp_path)[::2], "no such trace"
+        *cli("reproduce", "perkovic-keleher", "--trace", tmp_path / "none.swf", "--out", tmp_path)[::2],
+        "none.swf: no such trace",
+        "CTC-SP2-1996-3.1-cln.swf.gz",
+        "https://www.cs.huji.ac.il/labs/parallel/workload/l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz",
     )
-    assert_clean_error(
+    assert_usage_error(
         *cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--seeds", 0, "--out", tmp_path)[::2],
-        "at least one seed",
+        "--seeds: must be at least 1, got 0",
     )
+    assert_usage_error(*cli("reproduce", "downey", "--trace", CTC_EXCERPT, "--out", tmp_path)[::2], "reads no trace")
 
 
+def test_reproduce_qops_names_each_missing_trace_and_matches_files_by_name(tmp_path):
+    code, _, err = cli("reproduce", "qops", "--trace", tmp_path / "SDSC-SP2-1998-4.2-cln.swf.gz", "--out", tmp_path)
+    assert_clean_error(code, err, "SDSC-SP2-1998-4.2-cln.swf.gz: no such trace", "l_sdsc_sp2/")
+    code, _, err = cli("reproduce", "qops", "--trace", tmp_path / "mine.swf", "--out", tmp_path)
+    assert_usage_error(code, err, "--trace", "NAME=FILE", "SDSC-SP2, CTC-SP2")
+    # NAME=FILE, and an excerpt named after its trace, both name their trace
+    code, _, err = cli(
+        "reproduce", "qops", "--trace", SDSC_EXCERPT, "--trace", f"CTC-SP2={tmp_path / 'ctc.swf'}", "--out", tmp_path
+    )
+    assert_clean_error(code, err, "ctc.swf: no such trace", "l_ctc_sp2/CTC-SP2-1996-3.1-cln.swf.gz")
+
+
+@pytest.mark.slow
 def test_reproduce_downey_end_to_end(tmp_path):
     code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
     assert code == 0, err
@@ -93,6 +112,7 @@ def test_reproduce_downey_end_to_end(tmp_path):
     assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24
 
 
+@pytest.mark.slow
 def test_reproduce_qops_end_to_end(tmp_path):
     code, _out, err = cli(
         "reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT, "--out", tmp_path / "q"

@@ -44,7 +44,7 @@ from adaptsched.engines.embedded.kernel import (
     get,
     put,
 )
-from adaptsched.engines.embedded.outputs import JobsTracer
+from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
 from adaptsched.formats.intervals import interval_text
 from adaptsched.formats.jsontext import RawJson, dumps
@@ -121,6 +121,8 @@ class EmbeddedBatsim:
         self.host_job = [None] * self.nb_hosts
         self.host_busy_since = [0.0] * self.nb_hosts  # last state change of each host
         self.tracer = JobsTracer(export_prefix, self.nb_hosts)
+        self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
+        self.nb_computing = 0  # hosts running a job (compute sharing is off)
         # server state (ServerData)
         self.sched_ready = True
         self.end_sent = False
@@ -162,6 +164,7 @@ class EmbeddedBatsim:
                 )
         finally:
             gc.unfreeze()
+            self.machine_states.close()
             self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.host_busy_since)
         return self
 
@@ -209,6 +212,8 @@ class EmbeddedBatsim:
         for host in hosts:
             busy_since[host] = now
             host_job[host] = job.id
+        self.nb_computing += len(hosts)
+        self.machine_states.write(now, self.nb_computing)
 
     def hosts_end(self, hosts):
         now = self.kernel.now
@@ -216,6 +221,8 @@ class EmbeddedBatsim:
         for host in hosts:
             busy_since[host] = now
             host_job[host] = None
+        self.nb_computing -= len(hosts)
+        self.machine_states.write(now, self.nb_computing)
 
     # -- messages to the scheduler --------------------------------------------
     def append_job_completed(self, job):

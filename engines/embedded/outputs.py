@@ -1,4 +1,5 @@
-"""``PREFIX_jobs.csv`` and ``PREFIX_schedule.csv`` exactly as Batsim 4.2.1 writes them.
+"""``PREFIX_jobs.csv``, ``PREFIX_schedule.csv`` and ``PREFIX_machine_states.csv`` exactly as
+Batsim 4.2.1 writes them.
 
 Source: Batsim ``src/export.cpp`` (``JobsTracer``). A job's row is written when it
 completes or is rejected, so rows come in completion order; numbers are printed
@@ -9,6 +10,14 @@ tail after a host's last job is not counted), as Batsim does.
 
 Rows are flushed to disk regularly, so a run that stops early (a crashed
 scheduler, an invalid decision) keeps every row already produced.
+
+``PREFIX_machine_states.csv`` (``MachineStateTracer`` in ``src/export.cpp``): one row each
+time a job starts or ends (``Machines::update_machines_on_job_run`` and ``..._on_job_end`` in
+``src/machines.cpp``, after every host of the job changed state), giving the number of
+compute hosts in each state from then on. Columns ``time,nb_sleeping,nb_switching_on,
+nb_switching_off,nb_idle,nb_computing``; the time is printed with ``%g`` (6 significant
+digits, so long runs print times like ``1.23457e+06``), the counts with ``%d``. Without
+energy (power states), hosts are only idle or computing, and no row is written at time 0.
 """
 
 from __future__ import annotations
@@ -151,3 +160,24 @@ class JobsTracer:
         with open(self.schedule_path, "w") as out:
             out.write(",".join(SCHEDULE_COLUMNS) + "\n")
             out.write(",".join(values[c] for c in SCHEDULE_COLUMNS) + "\n")
+
+
+MACHINE_STATES_COLUMNS = ("time", "nb_sleeping", "nb_switching_on", "nb_switching_off", "nb_idle", "nb_computing")
+
+
+class MachineStateTracer:
+    """``PREFIX_machine_states.csv``: call :meth:`write` after each job start or end."""
+
+    def __init__(self, prefix: str, nb_machines: int):
+        self.path = f"{prefix}_machine_states.csv"
+        self.nb_machines = nb_machines
+        self._file = open(self.path, "w", buffering=1 << 16)  # Batsim's WriteBuffer is 64 KiB too
+        self._file.write(",".join(MACHINE_STATES_COLUMNS) + "\n")
+        self._file.flush()
+
+    def write(self, now: float, nb_computing: int):
+        self._file.write("%g,0,0,0,%d,%d\n" % (now, self.nb_machines - nb_computing, nb_computing))
+
+    def close(self):
+        if not self._file.closed:
+            self._file.close()

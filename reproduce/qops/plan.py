@@ -41,7 +41,7 @@ WINDOWS_H = (1, 4, 16, 32, 48, 64, 128)
 #: Which part of each trace: its first ``jobs`` jobs (the paper: "the first 10,000 jobs"),
 #: its last ``jobs`` jobs, or the converted jobs START to END (0-based, END excluded).
 SEGMENTS = ("first", "last")
-DEFAULT_SEGMENT = "first"
+DEFAULT_SEGMENT = "last"  # closer to the paper's Table 1: docs/qops.md, docs/results/qops/segments/
 
 
 def parse_segment(text: str) -> str:

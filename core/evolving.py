@@ -42,6 +42,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from adaptsched.core.base import Job
 from adaptsched.core.profile import AvailabilityProfile
 
 INF = math.inf
@@ -484,3 +485,17 @@ def mapping_problems(scheduled: Sequence[Scheduled], hosts: Sequence[Sequence[Se
         if h0 == h1 and a0 != a1 and b1 < e0:
             problems.append(f"node {h0} serves applications {a0} and {a1} at once at {b1:g} (C3)")
     return problems
+
+
+def stages_of(job: Job) -> tuple[Stage, ...]:
+    """An application's requested EP from its job's ``evolving`` field (``{"stages": [[d, n],
+    ...]}``); a job without it is one stage of its walltime on its hosts."""
+    spec = job.fields.get("evolving") if job.fields else None
+    if isinstance(spec, dict) and isinstance(spec.get("stages"), list) and spec["stages"]:
+        try:
+            return tuple((float(d), int(n)) for d, n in spec["stages"])
+        except (TypeError, ValueError):
+            raise ValueError(f"job {job.id}: 'evolving' stages must be [[seconds, nodes], ...]") from None
+    if math.isfinite(job.walltime_s):
+        return ((job.walltime_s, job.res),)
+    raise ValueError(f"job {job.id}: neither 'evolving' stages nor a walltime")

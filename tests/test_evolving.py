@@ -285,3 +285,76 @@ def test_node_mapper_shrinks_the_most_recent_and_grows_at_random():
     lowest.resize("a", 0)
     assert lowest.resize("c", 3) == [0, 1, 4]
     assert math.isinf(INF)
+
+
+# -- the workload generator (sec. 5.1) -----------------------------------------------------------
+def test_generate_sanity_means():
+    from adaptsched.analysis.evolving import plan_metrics, summarise
+    from adaptsched.workloads.evolving import N_MAX, generate_tests
+
+    tests = generate_tests(1000, seed=1)
+    apps = [len(t) for t in tests]
+    stages = [len(a) for t in tests for a in t]
+    durations = [d for t in tests for a in t for d, _ in a]
+    nodes = [n for t in tests for a in t for _, n in a]
+    assert min(apps) == 15 and max(apps) == 20 and sum(apps) / len(apps) == pytest.approx(17.5, abs=0.15)
+    assert min(stages) == 1 and max(stages) == 10 and sum(stages) / len(stages) == pytest.approx(5.5, abs=0.1)
+    assert min(durations) >= 500 and max(durations) <= 3600
+    assert sum(durations) / len(durations) == pytest.approx(2050, abs=15)
+    assert min(nodes) == 1 and max(nodes) == 75 and sum(nodes) / len(nodes) == pytest.approx(38, abs=0.3)
+    assert all(isinstance(d, int) and isinstance(n, int) for d, n in tests[0][0:1][0])
+    # CBF wastes about 70 % (the paper's average)
+    waste = [plan_metrics(p, p, N_MAX)["waste_pct"] for p in (schedule(t, N_MAX, "cbf") for t in tests[:300])]
+    assert summarise([{"waste_pct": w} for w in waste])["waste_pct"][1] == pytest.approx(70, abs=5)
+
+
+def test_generate_is_per_test_reproducible_and_writes_workloads(tmp_path):
+    import json
+
+    from adaptsched.core.base import Job
+    from adaptsched.core.evolving import stages_of
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.workloads.evolving import generate_tests, nth_case, read_test, to_workload, write_tests
+
+    assert generate_tests(5, seed=3)[4] == generate_tests(50, seed=3)[4] == nth_case(4, seed=3)
+    assert generate_tests(3, seed=3) != generate_tests(3, seed=4)
+    paths = write_tests(tmp_path / "w", 3, seed=3)
+    assert [p.name for p in paths] == ["test0001.json", "test0002.json", "test0003.json"]
+    workload = json.loads(paths[1].read_text())
+    assert read_test(workload) == [list(map(tuple, a)) for a in nth_case(1, seed=3)]
+    job = workload["jobs"][0]
+    stages = job["evolving"]["stages"]
+    assert job["subtime"] == 0 and job["res"] == max(n for _, n in stages)
+    assert job["walltime"] == sum(d for d, _ in stages) + 1
+    assert workload["profiles"][job["profile"]] == {"type": "delay", "delay": sum(d for d, _ in stages)}
+    as_job = Job(job["id"], 0.0, job["res"], job["walltime"], job)
+    assert stages_of(as_job) == tuple((float(d), n) for d, n in stages)
+    assert stages_of(Job("x", 0.0, 3, 50.0)) == ((50.0, 3),)
+    with pytest.raises(AdaptschedError, match="75 nodes"):
+        write_tests(tmp_path / "v", 1, hosts=64)
+    with pytest.raises(AdaptschedError, match="more than the machine"):
+        to_workload([[(10, 5)]], hosts=4)
+
+
+# -- the metrics (sec. 5.1) ----------------------------------------------------------------------
+def test_metrics_by_hand():
+    from adaptsched.analysis.evolving import plan_metrics, summarise
+
+    apps = [[(10, 2)], [(5, 1), (5, 3)]]
+    nos, cbf = schedule(apps, 4, "nos"), schedule(apps, 4, "cbf")
+    assert [(s.start_s, s.end_s) for s in nos] == [(0, 10), (5, 15)]
+    assert [(s.start_s, s.end_s) for s in cbf] == [(0, 10), (10, 20)]
+    m, c = plan_metrics(nos, cbf, 4), plan_metrics(cbf, cbf, 4)
+    assert m["waste_pct"] == 0 and c["waste_pct"] == pytest.approx(25)  # A_CBF = 20 + 30, U = 40
+    assert m["reservation"] == pytest.approx(0.8) and c["reservation"] == 1
+    assert m["utilisation_pct"] == pytest.approx(100 * 40 / 60) and c["utilisation_pct"] == pytest.approx(50)
+    assert m["makespan"] == pytest.approx(0.75)
+    assert m["avg_jct"] == pytest.approx(12.5 / 15) and m["avg_jwt"] == pytest.approx(0.5)
+    assert c["job_waste_pct"] == [0, pytest.approx(50)] and m["job_waste_pct"] == [0, 0]
+    stretched = Scheduled(0.0, ((10.0, 1), (20.0, 1), (10.0, 10)), ((10.0, 1), (10.0, 1), (10.0, 10)))
+    s = plan_metrics([stretched], [Scheduled(0.0, ((30.0, 10),), stretched.requested)], 10)
+    assert s["stretches_pct"] == 100 and s["job_stretch_pct"] == [pytest.approx(100 / 3)]
+    assert s["job_waste_pct"] == [pytest.approx(100 * 10 / 120)] and s["waste_pct"] == pytest.approx(100 * 10 / 120)
+    summary = summarise([m, c])
+    assert summary["waste_pct"] == (0, pytest.approx(12.5), pytest.approx(25))
+    assert summary["job_waste_pct"] == (0, pytest.approx(12.5), pytest.approx(50))  # over all applications

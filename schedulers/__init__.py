@@ -45,6 +45,11 @@ SCHEDULERS = {
         "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
         "adaptsched.core.dvqops:Dvqops",
     ),
+    "evolving": (
+        "evolving.py",
+        "Klein & Pérez's offline scheduling of rigid, evolving applications: cbf, nos, mic(+c), inf(+c) fits",
+        "adaptsched.core.evolving:EvolvingScheduler",
+    ),
 }
 
 

@@ -14,6 +14,7 @@ SAMPLE_OPTIONS = {
     "downey": {"strategy": "PWS"},
     "qops": {"k_factor": 3},
     "dvqops": {"k_factor": 3},
+    "evolving": {"variant": "inf+c"},
 }
 
 

@@ -260,6 +260,26 @@ def _generate_lublin(args):
     )
 
 
+# -- estimates ---------------------------------------------------------------------------
+def cmd_estimates(args):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.estimates import annotate, parse_bins
+
+    workload = _read_workload(args.input)
+    out, summary = annotate(
+        workload,
+        model=args.model,
+        max_estimate_s=args.max_estimate,
+        bins=parse_bins(args.bin),
+        seed=args.seed,
+        truncate=args.truncate,
+        source=args.input,
+    )
+    write_workload(out, args.output)
+    _say(f"{args.output}: {summary['text']}")
+    return 0
+
+
 # -- qos-annotate --------------------------------------------------------------------------
 def cmd_qos_annotate(args):
     from adaptsched.workloads.convert import write_workload
@@ -528,6 +548,29 @@ def build_parser() -> argparse.ArgumentParser:
         default="c",
         help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
     )
+
+    p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
+    p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument(
+        "--model", required=True, choices=("exact", "tsafrir"), help="exact (= runtime) or Tsafrir et al. (2005)"
+    )
+    p.add_argument(
+        "--max-estimate",
+        type=float,
+        metavar="M",
+        help="tsafrir: the largest estimate (s; default: the longest runtime)",
+    )
+    p.add_argument(
+        "--bin",
+        action="append",
+        default=[],
+        metavar="SEC=PCT",
+        help="tsafrir: a user bin, PCT %% of the jobs estimate SEC seconds (SEC may be M); repeatable",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--truncate", action="store_true", help="tsafrir: shorten runtimes above M to M (default: error)")
+    p.set_defaults(func=cmd_estimates)
 
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")

@@ -451,9 +451,9 @@ def annotate(
             order = np.argsort(-runtimes, kind="stable")
             job = jobs[int(order[j])]
             raise AdaptschedError(
-                f"{source}: no feasible estimates: the {j + 1}-th longest runtime ({runtimes[order[j]]:g} s, job "
-                f"{job['id']}) exceeds the {j + 1}-th largest estimate ({dist.values()[j]:g} s); give a larger "
-                "--max-estimate M, or a larger bin for M (--bin M=PCT)"
+                f"{source}: no feasible estimates: the runtime ranked {j + 1} from the longest "
+                f"({runtimes[order[j]]:g} s, job {job['id']}) exceeds the estimate ranked {j + 1} "
+                f"({dist.values()[j]:g} s); give a larger --max-estimate M, or a larger bin for M (--bin M=PCT)"
             )
         estimates = result
         info.update(

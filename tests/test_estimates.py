@@ -216,3 +216,13 @@ def _pipeline(tmp_path, jobs):
     assert again.read_bytes() == w1e.read_bytes()  # same seed, same bytes
     assert json.loads(w1e.read_text())["adaptsched"]["estimates"]["seed"] == 1
     assert math.isfinite(json.loads(w1e.read_text())["adaptsched"]["estimates"]["a"])
+
+
+def test_qos_annotate_uses_estimate_s(w1e):
+    from adaptsched.workloads.qos import annotate
+
+    out, summary = w1e
+    annotated, _ = annotate(out, seed=1)
+    assert [j["estimate_s"] for j in annotated["jobs"]] == [j["estimate_s"] for j in out["jobs"]]
+    longest = max(annotated["jobs"], key=lambda j: j["walltime"])  # estimate M, walltime M + 1
+    assert longest["estimate_s"] == summary["max_estimate_s"] == longest["walltime"] - 1

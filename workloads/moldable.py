@@ -53,7 +53,9 @@ def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
         if kind == "linear":
             return Linear(spec["t1_s"])
         if kind == "scojo-p":
-            return ScojoP(spec["runtime_opt_s"], spec["n_opt"], machine_hosts)
+            return ScojoP(
+                spec["runtime_opt_s"], spec["n_opt"], machine_hosts, interpolation=spec.get("interpolation", "speedup")
+            )
     except KeyError as missing:
         raise ValueError(f"job {job.get('id')!r}: moldable model {kind!r} needs {missing}") from None
     raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")

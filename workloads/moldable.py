@@ -14,7 +14,8 @@ extra fields, which Batsim carries through untouched:
 
 How a rigid job becomes moldable (``annotate``):
 
-* a ``fraction`` of the jobs (seeded), sequential ones included;
+* a ``fraction`` of the jobs (seeded, one draw per job), sequential ones included; the others
+  are rigid (an annotation they had is dropped);
 * ``downey``: A log-uniform on [1, ``a_max``] (``machine``: the workload's ``nb_res``, as in
   Downey 1996 sec. 3; ``request``: the job's own request), sigma uniform on [0, 2]; the
   observed run (``res`` hosts, runtime t) fixes the sequential time t1 = t x S(res), so the
@@ -82,7 +83,7 @@ def annotate(
     rnd = random.Random(seed)
     jobs, annotated = [], 0
     for job in workload["jobs"]:
-        job = dict(job)
+        job = {k: v for k, v in job.items() if k not in ("moldable", "min_res", "max_res")}  # rigid unless drawn
         profile = profiles.get(job.get("profile"), {})
         draw = rnd.random()
         if draw < fraction and profile.get("type") == "delay" and job["res"] >= 1:

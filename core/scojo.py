@@ -37,6 +37,7 @@ Schedulers:
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from dataclasses import dataclass
@@ -582,9 +583,93 @@ class ScojoP(PriorityEasy):
         self.queue.remove_all(started)
 
 
+def easy_start_time(
+    nb_hosts: int,
+    now: float,
+    ends: list[tuple[float, int]],
+    waiting: list[tuple[float, int, float, int, float]],
+    target: int,
+    *,
+    aging_factor: float = 5.0,
+    aging_one_class: bool = False,
+) -> float:
+    """When waiting job number ``target`` starts in the traditional frame (:class:`PriorityEasy`)
+    from now on, with no more arrivals: the same decisions as replaying the frame, on host
+    counts alone (which hosts a job gets changes no start time).
+
+    ``ends``: (expected end, hosts) of the running jobs; ``waiting``: (submission time,
+    class, runtime(N_opt), size, runtime at that size) of each waiting job, in arrival order.
+    """
+    ends = sorted(ends)
+    free = nb_hosts - sum(res for _, res in ends)
+    queue = list(range(len(waiting)))
+    t = now
+
+    def level(i: int) -> int:
+        submit, klass, runtime_opt, _, _ = waiting[i]
+        lv = klass + 1
+        if lv > 1 and t - submit >= aging_factor * runtime_opt:
+            return lv - 1 if aging_one_class else 0
+        return lv
+
+    while True:
+        order = sorted(queue, key=lambda i: (level(i), i))
+        started = set()
+        head = -1
+        for i in order:
+            size = waiting[i][3]
+            if size > free:
+                head = i
+                break
+            if i == target:
+                return t
+            free -= size
+            bisect.insort(ends, (t + waiting[i][4], size))
+            started.add(i)
+        if head >= 0 and free > 0:
+            need, available, shadow, extra = waiting[head][3], free, INF, 0
+            k = 0
+            while k < len(ends):
+                available += ends[k][1]
+                if available >= need:
+                    shadow = ends[k][0]
+                    k += 1
+                    while k < len(ends) and ends[k][0] == shadow:
+                        available += ends[k][1]
+                        k += 1
+                    extra = available - need
+                    break
+                k += 1
+            for i in order[order.index(head) + 1 :]:
+                size = waiting[i][3]
+                if size > free:
+                    continue
+                ends_by = t + waiting[i][4] <= shadow
+                if ends_by or size <= extra:
+                    if i == target:
+                        return t
+                    free -= size
+                    bisect.insort(ends, (t + waiting[i][4], size))
+                    started.add(i)
+                    if not ends_by:
+                        extra -= size
+                    if free == 0:
+                        break
+        queue = [i for i in queue if i not in started]
+        if not ends:
+            raise RuntimeError("what-if: the job never starts")  # cannot happen: it fits the machine
+        t = ends[0][0]
+        while ends and ends[0][0] == t:
+            free += ends.pop(0)[1]
+
+
 @dataclass(frozen=True)
 class CirneBermanOptions(ScojoOptions):
-    pass
+    whatif: str = option(
+        "counts",
+        "what-if simulations on host counts (fast), or full replays of the frame (the reference; same sizes)",
+        choices=("counts", "replay"),
+    )
 
 
 class CirneBerman(PriorityEasy):
@@ -616,7 +701,32 @@ class CirneBerman(PriorityEasy):
     def what_if_start(self, job: Job, n: int, now: float) -> float:
         """When ``job`` would start on ``n`` hosts in the traditional frame, from now on."""
         self.whatif_runs += 1
-        sim = PriorityEasy(self.nb_hosts, **self.options.values())
+        if self.options.whatif == "replay":
+            return self.what_if_replay(job, n, now)
+        waiting = []
+        for other in self.queue.jobs:
+            if other.id == job.id:
+                break  # later arrivals are not sized yet
+            shape = self.shapes[other.id]
+            m = self.size_of(other)
+            waiting.append((other.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m)))
+        shape = self.shapes[job.id]
+        waiting.append((job.submit_s, shape.klass, shape.runtime_opt_s, n, shape.runtime(n)))
+        return easy_start_time(
+            self.nb_hosts,
+            now,
+            [(r.end_s, r.res) for r in self.by_end],
+            waiting,
+            len(waiting) - 1,
+            aging_factor=self.aging_factor,
+            aging_one_class=self.aging_one_class,
+        )
+
+    def what_if_replay(self, job: Job, n: int, now: float) -> float:
+        """:meth:`what_if_start` by replaying the frame itself (:func:`replay`)."""
+        values = self.options.values()
+        del values["whatif"]
+        sim = PriorityEasy(self.nb_hosts, **values)
         running = [
             (Job(r.exec_id, r.job.submit_s, r.res, r.end_s - r.start_s), r.start_s, r.end_s, r.hosts)
             for r in self.running.values()
@@ -640,11 +750,17 @@ class CirneBerman(PriorityEasy):
         return start
 
     def choose_size(self, job: Job, now: float) -> int:
+        """The size of earliest simulated completion (ties: the smaller). Sizes are tried from
+        N_max down: runtime(n) does not decrease as n does (both models' speedups rise up to
+        N_max), so once now + runtime(n) exceeds the best completion no smaller size can win."""
         shape = self.shapes[job.id]
         best_n, best_end = shape.n_opt, INF
-        for n in range(shape.n_min, shape.n_max + 1):
-            end = self.what_if_start(job, n, now) + shape.runtime(n)
-            if end < best_end:
+        for n in range(shape.n_max, shape.n_min - 1, -1):
+            runtime = shape.runtime(n)
+            if now + runtime > best_end:
+                break
+            end = self.what_if_start(job, n, now) + runtime
+            if end <= best_end:
                 best_n, best_end = n, end
         return best_n
 

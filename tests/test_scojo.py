@@ -388,3 +388,46 @@ def test_molded_rows_through_the_embedded_engine(tmp_path, small_scojo_workload,
     run(scheduler, path, 32, tmp_path / "run", progress=False, say=lambda *a: None)
     resized = check_scojo_rows(tmp_path / "run", workload)
     assert (resized == 0) if scheduler == "scojo-trad" else (resized > 5)
+
+
+# -- metrics (analysis/scojo.py, sec. 5.1) -------------------------------------------------
+def test_scojo_metrics_by_hand(tmp_path):
+    """4 hosts, 20 jobs, cut 5%: jobs 0 and 19 dropped. Job k (k = 1..18) submitted at 10 k.
+    Jobs 1-6 short (rt_opt 20 s, N_opt 2), run on 1 host (shrunk); 7-12 medium (100 s,
+    N_opt 2) on 2; 13-18 long (4000 s, N_opt 1), rigid on 1."""
+    from test_analysis import row, write_run
+
+    from adaptsched.analysis.scojo import scojo_metrics
+
+    jobs, rows, profiles = [], [], {}
+    for k in range(20):
+        rt, n_opt = (20.0, 2) if k <= 6 else (100.0, 2) if k <= 12 else (4000.0, 1)
+        moldable_job = k <= 12
+        profiles[f"d{rt:g}"] = {"type": "delay", "delay": rt}
+        spec = {"id": str(k), "subtime": 10.0 * k, "res": n_opt, "profile": f"d{rt:g}", "walltime": rt + 1}
+        if moldable_job:
+            spec["moldable"] = {"model": "scojo-p", "runtime_opt_s": rt, "n_opt": n_opt}
+        jobs.append(spec)
+        size = 1 if k <= 6 else n_opt
+        runtime = rt * 1.625 if size < n_opt else rt  # S(1) = 0.4 N_opt for N_opt = 2
+        wait = 5.0 * (k % 3)
+        alloc = "0" if size == 1 else "0-1"
+        rows.append(row(k, 10.0 * k, n_opt, "COMPLETED_SUCCESSFULLY", 10.0 * k + wait, runtime, alloc))
+    workload = {"nb_res": 4, "jobs": jobs, "profiles": profiles}
+    m = scojo_metrics(write_run(tmp_path, "run", rows), workload)
+    assert m["kept"] == 18 and m["window_s"] == [10.0, 180.0]
+    short, medium, long = (m["classes"][c] for c in ("short", "medium", "long"))
+    assert (short["jobs"], medium["jobs"], long["jobs"]) == (6, 6, 6)
+    assert (short["shrunk"], short["kept"], medium["kept"], long["kept"]) == (6, 0, 6, 6)
+    waits = [5.0 * (k % 3) for k in range(1, 7)]
+    assert short["wait_mean_s"] == pytest.approx(sum(waits) / 6)
+    assert short["response_mean_s"] == pytest.approx(sum(waits) / 6 + 32.5)
+    # short: rt_opt 20 < 30: max(resp / 30, 1); long: resp / 4000, no floor
+    assert short["bsld_mean"] == pytest.approx(sum(max((w + 32.5) / 30, 1) for w in waits) / 6)
+    long_waits = [5.0 * (k % 3) for k in range(13, 19)]
+    assert long["bsld_mean"] == pytest.approx(sum((w + 4000) / 4000 for w in long_waits) / 6)
+    assert sum(m["histograms"]["long"]) == 6 and m["histograms"]["long"][8] == 6  # (3000, 10000]
+    # long jobs 13-18 run past 180 on 1 host each from about 10 k: they alone give sum (180 - start)
+    assert 0 < m["utilization"] <= 1
+    # 10% cut: 2 jobs each end
+    assert scojo_metrics(write_run(tmp_path, "run", rows), workload, cut=0.1)["kept"] == 16

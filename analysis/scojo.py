@@ -1,0 +1,141 @@
+"""Barsanti & Sodan's metrics of a run (SCOJO-P paper, sec. 5.1 and Table 1).
+
+For each folded job (:mod:`.fold`) of the run, the workload (Batsim JSON dict) gives its
+optimum size N_opt and runtime(N_opt) (:func:`adaptsched.core.scojo.shape_of`; a rigid job:
+its request and its profile's delay) and so its class: short < 60 s <= medium < 1 h <= long.
+
+* **cut**: the first and last ``cut`` of the jobs in submission order are dropped (fill and
+  drain; Table 1: 5% each. The text's "first and last 10%" is read as 10% in all; the report
+  also gives ``cut=0.10``);
+* per class and overall: mean **response** (finish - submission), **wait** (start -
+  submission) and **bounded slowdown** with bound 30 s related to runtime(N_opt):
+  max(resp / max(rt_opt, 30), 1) if rt_opt < 30 s, else resp / rt_opt (no floor);
+* **utilization**: host-seconds busy (every job, kept or not) between the first and the last
+  kept submission / (machine hosts x that window);
+* **adaptations** (Figs 8, 13): jobs run on fewer hosts than N_opt (shrunk), more (expanded)
+  or N_opt (kept), per class;
+* **histograms** (Fig. 9): response times per class in log-spaced bins, a value x counted in
+  the bin (previous edge, edge].
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from adaptsched.core.base import Job
+from adaptsched.core.scojo import CLASSES, shape_of
+
+from ..formats.intervals import alloc_stats
+from .fold import fold_attempts
+from .jobs import read_jobs_csv, resolve_jobs_path
+
+BOUND_S = 30.0
+#: Edges (s) of the response-time histograms; the last bin is (1e6, inf).
+HISTOGRAM_EDGES_S = (1, 3, 10, 30, 100, 300, 1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6, math.inf)
+
+
+def optimum_sizes(workload: dict) -> dict[str, tuple[int, float]]:
+    """job id -> (N_opt, runtime(N_opt) in seconds) of every job of the workload."""
+    nb_hosts = int(workload["nb_res"])
+    profiles = workload.get("profiles", {})
+    out = {}
+    for spec in workload["jobs"]:
+        job = Job(str(spec["id"]), float(spec["subtime"]), int(spec["res"]), float(spec.get("walltime", -1)), spec)
+        shape = shape_of(job, nb_hosts)
+        if shape.model is None:
+            delay = profiles.get(spec.get("profile"), {}).get("delay")
+            runtime = float(delay) if delay is not None else shape.runtime_opt_s
+            out[job.id] = (shape.n_opt, runtime)
+        else:
+            out[job.id] = (shape.n_opt, shape.runtime_opt_s)
+    return out
+
+
+def bounded_slowdown(response_s: np.ndarray, runtime_opt_s: np.ndarray, bound_s: float = BOUND_S) -> np.ndarray:
+    """Sec. 5.1's BSld, related to runtime(N_opt)."""
+    short = runtime_opt_s < bound_s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(
+            short, np.maximum(response_s / np.maximum(runtime_opt_s, bound_s), 1.0), response_s / runtime_opt_s
+        )
+
+
+def _summary(mask, response, wait, bsld, size, n_opt) -> dict:
+    count = int(mask.sum())
+
+    def mean(x):
+        return float(x[mask].mean()) if count else math.nan
+
+    return {
+        "jobs": count,
+        "response_mean_s": mean(response),
+        "wait_mean_s": mean(wait),
+        "bsld_mean": mean(bsld),
+        "size_mean": mean(size),
+        "n_opt_mean": mean(n_opt),
+        "shrunk": int((mask & (size < n_opt)).sum()),
+        "expanded": int((mask & (size > n_opt)).sum()),
+        "kept": int((mask & (size == n_opt)).sum()),
+    }
+
+
+def scojo_metrics(jobs_csv, workload: dict, *, cut: float = 0.05, bound_s: float = BOUND_S) -> dict:
+    """The metrics of the module doc for one run; ``workload`` is the Batsim JSON dict."""
+    if not 0 <= cut < 0.5:
+        raise ValueError(f"cut must be in [0, 0.5), got {cut}")
+    path = resolve_jobs_path(os.fspath(jobs_csv))
+    jobs = fold_attempts(read_jobs_csv(path))
+    optimum = optimum_sizes(workload)
+    missing = sorted(set(jobs["job_id"]) - set(optimum))
+    if missing:
+        raise ValueError(f"{path}: job {missing[0]} is not in the workload")
+    nb_hosts = int(workload["nb_res"])
+    order = {str(j["id"]): i for i, j in enumerate(workload["jobs"])}
+    jobs = jobs.assign(_order=jobs["job_id"].map(order)).sort_values(["submission_time", "_order"], kind="stable")
+    ran = jobs["starting_time"].notna().to_numpy()
+    if not ran.all():
+        raise ValueError(f"{path}: {int((~ran).sum())} job(s) never ran (rejected or unfinished)")
+    total = len(jobs)
+    drop = math.floor(total * cut)
+    keep = np.zeros(total, bool)
+    keep[drop : total - drop] = True
+
+    submit = jobs["submission_time"].to_numpy(float)
+    start = jobs["starting_time"].to_numpy(float)
+    finish = jobs["finish_time"].to_numpy(float)
+    size = alloc_stats(jobs["allocated_resources"].to_numpy())[0].astype(float)
+    n_opt = np.array([optimum[i][0] for i in jobs["job_id"]], float)
+    runtime_opt = np.array([optimum[i][1] for i in jobs["job_id"]], float)
+    klass = np.where(runtime_opt < 60, 0, np.where(runtime_opt < 3600, 1, 2))
+    response, wait = finish - submit, start - submit
+    bsld = bounded_slowdown(response, runtime_opt, bound_s)
+
+    t0, t1 = float(submit[keep].min()), float(submit[keep].max())
+    busy = float((size * np.clip(np.minimum(finish, t1) - np.maximum(start, t0), 0, None)).sum())
+    window = t1 - t0
+    classes = {name: _summary(keep & (klass == c), response, wait, bsld, size, n_opt) for c, name in enumerate(CLASSES)}
+    classes["all"] = _summary(keep, response, wait, bsld, size, n_opt)
+    edges = np.array(HISTOGRAM_EDGES_S)
+    histograms = {}
+    for c, name in enumerate(CLASSES):
+        values = response[keep & (klass == c)]
+        bins = np.searchsorted(edges, values, side="left")  # (edge[i-1], edge[i]] -> i
+        histograms[name] = np.bincount(bins, minlength=len(edges))[: len(edges)].tolist()
+    return {
+        "source": path,
+        "jobs": total,
+        "kept": int(keep.sum()),
+        "cut": cut,
+        "bound_s": bound_s,
+        "window_s": [t0, t1],
+        "utilization": busy / (nb_hosts * window) if window > 0 else math.nan,
+        "classes": classes,
+        "histogram_edges_s": list(HISTOGRAM_EDGES_S),
+        "histograms": histograms,
+    }
+
+
+__all__ = ["bounded_slowdown", "optimum_sizes", "scojo_metrics"]

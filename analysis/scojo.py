@@ -25,8 +25,8 @@ import os
 
 import numpy as np
 
-from adaptsched.core.base import Job
-from adaptsched.core.scojo import CLASSES, shape_of
+from adaptsched.core.scojo import CLASSES
+from adaptsched.workloads.scojo_stats import optimum_sizes
 
 from ..formats.intervals import alloc_stats
 from .fold import fold_attempts
@@ -35,23 +35,6 @@ from .jobs import read_jobs_csv, resolve_jobs_path
 BOUND_S = 30.0
 #: Edges (s) of the response-time histograms; the last bin is (1e6, inf).
 HISTOGRAM_EDGES_S = (1, 3, 10, 30, 100, 300, 1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6, math.inf)
-
-
-def optimum_sizes(workload: dict) -> dict[str, tuple[int, float]]:
-    """job id -> (N_opt, runtime(N_opt) in seconds) of every job of the workload."""
-    nb_hosts = int(workload["nb_res"])
-    profiles = workload.get("profiles", {})
-    out = {}
-    for spec in workload["jobs"]:
-        job = Job(str(spec["id"]), float(spec["subtime"]), int(spec["res"]), float(spec.get("walltime", -1)), spec)
-        shape = shape_of(job, nb_hosts)
-        if shape.model is None:
-            delay = profiles.get(spec.get("profile"), {}).get("delay")
-            runtime = float(delay) if delay is not None else shape.runtime_opt_s
-            out[job.id] = (shape.n_opt, runtime)
-        else:
-            out[job.id] = (shape.n_opt, shape.runtime_opt_s)
-    return out
 
 
 def bounded_slowdown(response_s: np.ndarray, runtime_opt_s: np.ndarray, bound_s: float = BOUND_S) -> np.ndarray:
@@ -138,4 +121,4 @@ def scojo_metrics(jobs_csv, workload: dict, *, cut: float = 0.05, bound_s: float
     }
 
 
-__all__ = ["bounded_slowdown", "optimum_sizes", "scojo_metrics"]
+__all__ = ["bounded_slowdown", "scojo_metrics"]

@@ -427,7 +427,59 @@ def test_scojo_metrics_by_hand(tmp_path):
     long_waits = [5.0 * (k % 3) for k in range(13, 19)]
     assert long["bsld_mean"] == pytest.approx(sum((w + 4000) / 4000 for w in long_waits) / 6)
     assert sum(m["histograms"]["long"]) == 6 and m["histograms"]["long"][8] == 6  # (3000, 10000]
-    # long jobs 13-18 run past 180 on 1 host each from about 10 k: they alone give sum (180 - start)
-    assert 0 < m["utilization"] <= 1
+    # every job's host-seconds inside [10, 180] (not a valid schedule: hosts overlap here)
+    busy = 0.0
+    for k in range(20):
+        rt, n_opt = (20.0, 2) if k <= 6 else (100.0, 2) if k <= 12 else (4000.0, 1)
+        size = 1 if k <= 6 else n_opt
+        start = 10.0 * k + 5.0 * (k % 3)
+        end = start + (rt * 1.625 if size < n_opt else rt)
+        busy += size * max(0.0, min(end, 180.0) - max(start, 10.0))
+    assert m["utilization"] == pytest.approx(busy / (4 * 170))
     # 10% cut: 2 jobs each end
     assert scojo_metrics(write_run(tmp_path, "run", rows), workload, cut=0.1)["kept"] == 16
+
+
+# -- workloads: scojo-stats, mold-annotate --a-max ----------------------------------------
+def test_scojo_stats_by_hand():
+    """Short jobs (N_opt 2, then 4) at 00:10 on two days, a long rigid one (4 hosts, 7200 s)
+    at 12:40 on the first: the submissions span exactly one day."""
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    def job(i, t, res, rt, mold):
+        spec = {"id": i, "subtime": t, "res": res, "profile": f"d{rt}", "walltime": rt + 1}
+        if mold:
+            spec["moldable"] = {"model": "scojo-p", "runtime_opt_s": rt, "n_opt": res}
+        return spec
+
+    workload = {
+        "nb_res": 16,
+        "jobs": [job(1, 600, 2, 10, True), job(2, 45600, 4, 7200, False), job(3, 86400 + 600, 4, 20, True)],
+        "profiles": {"d10": {"type": "delay", "delay": 10}, "d7200": {"type": "delay", "delay": 7200}},
+    }
+    workload["profiles"]["d20"] = {"type": "delay", "delay": 20}
+    stats = scojo_stats([workload])
+    assert stats["days"] == pytest.approx(1.0)  # 600 to 87000
+    assert stats["arrivals_per_day"]["short"][0] == pytest.approx(2.0)  # both at 00:10
+    assert stats["arrivals_per_day"]["long"][25] == pytest.approx(1.0)  # 12:40 is bucket 25
+    assert sum(stats["arrivals_per_day"]["medium"]) == 0
+    assert stats["mean_n_opt"]["short"] == 3 and stats["mean_runtime_opt_s"]["short"] == 15
+    assert stats["mean_runtime_opt_s"]["long"] == 7200  # the rigid job's delay, not its walltime
+    assert stats["moldable_fraction"] == pytest.approx(2 / 3) and stats["ratio_model"] == {"model": "scojo-p"}
+    # the scheduler reads it back
+    model = ArrivalModel.from_json(stats, 16)
+    assert model.arrivals(0, 600.0, 1800.0 - 600.0) == pytest.approx(2.0 * 1200 / 1800)
+
+
+def test_mold_annotate_a_max_number():
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.workloads.downey import generate
+    from adaptsched.workloads.moldable import annotate
+
+    workload = generate(1, 0.5, hosts=16, seed=1)
+    out, summary = annotate(workload, model="downey", a_max="3000", seed=4)
+    assert summary["a_max"] == "3000"
+    assert max(j["moldable"]["A"] for j in out["jobs"]) > 16  # beyond the machine
+    assert all(j["max_res"] <= 16 for j in out["jobs"])
+    with pytest.raises(AdaptschedError, match="a-max"):
+        annotate(workload, model="downey", a_max="0.5")

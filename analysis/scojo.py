@@ -121,4 +121,42 @@ def scojo_metrics(jobs_csv, workload: dict, *, cut: float = 0.05, bound_s: float
     }
 
 
-__all__ = ["bounded_slowdown", "scojo_metrics"]
+def molded_row_violations(jobs_csv, workload: dict, *, tolerance_s: float = 1e-6, limit: int = 10) -> list[str]:
+    """Issue 11 sec. 8.5: each executed job of a moldable spec ran runtime(n) (its model's)
+    within ``tolerance_s``, with n in [N_min, N_max]; a rigid job ran on its request for its
+    profile's delay. Returns the violations (at most ``limit``)."""
+    from adaptsched.core.base import Job
+    from adaptsched.core.scojo import shape_of
+
+    path = resolve_jobs_path(os.fspath(jobs_csv))
+    jobs = fold_attempts(read_jobs_csv(path))
+    jobs = jobs[jobs["starting_time"].notna()]
+    nb_hosts = int(workload["nb_res"])
+    specs = {str(j["id"]): j for j in workload["jobs"]}
+    profiles = workload.get("profiles", {})
+    sizes = alloc_stats(jobs["allocated_resources"].to_numpy())[0]
+    problems: list[str] = []
+    for job_id, run_s, n in zip(jobs["job_id"], jobs["execution_time"].to_numpy(float), sizes):
+        spec = specs.get(job_id)
+        if spec is None:
+            problems.append(f"job {job_id} is not in the workload")
+            continue
+        job = Job(job_id, float(spec["subtime"]), int(spec["res"]), float(spec.get("walltime", -1)), spec)
+        shape = shape_of(job, nb_hosts)
+        if shape.model is None:
+            expected = float(profiles.get(spec.get("profile"), {}).get("delay", math.nan))
+            if n != job.res:
+                problems.append(f"rigid job {job_id} ran on {n} hosts, not its {job.res}")
+        else:
+            if not shape.n_min <= n <= shape.n_max:
+                problems.append(f"job {job_id} ran on {n} hosts, outside [{shape.n_min}, {shape.n_max}]")
+                continue
+            expected = shape.model.runtime(int(n))
+        if not abs(run_s - expected) <= tolerance_s:
+            problems.append(f"job {job_id} on {n} hosts ran {run_s!r} s, not {expected!r} s")
+        if len(problems) >= limit:
+            break
+    return problems
+
+
+__all__ = ["bounded_slowdown", "molded_row_violations", "scojo_metrics"]

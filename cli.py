@@ -232,18 +232,57 @@ def cmd_scojo_stats(args):
 
 # -- generate ----------------------------------------------------------------------------
 def cmd_generate(args):
+    """One command for every model: the model's block (in build_parser) gives ``args.build``."""
     from adaptsched.workloads.convert import write_workload
-    from adaptsched.workloads.downey import generate, write_swf
+    from adaptsched.workloads.stats import summary_text
+    from adaptsched.workloads.swf import write_swf
 
-    workload = generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+    workload = args.build(args)
     write_workload(workload, args.output)
-    _say(
-        f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
-        f"{args.load} on {args.hosts} processors (seed {args.seed})"
-    )
+    _say(f"{args.output}: {summary_text(workload)} ({args.model}, seed {args.seed})")
     if args.swf:
-        write_swf(workload, args.swf)
-        _say(f"{args.swf}: the same jobs as SWF (rigid request = round(A))")
+        write_swf(workload, args.swf, requested_procs_from_res=args.model == "downey")
+        _say(f"{args.swf}: the same jobs as SWF")
+    return 0
+
+
+def _generate_downey(args):
+    from adaptsched.workloads.downey import generate
+
+    return generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+
+
+def _generate_lublin(args):
+    from adaptsched.workloads.lublin import generate
+
+    return generate(
+        args.jobs,
+        hosts=args.hosts,
+        mode=args.mode,
+        aarr=args.aarr,
+        start_hour=args.start_hour,
+        seed=args.seed,
+        clock=args.clock,
+    )
+
+
+# -- estimates ---------------------------------------------------------------------------
+def cmd_estimates(args):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.estimates import annotate, parse_bins
+
+    workload = _read_workload(args.input)
+    out, summary = annotate(
+        workload,
+        model=args.model,
+        max_estimate_s=args.max_estimate,
+        bins=parse_bins(args.bin),
+        seed=args.seed,
+        truncate=args.truncate,
+        source=args.input,
+    )
+    write_workload(out, args.output)
+    _say(f"{args.output}: {summary['text']}")
     return 0
 
 
@@ -441,14 +480,60 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("generate", help="generate a synthetic workload from a model")
-    p.add_argument("model", choices=("downey",), help="downey: Downey (1996) moldable workload model")
-    p.add_argument("output", help="Batsim JSON workload to write")
-    p.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
-    p.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
-    p.add_argument("--hosts", type=positive_int, default=64, help="processors N (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--swf", help="also write the jobs as an SWF trace")
     p.set_defaults(func=cmd_generate)
+    models = p.add_subparsers(dest="model", metavar="MODEL")
+    models.required = True
+
+    def generate_model(name: str, help: str, build, hosts: int) -> argparse.ArgumentParser:
+        """A model's subcommand with the options every model shares; the caller adds its own."""
+        g = models.add_parser(name, help=help, description=help)
+        g.add_argument("output", help="Batsim JSON workload to write")
+        g.add_argument("--hosts", type=positive_int, default=hosts, help=f"machine size (default {hosts})")
+        g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        g.add_argument("--swf", help="also write the jobs as an SWF trace")
+        g.set_defaults(build=build)
+        return g
+
+    g = generate_model("downey", "Downey (1996) moldable workload model", _generate_downey, 64)
+    g.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
+    g.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
+
+    g = generate_model("lublin", "Lublin & Feitelson (2003) rigid-job workload model", _generate_lublin, 128)
+    g.add_argument("--jobs", type=positive_int, default=10000, help="number of jobs (default 10000)")
+    g.add_argument(
+        "--mode", choices=("typeless", "typed"), default="typeless", help="parameter sets (default typeless)"
+    )
+    g.add_argument("--aarr", type=float, help="typeless AARR (SCOJO-P's alpha': 10.23 for W1, 9.83 for W2)")
+    g.add_argument("--start-hour", type=int, default=0, help="hour of day at time 0 (default 0, midnight)")
+    g.add_argument(
+        "--clock",
+        choices=("c", "exact"),
+        default="c",
+        help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
+    )
+
+    p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
+    p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument(
+        "--model", required=True, choices=("exact", "tsafrir"), help="exact (= runtime) or Tsafrir et al. (2005)"
+    )
+    p.add_argument(
+        "--max-estimate",
+        type=float,
+        metavar="M",
+        help="tsafrir: the largest estimate (s; default: the longest runtime)",
+    )
+    p.add_argument(
+        "--bin",
+        action="append",
+        default=[],
+        metavar="SEC=PCT",
+        help="tsafrir: a user bin, PCT %% of the jobs estimate SEC seconds (SEC may be M); repeatable",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--truncate", action="store_true", help="tsafrir: shorten runtimes above M to M (default: error)")
+    p.set_defaults(func=cmd_estimates)
 
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")

@@ -201,3 +201,13 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         if pname not in used:
             profiles[pname] = None
     return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles)
+
+
+def metadata(workload: dict) -> dict:
+    """adaptsched's metadata of a workload dict: its ``adaptsched`` key (``convert``, every
+    generator, ``estimates``), else the ``meta`` key of older Downey workloads, else {}."""
+    for key in ("adaptsched", "meta"):
+        value = workload.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}

@@ -210,7 +210,23 @@ def cmd_mold_annotate(args):
     workload = _read_workload(args.input)
     out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed, a_max=args.a_max)
     write_workload(out, args.output)
-    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable ({args.model}, seed {args.seed})")
+    a_max = f", A_max {summary['a_max']}" if args.model == "downey" else ""
+    what = f"({args.model}, seed {args.seed}{a_max})"
+    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable {what}")
+    return 0
+
+
+# -- scojo-stats ---------------------------------------------------------------------------
+def cmd_scojo_stats(args):
+    import json
+
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    stats = scojo_stats([_read_workload(path) for path in args.inputs], names=list(args.inputs))
+    with open(args.output, "w") as handle:
+        json.dump(stats, handle, indent=1)
+    means = ", ".join(f"{c} {stats['mean_n_opt'][c]:.2f}" for c in ("short", "medium", "long"))
+    _say(f"{args.output}: {stats['jobs']} jobs over {stats['days']:.1f} days; mean N_opt {means}")
     return 0
 
 
@@ -528,10 +544,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--a-max",
         default="machine",
-        choices=("machine", "request"),
-        help="downey: A log-uniform up to the machine size (default) or the job's request",
+        help="downey: A log-uniform up to the machine size (machine, default), the job's request (request) "
+        "or this number (e.g. 3000 for SCOJO-P's Fig. 14)",
     )
     p.set_defaults(func=cmd_mold_annotate)
+
+    p = sub.add_parser("scojo-stats", help="SCOJO-P's arrivals per half hour and class means, from workloads")
+    p.add_argument("inputs", nargs="+", metavar="W.json", help="Batsim JSON workloads (not the evaluated ones)")
+    p.add_argument("output", metavar="OUT.json", help="statistics file to write (scojo-p's option stats)")
+    p.set_defaults(func=cmd_scojo_stats)
 
     p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")

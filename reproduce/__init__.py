@@ -25,6 +25,7 @@ PAPERS = (
     "perkovic_keleher",
     "downey",
     "qops",
+    "scojo_p",
 )
 
 

@@ -21,9 +21,11 @@ Every run of a sweep and of every reproduction goes through here:
   the other workers.
 * **Progress.** A bar over runs with an ETA on a terminal (a line per tenth of the runs
   otherwise), and a final line: done, failed, skipped, and the efficiency
-  ``sum of run times / (wall time x workers)``, run time being each run's own wall time
-  (:attr:`adaptsched.engines.run.RunResult.wall_s`) and wall time counted from the first
-  submission (the cluster's start-up is reported beside it).
+  ``sum of run times / (wall time x workers)``, a run's time being its simulation's wall time
+  (:attr:`adaptsched.engines.run.RunResult.wall_s`) plus its analysis, and wall time counted
+  from the first submission (the cluster's start-up is reported beside it). What is left,
+  ``wall time x workers - sum of run times``, is the executor's overhead: Dask's scheduling,
+  shipping inputs and outputs, writing them, and workers idle at the end.
 
 Each run's analysis (``analyse(prefix, options, workload) -> dict``, a module-level function
 or a ``functools.partial`` of one) runs on the worker, right after the run, on its outputs.
@@ -93,6 +95,8 @@ class GridResult:
 
     def summary(self) -> str:
         total = self.done + len(self.failed) + self.skipped
+        if self.done + len(self.failed) == 0:
+            return f"{total} runs: {self.skipped} skipped (done before), nothing to run"
         line = (
             f"{total} runs: {self.done} done, {len(self.failed)} failed, {self.skipped} skipped "
             f"in {self.wall_s:.1f} s on {self.workers} worker{'s' if self.workers != 1 else ''} "
@@ -261,6 +265,7 @@ def execute(task: dict, workload, platform) -> dict:
             if affinity is not None:
                 os.sched_setaffinity(0, affinity)
         analyse = task["analyse"]
+        analysed = time.perf_counter()
         out = analyse(str(prefix), dict(task["options"]), workload_path) if analyse is not None else {}
         out.update(
             {
@@ -277,10 +282,11 @@ def execute(task: dict, workload, platform) -> dict:
                 "adaptsched_version": __version__,
                 "analysis": task["analysis_id"],
                 "params": task["params"],
-                "task_s": time.perf_counter() - begin,
+                "analysis_s": time.perf_counter() - analysed,
             }
         )
         outputs = None if task["shared_fs"] else _pack(prefix)
+        out["task_s"] = time.perf_counter() - begin
         return {"ok": True, "result": out, "outputs": outputs}
     except Exception as error:  # reported by the client, with the run's last log lines
         detail = "".join(traceback.format_exception_only(type(error), error)).strip()
@@ -524,7 +530,7 @@ def run_grid(
                 result["output_bytes"] = len(answer["outputs"] or b"")
                 _write_result(folder, r.name, result)
                 results[r.name] = result
-                run_s += result["wall_s"]
+                run_s += result["wall_s"] + result.get("analysis_s", 0.0)
                 done += 1
                 bar.update(r.name)
             elif attempt == 0:

@@ -350,6 +350,31 @@ def add_reproduce_parsers(sub) -> None:
         q.set_defaults(func=cmd_reproduce, paper=command)
 
 
+# -- sweep -------------------------------------------------------------------------------
+def cmd_sweep(args):
+    from adaptsched.sweep import run_sweep
+
+    output_folder(args.out)
+    grid, written = run_sweep(
+        args.spec,
+        args.out,
+        scheduler_address=args.scheduler_address,
+        workers=args.workers,
+        shared_fs=args.shared_fs,
+        batsim=args.batsim,
+        progress=None if args.progress == "auto" else args.progress == "on",
+        say=_say,
+    )
+    _say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    _say(f"sweep: {grid.summary()}")
+    if grid.failed:
+        raise AdaptschedError(
+            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed twice (their last log lines "
+            f"are above, their logs in {grid.folder}); the others are in {written['table']}. Run again to retry them."
+        )
+    return 0
+
+
 # -- demo -----------------------------------------------------------------------------
 def cmd_demo(args):
     from adaptsched.demo import demo
@@ -370,7 +395,8 @@ def build_parser() -> argparse.ArgumentParser:
             examples:
               adaptsched demo
               adaptsched run --scheduler easy --workload trace.swf.gz --platform 338 --out results/easy --report
-              adaptsched compare results/fcfs results/easy --out results/cmp"""),
+              adaptsched compare results/fcfs results/easy --out results/cmp
+              adaptsched sweep examples/orders.toml --out results/sweep"""),
     )
     parser.add_argument("--version", action="version", version=f"adaptsched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -575,6 +601,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_qos_annotate)
 
     add_reproduce_parsers(sub)
+
+    p = sub.add_parser("sweep", help="run a grid of experiments declared in a TOML file, on Dask")
+    p.add_argument("spec", help="sweep spec (TOML): schedulers and option grids, workloads, platforms, metrics")
+    p.add_argument("--out", required=True, help="results folder: runs.csv, charts, runs/ (a rerun skips done runs)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler-address",
+        metavar="tcp://HOST:PORT",
+        help="a running Dask scheduler (dask scheduler / dask worker, dask-jobqueue); default: a local cluster",
+    )
+    where.add_argument(
+        "--workers", type=positive_int, help="local cluster: worker processes, one run each (default: one per CPU)"
+    )
+    p.add_argument(
+        "--shared-fs",
+        action="store_true",
+        help="workers see --out and the inputs under the same paths: nothing is shipped (default: shipped)",
+    )
+    p.add_argument("--batsim", help="real Batsim executable, for engine = 'batsim' (default: $BATSIM, then PATH)")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: terminal)")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
     p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")

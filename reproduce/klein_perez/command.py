@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from adaptsched.errors import positive_int
+
 NAME = "klein-perez"
 HELP = (
     "Klein & Pérez, Scheduling rigid, evolving applications on homogeneous resources (RR-7205, "
@@ -12,31 +14,15 @@ HELP = (
 )
 
 
-def _positive(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def _count(text: str) -> int:
-    import argparse
-
-    value = _positive(text) if text != "0" else 0
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+    """A whole number >= 0 (0: no engine check)."""
+    return 0 if text.strip() == "0" else positive_int(text)
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--tests", type=_positive, default=1000, help="random tests (default 1000, the paper's)")
+    parser.add_argument("--tests", type=positive_int, default=1000, help="random tests (default 1000, the paper's)")
     parser.add_argument(
-        "--hosts", type=_positive, default=100, help="n_max, the machine's nodes (default 100: our choice, >= 75)"
+        "--hosts", type=positive_int, default=100, help="n_max, the machine's nodes (default 100: our choice, >= 75)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the tests (default 1)")
     parser.add_argument(
@@ -49,17 +35,17 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     reproduce(
-        out=getattr(args, "out", None) or "results/klein-perez",
+        out=args.out,
         tests=args.tests,
         hosts=args.hosts,
         seed=args.seed,
         engine_tests=args.engine_tests,
-        engine=getattr(args, "engine", "embedded"),
-        batsim=getattr(args, "batsim", None),
-        workers=getattr(args, "workers", None),
-        report_dir=getattr(args, "report_dir", None),
-        command=getattr(args, "command_line", "") or "adaptsched reproduce klein-perez",
-        say=getattr(args, "say", print),
+        engine=args.engine,
+        batsim=args.batsim,
+        workers=args.workers,
+        report_dir=args.report_dir,
+        command=args.command_line,
+        say=args.say,
     )
     return 0
 
@@ -121,7 +107,7 @@ def reproduce(
     say=print,
 ) -> Path:
     """In-process Tables 1-2, the calibration, the engine check; writes the report into
-    ``report_dir`` (default ``out/report``); returns its path."""
+    ``report_dir`` (default ``out/report-ENGINE``); returns its path."""
     from adaptsched.analysis.evolving import summarise
     from adaptsched.core.evolving import schedule
     from adaptsched.workloads.evolving import check_hosts, generate_tests
@@ -144,7 +130,7 @@ def reproduce(
         )
     gantt = {v: schedule(cases[0], hosts, v) for v in VARIANTS}
     report = write_report(
-        Path(report_dir) if report_dir else Path(out) / "report",
+        Path(report_dir) if report_dir else Path(out) / f"report-{engine}",
         summary=summary,
         rows=rows,
         calibration=calib,
@@ -159,22 +145,3 @@ def reproduce(
     )
     say(f"report: {report}")
     return report
-
-
-def main(argv=None) -> int:
-    """``python -m adaptsched.reproduce.klein_perez.command`` (until the cli lists it)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="adaptsched reproduce klein-perez", description=HELP)
-    add_arguments(parser)
-    parser.add_argument("--out", default="results/klein-perez")
-    parser.add_argument("--report-dir")
-    parser.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
-    parser.add_argument("--batsim")
-    parser.add_argument("--workers", type=_positive)
-    args = parser.parse_args(argv)
-    return run(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

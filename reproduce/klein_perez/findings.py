@@ -7,7 +7,8 @@ claim a small pure function of ``avg``: {variant: {metric: average over tests}}.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from adaptsched.reproduce.common import Finding
 
 EPSILON = 0.25
 STRETCHING = ("nos", "mic", "mic+c", "inf", "inf+c")
@@ -48,19 +49,6 @@ PROTOTYPE = {
     ("inf", "stretches_pct"): 26,
     ("inf+c", "stretches_pct"): 13,
 }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One claim of the paper checked on our numbers: ``numbers`` shows what decided it."""
-
-    claim: str
-    holds: bool
-    numbers: str
-
-    @property
-    def verdict(self) -> str:
-        return "holds" if self.holds else "**does not hold**"
 
 
 def paper(variant: str, metric: str) -> tuple[float, float, float]:

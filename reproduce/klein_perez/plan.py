@@ -77,7 +77,7 @@ def calibration(tests: Sequence, sizes: Sequence[int] = CALIBRATION_HOSTS) -> li
 
 def engine_runs(count: int) -> list[tuple[str, int, str]]:
     """(run name, test number, variant) of the engine check."""
-    return [(f"test{t:04d}_{v.replace('+', 'c')}", t, v) for t in range(1, count + 1) for v in VARIANTS]
+    return [(f"test{t:04d}_{v.replace('+', '_')}", t, v) for t in range(1, count + 1) for v in VARIANTS]
 
 
 def analyse_run(prefix: str, options: dict, workload: str) -> dict:

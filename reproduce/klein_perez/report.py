@@ -9,6 +9,7 @@ from pathlib import Path
 
 from adaptsched.analysis.evolving import SYSTEM, USER
 from adaptsched.core.evolving import map_nodes
+from adaptsched.reproduce.common import findings_table
 
 from .findings import PROTOTYPE, check_findings, paper, within_tolerance
 from .plan import VARIANTS
@@ -206,9 +207,7 @@ def write_report(
         "",
         "## Findings of sec. 5.2",
         "",
-        "| finding | here | numbers |",
-        "|---|---|---|",
-        *[f"| {f.claim} | {f.verdict} | {f.numbers} |" for f in findings],
+        *findings_table(findings),
         "",
         "## Calibration of n_max (not stated in the paper)",
         "",

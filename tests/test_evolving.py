@@ -419,3 +419,24 @@ def test_embedded_engine_run_folds_to_the_plan(tmp_path, variant):
     result = analyse_run(str(prefix), {"variant": variant}, str(path))
     assert result["problems"] == result["violations"] == result["metrics_differ"] == []
     assert result["copies"] > 20
+
+
+# -- the command line ----------------------------------------------------------------------------
+def test_generate_and_run_from_the_command_line(tmp_path):
+    """Issue 12, acceptance 3: generate evolving DIR, then run one test under inf+c; fold = plan."""
+    from test_cli import assert_clean_error, assert_usage_error, cli
+
+    from adaptsched.reproduce.klein_perez.plan import analyse_run
+
+    code, _, err = cli("generate", "evolving", tmp_path / "w", "--tests", "2", "--seed", "4")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["test0001.json", "test0002.json"]
+    assert_usage_error(*cli("generate", "evolving", tmp_path / "v", "--hosts", "50")[::2], "75 nodes")
+    assert_usage_error(*cli("generate", "evolving", tmp_path / "v", "--swf", "x.swf")[::2], "no SWF form")
+    workload = tmp_path / "w" / "test0001.json"
+    args = ("run", "--scheduler", "evolving", "--workload", workload, "--platform", "100", "--out")
+    code, _, err = cli(*args, tmp_path / "o" / "t", "--option", "variant=inf+c")
+    assert code == 0, err
+    result = analyse_run(str(tmp_path / "o" / "t"), {"variant": "inf+c"}, str(workload))
+    assert result["problems"] == result["violations"] == result["metrics_differ"] == []
+    assert_clean_error(*cli(*args, tmp_path / "o" / "u", "--option", "variant=xyz")[::2], "variant", "inf+c")

@@ -186,7 +186,9 @@ def write_report(
         "",
         "Each cell: min avg max over the tests (per-application metrics: over all applications); "
         "relative metrics are to the same test's CBF. The paper's rows are its Tables 1 and 2 (ε as 0.25). "
-        "*Time* is Algorithm 2's wall time per test on this machine (the paper's: a 2.53 GHz Core 2 Duo).",
+        "*Time* is Algorithm 2's wall time per test on this machine (the paper's: a 2.53 GHz Core 2 Duo), "
+        "measured once per test on a shared machine: its maxima are preemptions; `benchmarks/evolving.py` "
+        "(best of 3 per test) is the performance measure.",
         "",
         "## Table 1: system-centric metrics",
         "",

@@ -19,6 +19,7 @@ from sortedcontainers import SortedKeyList
 from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool
 from adaptsched.core.queue import ORDERS, WaitingQueue
+from adaptsched.core.speedup import SpeedupModel
 
 INF = float("inf")
 
@@ -231,6 +232,34 @@ class OnlineScheduler:
         self.reject(job)
         return running
 
+    def start_sized(self, job: Job, now: float, n: int, model: SpeedupModel) -> Running:
+        """Starts a waiting moldable job on ``n`` hosts, ``model`` being its speedup.
+
+        At its request, the job itself runs. A job of linear speedup (``moldable`` model
+        ``linear``) whose profile is ``parallel_homogeneous_total`` runs itself on n hosts:
+        Batsim spreads its flops over them (metadata ``molded`` = n). Otherwise a copy of kind
+        "molded" runs ``model.runtime(n)`` seconds, with ``scale`` = S(request) / S(n), and the
+        original is rejected (:meth:`mold`); the analysis folds it back."""
+        requested = job.res
+        if n == requested:
+            return self.start(job, now)
+        spec = job.fields.get("moldable") if job.fields else None
+        if (
+            isinstance(spec, dict)
+            and spec.get("model") == "linear"
+            and job.fields.get("profile_type") == "parallel_homogeneous_total"
+        ):
+            self.record(job, molded=n)
+            return self.start(job, now, self.pool.allocate(n))
+        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=model.runtime(n))
+
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+        """Takes ``job`` as already running on ``hosts`` until ``end_s`` (no decision is sent):
+        the state a what-if simulation starts from (:func:`adaptsched.core.replay.replay`)."""
+        self.pool.take(hosts)
+        running = self.running[job.id] = Running(job, start_s, hosts, end_s=end_s)
+        return running
+
     def wake_up(self, at_s: float) -> None:
         """Asks to be called back at ``at_s`` (CALL_ME_LATER)."""
         self._decisions.wake_ups.append(at_s)
@@ -276,6 +305,11 @@ class ReservingScheduler(OnlineScheduler):
 
     def launch(self, job: Job, now: float, **kwargs: Any) -> Running:
         running = super().launch(job, now, **kwargs)
+        self.by_end.add(running)
+        return running
+
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+        running = super().assume_running(job, start_s, end_s, hosts)
         self.by_end.add(running)
         return running
 

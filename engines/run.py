@@ -217,7 +217,7 @@ def run(
     bar = None
     try:
         process.start()  # pybatsim boots while the workload loads
-        from adaptsched.workloads.batsim_json import load_workload
+        from adaptsched.workloads.batsim_json import load_workload, too_wide_note
 
         loaded = load_workload(workload_path, embedded=(engine == "embedded"))
         if loaded.nb_res != machines.nb_hosts:
@@ -225,6 +225,9 @@ def run(
                 f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
                 "the platform decides"
             )
+        wide = too_wide_note(loaded, machines.nb_hosts)
+        if wide:
+            say(wide)
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
         if engine == "embedded":
             pin(0, cpu)

@@ -10,7 +10,7 @@ import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, assert_usage_error, cli
 
-from adaptsched.reproduce.perkovic_keleher import mixes
+from adaptsched.reproduce.perkovic_keleher.plan import mixes
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -85,7 +85,13 @@ def test_reproduce_bad_arguments(tmp_path):
         *cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--seeds", 0, "--out", tmp_path)[::2],
         "--seeds: must be at least 1, got 0",
     )
-    assert_usage_error(*cli("reproduce", "downey", "--trace", CTC_EXCERPT, "--out", tmp_path)[::2], "reads no trace")
+    # each paper has its own options: downey generates its workloads and reads no trace
+    assert_usage_error(*cli("reproduce", "downey", "--trace", CTC_EXCERPT, "--out", tmp_path)[::2], "--trace")
+    assert_usage_error(
+        *cli("reproduce", "perkovic-keleher", "--trace", CTC_EXCERPT, "--trace", CTC_EXCERPT, "--out", tmp_path)[::2],
+        "one trace, 2 given",
+    )
+    assert_usage_error(*cli("reproduce", "qops", "--study", "orders", "--out", tmp_path)[::2], "--study")
 
 
 def test_reproduce_qops_names_each_missing_trace_and_matches_files_by_name(tmp_path):

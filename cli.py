@@ -266,6 +266,17 @@ def _generate_lublin(args):
     )
 
 
+def cmd_generate_evolving(args):
+    """``generate evolving DIR``: one workload per test (Klein & Pérez sec. 5.1), all at time 0."""
+    from adaptsched.workloads.evolving import write_tests
+
+    if args.swf:
+        raise UsageError("--swf: evolving applications have no SWF form (their stages would be lost)")
+    paths = write_tests(args.output, args.tests, hosts=args.hosts, seed=args.seed)
+    _say(f"{args.output}: {len(paths)} tests of 15-20 evolving applications on {args.hosts} nodes (seed {args.seed})")
+    return 0
+
+
 # -- estimates ---------------------------------------------------------------------------
 def cmd_estimates(args):
     from adaptsched.workloads.convert import write_workload
@@ -537,6 +548,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="c",
         help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
     )
+
+    g = generate_model(
+        "evolving",
+        "Klein & Pérez (2010) tests of rigid, evolving applications: OUTPUT is a folder of test0001.json...",
+        None,
+        100,
+    )
+    g.add_argument("--tests", type=positive_int, default=1000, help="tests, one workload each (default 1000)")
+    g.set_defaults(func=cmd_generate_evolving)
 
     p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
     p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")

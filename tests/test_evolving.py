@@ -358,3 +358,85 @@ def test_metrics_by_hand():
     summary = summarise([m, c])
     assert summary["waste_pct"] == (0, pytest.approx(12.5), pytest.approx(25))
     assert summary["job_waste_pct"] == (0, pytest.approx(12.5), pytest.approx(50))  # over all applications
+
+
+# -- the online scheduler (the ``evolving`` plugin's core) ------------------------------------
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_scheduler_runs_the_plan_in_process(variant):
+    from adaptsched.core.evolving import EvolvingScheduler
+    from adaptsched.workloads.evolving import nth_case
+
+    apps = nth_case(0, seed=2)
+    plans = schedule(apps, 100, variant)
+    hosts = map_nodes(plans, 100, "random", 0)
+    jobs = []
+    for i, stages in enumerate(apps):
+        total = sum(d for d, _ in stages)
+        fields = {"evolving": {"stages": [list(s) for s in stages]}}
+        jobs.append((Job(f"w0!{i + 1}", 0.0, max(n for _, n in stages), total + 1, fields), float(total)))
+    outcomes = replay(EvolvingScheduler(100, variant=variant), list(reversed(jobs)))  # arrival order is irrelevant
+    for i, (plan, stage_hosts) in enumerate(zip(plans, hosts)):
+        attempts = outcomes[f"w0!{i + 1}"].attempts
+        if variant == "cbf":
+            (a,) = attempts
+            assert (a.start_s, a.end_s, a.kind) == (plan.start_s, plan.end_s, "regular")
+            continue
+        stages = [a for a in attempts if a.kind == "stage"]
+        held = {round(a.start_s, 6): a for a in attempts if a.kind == "hold"}
+        assert len(stages) == len(plan.stages) and outcomes[f"w0!{i + 1}"].rejected
+        for k, (a, t, (d, _), nodes) in enumerate(zip(stages, plan.starts(), plan.stages, stage_hosts)):
+            assert a.start_s == pytest.approx(t) and a.end_s - a.start_s == pytest.approx(plan.requested[k][0])
+            assert sorted(a.hosts) == sorted(nodes)  # the hosts of Algorithm 1, offline
+            if d > plan.requested[k][0]:
+                hold = held[round(a.end_s, 6)]
+                assert hold.end_s == pytest.approx(t + d) and hold.hosts == a.hosts
+
+
+def test_scheduler_options():
+    from adaptsched.core.evolving import EvolvingOptions
+    from adaptsched.core.options import OptionError
+
+    o = EvolvingOptions.parse({"variant": "mic", "stretch_limit": "3"})
+    assert o.planner(10).limit == 3 and o.planner(10).compacting is False and o.needs_dynamic_jobs()
+    assert EvolvingOptions.parse({"variant": "inf", "compact": "yes"}).planner(10).compacting
+    assert EvolvingOptions.parse({"stretch_limit": "inf"}).planner(10).limit == INF
+    assert not EvolvingOptions.parse({"variant": "cbf"}).needs_dynamic_jobs()
+    with pytest.raises(OptionError, match="at least 1"):
+        EvolvingOptions.parse({"stretch_limit": "0.5"})
+    with pytest.raises(OptionError, match="do not apply"):
+        EvolvingOptions.parse({"variant": "cbf", "compact": "yes"})
+
+
+@pytest.mark.parametrize("variant", ["nos", "inf+c"])
+def test_embedded_engine_run_folds_to_the_plan(tmp_path, variant):
+    from adaptsched.engines.run import run
+    from adaptsched.reproduce.klein_perez.plan import analyse_run
+    from adaptsched.workloads.evolving import write_tests
+
+    (path,) = write_tests(tmp_path / "w", 1, seed=5)
+    prefix = tmp_path / f"run_{variant}"
+    run("evolving", path, 100, prefix, options={"variant": variant}, progress=False, say=lambda *a: None)
+    result = analyse_run(str(prefix), {"variant": variant}, str(path))
+    assert result["problems"] == result["violations"] == result["metrics_differ"] == []
+    assert result["copies"] > 20
+
+
+# -- the command line ----------------------------------------------------------------------------
+def test_generate_and_run_from_the_command_line(tmp_path):
+    """Issue 12, acceptance 3: generate evolving DIR, then run one test under inf+c; fold = plan."""
+    from test_cli import assert_clean_error, assert_usage_error, cli
+
+    from adaptsched.reproduce.klein_perez.plan import analyse_run
+
+    code, _, err = cli("generate", "evolving", tmp_path / "w", "--tests", "2", "--seed", "4")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["test0001.json", "test0002.json"]
+    assert_usage_error(*cli("generate", "evolving", tmp_path / "v", "--hosts", "50")[::2], "75 nodes")
+    assert_usage_error(*cli("generate", "evolving", tmp_path / "v", "--swf", "x.swf")[::2], "no SWF form")
+    workload = tmp_path / "w" / "test0001.json"
+    args = ("run", "--scheduler", "evolving", "--workload", workload, "--platform", "100", "--out")
+    code, _, err = cli(*args, tmp_path / "o" / "t", "--option", "variant=inf+c")
+    assert code == 0, err
+    result = analyse_run(str(tmp_path / "o" / "t"), {"variant": "inf+c"}, str(workload))
+    assert result["problems"] == result["violations"] == result["metrics_differ"] == []
+    assert_clean_error(*cli(*args, tmp_path / "o" / "u", "--option", "variant=xyz")[::2], "variant", "inf+c")

@@ -24,7 +24,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from adaptsched.errors import AdaptschedError
+from adaptsched.errors import AdaptschedError, UsageError
 
 N_MAX = 100  # our choice (module doc)
 APPLICATIONS = (15, 20)
@@ -50,13 +50,13 @@ def nth_case(index: int, seed: int = 1) -> Case:
 
 def generate_tests(count: int, seed: int = 1) -> list[Case]:
     if count < 1:
-        raise AdaptschedError(f"--tests must be >= 1, got {count}")
+        raise UsageError(f"--tests must be >= 1, got {count}")
     return [nth_case(i, seed) for i in range(count)]
 
 
 def check_hosts(hosts: int) -> None:
     if hosts < NODES[1]:
-        raise AdaptschedError(f"--hosts {hosts}: stages ask for up to {NODES[1]} nodes, the machine needs as many")
+        raise UsageError(f"--hosts {hosts}: stages ask for up to {NODES[1]} nodes, the machine needs as many")
 
 
 def to_workload(test: Sequence[Sequence[tuple[int, int]]], hosts: int = N_MAX, meta: dict | None = None) -> dict:

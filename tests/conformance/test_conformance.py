@@ -352,3 +352,23 @@ def test_scojo_schedulers(tmp_path, scojo_w2, scheduler, options):
     assert molded_row_violations(tmp_path / "scojo_batsim", workload) == []
     molded = sum("'molded'" in r["metadata"] for r in rows.values())
     assert (molded == 0) if scheduler == "scojo-trad" else (molded > 50)
+
+
+@pytest.mark.parametrize("variant", ["cbf", "nos", "mic", "mic+c", "inf", "inf+c"])
+def test_evolving_applications(tmp_path, variant):
+    """Klein & Pérez's evolving applications: stage and hold copies registered on the fly, on the
+    nodes of Algorithm 1, CALL_ME_LATER at planned starts; same outputs on both engines, and the
+    run on real Batsim folds to the in-process plan (C2-C4, check_invariants, equal metrics)."""
+    from adaptsched.reproduce.klein_perez.plan import analyse_run
+    from adaptsched.workloads.evolving import write_tests
+
+    (path,) = write_tests(tmp_path / "w", 1, seed=7)
+    rows = both_engines(
+        tmp_path, "evo", "evolving", path, write_cluster(100, tmp_path / "p100.xml"), options={"variant": variant}
+    )
+    result = analyse_run(str(tmp_path / "evo_batsim"), {"variant": variant}, str(path))
+    assert result["problems"] == result["violations"] == result["metrics_differ"] == []
+    if variant != "cbf":
+        assert sum("'kind': 'stage'" in r["metadata"] for r in rows.values()) > 20
+    if variant in ("mic", "inf"):  # (this test's compacted plans happen to stretch nothing)
+        assert any("'kind': 'hold'" in r["metadata"] for r in rows.values())

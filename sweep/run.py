@@ -86,6 +86,8 @@ class GridResult:
     run_s: float
     interrupted: bool = False
     input_bytes: int = 0  # compressed inputs shipped to workers (0 on a shared file system)
+    output_bytes: int = 0  # compressed outputs received from workers (0 on a shared file system)
+    client_s: float = 0.0  # the client's time handling answers: unpacking and writing outputs
 
     @property
     def efficiency(self) -> float | None:
@@ -482,6 +484,7 @@ def run_grid(
     failed, run_s, done = {}, 0.0, 0
     shipped: dict = {}
     pending: dict = {}
+    client_s, output_bytes = 0.0, 0
     bar = None
     interrupted = False
     begin = time.perf_counter()
@@ -523,6 +526,7 @@ def run_grid(
             except Exception as error:  # the worker died too often (KilledWorker), or Dask failed
                 answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "log_tail": "", "outputs": None}
             del future
+            handled = time.perf_counter()
             if answer.get("outputs"):
                 _unpack(answer["outputs"], folder, r.name)
             if answer["ok"]:
@@ -531,6 +535,7 @@ def run_grid(
                 _write_result(folder, r.name, result)
                 results[r.name] = result
                 run_s += result["wall_s"] + result.get("analysis_s", 0.0)
+                output_bytes += result["output_bytes"]
                 done += 1
                 bar.update(r.name)
             elif attempt == 0:
@@ -540,6 +545,7 @@ def run_grid(
                 message = answer["error"] + (f"\n{answer['log_tail']}" if answer.get("log_tail") else "")
                 failed[r.name] = message
                 bar.update(r.name, f"FAILED twice: {message}")
+            client_s += time.perf_counter() - handled
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -548,6 +554,7 @@ def run_grid(
         if bar is not None:
             bar.close()
         grid = GridResult(folder, results, failed, done, skipped, nworkers, wall, startup, run_s, interrupted)
+        grid.client_s, grid.output_bytes = client_s, output_bytes
         if interrupted:
             say(grid.summary())
         if own:

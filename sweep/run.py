@@ -326,7 +326,7 @@ def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
     return cache[path]
 
 
-def _read_result(path: Path) -> dict | None:
+def read_result(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -457,7 +457,7 @@ def run_grid(
     results, todo, keys = {}, [], {}
     for r in runs:
         keys[r.name] = run_key(r, hashes)
-        old = _read_result(folder / f"{r.name}_result.json")
+        old = read_result(folder / f"{r.name}_result.json")
         if old is not None and old.get("key") == keys[r.name]:
             if old.get("analysis") != ident and analyse is not None and Path(folder / f"{r.name}_jobs.csv").is_file():
                 old.update(analyse(str(folder / r.name), dict(r.options), r.workload))  # same run, new analysis

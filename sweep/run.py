@@ -48,6 +48,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from distributed.diagnostics.plugin import WorkerPlugin
+
 from adaptsched import __version__
 from adaptsched.errors import AdaptschedError, UsageError
 
@@ -340,6 +342,24 @@ def _write_result(folder: Path, name: str, result: dict):
     tmp.replace(path)
 
 
+def _exit_quietly(signum, frame):  # pragma: no cover - runs in worker processes
+    os._exit(128 + signum)
+
+
+class QuietInterrupt(WorkerPlugin):
+    """A worker plugin: on Ctrl-C (SIGINT to the terminal's whole process group), a local
+    worker exits at once instead of printing a traceback; the client reports the interruption."""
+
+    name = "adaptsched-quiet-interrupt"
+
+    def setup(self, worker):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, _exit_quietly)
+
+
 def start_client(scheduler_address: str | None, workers: int | None, *, say=print):
     """(client, cluster or None, number of worker threads). ``scheduler_address``: a running
     cluster's scheduler; otherwise a LocalCluster of ``workers`` single-threaded worker
@@ -373,11 +393,12 @@ def start_client(scheduler_address: str | None, workers: int | None, *, say=prin
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",  # its HTTP server (health, no bokeh: no dashboard) on loopback
         silence_logs=logging.ERROR,
         host="127.0.0.1",
     )
     client = Client(cluster, set_as_default=False)
+    client.register_plugin(QuietInterrupt())
     return client, cluster, n
 
 

@@ -357,7 +357,15 @@ def add_reproduce_parsers(sub) -> None:
         )
         q.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
         q.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-        q.add_argument("--workers", type=positive_int, help="parallel runs (default: one per CPU)")
+        where = q.add_mutually_exclusive_group()
+        where.add_argument(
+            "--workers", type=positive_int, help="local Dask cluster: parallel runs (default: one per CPU)"
+        )
+        where.add_argument(
+            "--scheduler-address",
+            metavar="tcp://HOST:PORT",
+            help="run on a running Dask cluster (docs/sweeps.md) instead of a local one",
+        )
         q.set_defaults(func=cmd_reproduce, paper=command)
 
 

@@ -67,8 +67,8 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
     states = (tmp_path / "fcfs_machine_states.csv").read_text().splitlines()
     assert states[0] == "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
     assert [(r.split(",")[0], r.split(",")[4:]) for r in states[1:]] == [
-        ("0", ["2", "2"]),  # 1 starts
-        ("0", ["0", "4"]),  # 2 starts
+        ("4e-20", ["2", "2"]),  # 1 starts (after 4 messages of 1e-20 s each, as on real Batsim)
+        ("5e-20", ["0", "4"]),  # 2 starts
         ("10", ["2", "2"]),  # 1 ends
         ("10", ["4", "0"]),  # 2 ends
         ("10", ["0", "4"]),  # 3 starts

@@ -41,7 +41,7 @@ from adaptsched.workloads.convert import convert_swf, write_workload
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
-SCHEDULERS = ("easy", "conservative", "easyBackfill")
+SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
 TARGET = 3.0  # in-process at least this many times faster than real Batsim, with easy
 KEYS = (
@@ -145,6 +145,68 @@ def main(argv=None):
     batsim_text = f"{batsim} ({batsim_version(batsim)})" if batsim else "not installed: embedded transports only"
     print(f"real Batsim: {batsim_text}")
 
+    def write_report(final: bool):
+        pinning = "engine and scheduler not pinned" if args.no_pin else "engine and scheduler pinned to one CPU"
+        finished = datetime.datetime.now(datetime.timezone.utc)
+        info = machine()
+        lines = [
+            f"Measured {started:%Y-%m-%d %H:%M}-{finished:%H:%M} UTC on {info['host']} ({info['cpu']}, "
+            f"{info['cpus']} CPUs, {info['system']}, Python {info['python']}); load average {load_before} "
+            f"before, {load()} after.",
+            f"{trace.name}, {nb_jobs} jobs, {args.hosts} hosts; real Batsim: {batsim_text}; {pinning}; "
+            f"best of {args.repeat} interleaved round(s), each run a fresh `adaptsched run` process.",
+            "",
+            "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
+            "|---|---|---:|---:|---|",
+        ]
+        lines += [
+            f"| {s} | {e} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | "
+            + ", ".join(f"{t:.1f}" for t in r["times_s"])
+            + " |"
+            for (s, e), r in results.items()
+        ]
+        ratios, failures = {}, []
+        for scheduler in schedulers:
+            base = results.get((scheduler, "inprocess"))
+            for engine in ("zmq", "batsim"):
+                other = results.get((scheduler, engine))
+                if base is None or other is None:
+                    continue
+                ratios[f"{scheduler}: {engine} / inprocess (wall time)"] = other["wall_s"] / base["wall_s"]
+                rows, differ = same_jobs(other["prefix"] + "_jobs.csv", base["prefix"] + "_jobs.csv")
+                ratios[f"{scheduler}: jobs differing, {engine} vs inprocess (of {rows})"] = differ
+                if differ and scheduler != "fillerSched":
+                    failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess")
+        if ("easy", "batsim") in results and ("easy", "inprocess") in results:
+            speedup = results[("easy", "batsim")]["wall_s"] / results[("easy", "inprocess")]["wall_s"]
+            verdict = "met" if speedup >= TARGET else "NOT met"
+            ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy"] = f"{speedup:.2f}x, {verdict}"
+            if speedup < TARGET:
+                failures.append(f"in-process is {speedup:.2f}x real Batsim with easy, below the {TARGET:g}x target")
+        elif not batsim:
+            ratios["target"] = "not checked: real Batsim is not installed"
+        lines += [""] + [f"- {k}: {v:.2f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in ratios.items()]
+        text = "\n".join(lines)
+        if final:
+            print(text)
+        context = {
+            "started": started.isoformat(timespec="seconds"),
+            "finished": finished.isoformat(timespec="seconds"),
+            "machine": info,
+            "load_before": load_before,
+            "load_after": load(),
+            "trace": str(trace),
+            "jobs": nb_jobs,
+            "hosts": args.hosts,
+            "batsim": batsim,
+            "pinned": not args.no_pin,
+            "repeat": args.repeat,
+        }
+        (out / "benchmark.md").write_text(text + "\n")
+        runs = {f"{s}/{e}": r for (s, e), r in results.items()}
+        (out / "benchmark.json").write_text(json.dumps({"context": context, "ratios": ratios, "runs": runs}, indent=2))
+        return failures
+
     plan = [(s, e) for s in schedulers for e in engines]
     results = {}
     for round_ in range(1, args.repeat + 1):
@@ -161,65 +223,9 @@ def main(argv=None):
             entry["wall_s"] = min(entry["times_s"])
             entry["jobs_per_s"] = nb_jobs / entry["wall_s"]
             print(f"round {round_}: {scheduler:>13} on {engine:>9}: {wall:7.1f} s  (load {load()})", flush=True)
+            write_report(final=False)  # what is measured so far is on disk
 
-    pinning = "engine and scheduler not pinned" if args.no_pin else "engine and scheduler pinned to one CPU"
-    finished = datetime.datetime.now(datetime.timezone.utc)
-    info = machine()
-    lines = [
-        f"Measured {started:%Y-%m-%d %H:%M}-{finished:%H:%M} UTC on {info['host']} ({info['cpu']}, "
-        f"{info['cpus']} CPUs, {info['system']}, Python {info['python']}); load average {load_before} "
-        f"before, {load()} after.",
-        f"{trace.name}, {nb_jobs} jobs, {args.hosts} hosts; real Batsim: {batsim_text}; {pinning}; "
-        f"best of {args.repeat} interleaved round(s), each run a fresh `adaptsched run` process.",
-        "",
-        "| scheduler | engine | best wall (s) | jobs/s | all runs (s) |",
-        "|---|---|---:|---:|---|",
-    ]
-    lines += [
-        f"| {s} | {e} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | "
-        + ", ".join(f"{t:.1f}" for t in r["times_s"])
-        + " |"
-        for (s, e), r in results.items()
-    ]
-    ratios, failures = {}, []
-    for scheduler in schedulers:
-        base = results.get((scheduler, "inprocess"))
-        for engine in ("zmq", "batsim"):
-            other = results.get((scheduler, engine))
-            if base is None or other is None:
-                continue
-            ratios[f"{scheduler}: {engine} / inprocess (wall time)"] = other["wall_s"] / base["wall_s"]
-            rows, differ = same_jobs(other["prefix"] + "_jobs.csv", base["prefix"] + "_jobs.csv")
-            ratios[f"{scheduler}: jobs differing, {engine} vs inprocess (of {rows})"] = differ
-            if differ and scheduler != "fillerSched":
-                failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess")
-    if ("easy", "batsim") in results and ("easy", "inprocess") in results:
-        speedup = results[("easy", "batsim")]["wall_s"] / results[("easy", "inprocess")]["wall_s"]
-        verdict = "met" if speedup >= TARGET else "NOT met"
-        ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy"] = f"{speedup:.2f}x, {verdict}"
-        if speedup < TARGET:
-            failures.append(f"in-process is {speedup:.2f}x real Batsim with easy, below the {TARGET:g}x target")
-    elif not batsim:
-        ratios["target"] = "not checked: real Batsim is not installed"
-    lines += [""] + [f"- {k}: {v:.2f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in ratios.items()]
-    text = "\n".join(lines)
-    print(text)
-    context = {
-        "started": started.isoformat(timespec="seconds"),
-        "finished": finished.isoformat(timespec="seconds"),
-        "machine": info,
-        "load_before": load_before,
-        "load_after": load(),
-        "trace": str(trace),
-        "jobs": nb_jobs,
-        "hosts": args.hosts,
-        "batsim": batsim,
-        "pinned": not args.no_pin,
-        "repeat": args.repeat,
-    }
-    (out / "benchmark.md").write_text(text + "\n")
-    runs = {f"{s}/{e}": r for (s, e), r in results.items()}
-    (out / "benchmark.json").write_text(json.dumps({"context": context, "ratios": ratios, "runs": runs}, indent=2))
+    failures = write_report(final=True)
     print(f"written: {out / 'benchmark.md'}")
     if failures:
         print("FAILED: " + "; ".join(failures), file=sys.stderr)

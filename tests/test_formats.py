@@ -37,3 +37,13 @@ def test_json_text_prints_doubles_as_batsim():
     assert dumps({"now": 10.0, "res": 3, "x": [0.1234567, True, None, 'a"b']}) == (
         '{"now":10.000000,"res":3,"x":[0.123457,true,null,"a\\"b"]}'
     )
+
+
+def test_dumps_of_a_dict_equals_the_generic_writer_value_by_value():
+    """dumps' inline path for flat dict values writes what its generic path writes."""
+    import json as _json
+
+    value = {"id": "w0!1", "subtime": 0.1234567, "res": 3, "walltime": -1, "ok": True, "none": None, 5: 2.5}
+    value["nested"] = {"a": [1, 2.0, "x"], "b": {"c": 1e-7}}
+    expected = "{" + ",".join(_json.dumps(str(k)) + ":" + dumps([v])[1:-1] for k, v in value.items()) + "}"
+    assert dumps(value) == expected

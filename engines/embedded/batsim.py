@@ -37,12 +37,12 @@ from adaptsched.engines.embedded.kernel import (
     EXEC_CANCEL,
     EXEC_START,
     EXEC_WAIT,
+    GET,
     KILL,
+    PUT,
     SLEEP,
     Kernel,
     Mailbox,
-    get,
-    put,
 )
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
@@ -342,7 +342,7 @@ class EmbeddedBatsim:
             "SUBMITTER_BYE": self.on_submitter_bye,
         }
         while not self.end_ack:
-            message = yield from get(self.mbox)
+            message = yield (GET, self.mbox)  # get(): inline, one generator less
             handler = handlers[message[0]]
             if handler is not None:
                 creation = handler(message)
@@ -378,20 +378,20 @@ class EmbeddedBatsim:
 
     def static_job_submitter(self, workload_name: str):
         mbox = self.mbox
-        yield from put(mbox, ("SUBMITTER_HELLO",))
+        yield (PUT, mbox, ("SUBMITTER_HELLO",))
         current = self.kernel.now
         to_send = []
         for job in self.static_jobs.pop(workload_name):
             if job.subtime > current:
                 if to_send:
-                    yield from put(mbox, ("JOB_SUBMITTED", to_send))
+                    yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
                     to_send = []
                 yield (SLEEP, job.subtime - current)
                 current = self.kernel.now
             to_send.append(job)
         if to_send:
-            yield from put(mbox, ("JOB_SUBMITTED", to_send))
-        yield from put(mbox, ("SUBMITTER_BYE",))
+            yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
+        yield (PUT, mbox, ("SUBMITTER_BYE",))
 
     def execute_job(self, job, hosts):
         kernel = self.kernel
@@ -433,14 +433,14 @@ class EmbeddedBatsim:
         if job.runtime == 0:
             job.runtime = 1e-5  # Batsim's epsilon for null runtimes
         if job.state != "COMPLETED_KILLED":
-            yield from put(self.mbox, ("JOB_COMPLETED", job))
+            yield (PUT, self.mbox, ("JOB_COMPLETED", job))
 
     def waiter(self, target: float):
         current = self.kernel.now
         if current < target:
             yield (SLEEP, max(target - current, 1e-5))
         if not (self.end_sent or self.end_ack):
-            yield from put(self.mbox, ("WAITING_DONE",))
+            yield (PUT, self.mbox, ("WAITING_DONE",))
 
     def killer(self, job_ids):
         progress = {}
@@ -466,7 +466,7 @@ class EmbeddedBatsim:
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
                 job.runtime = 1e-5
-        yield from put(self.mbox, ("KILLING_DONE", job_ids, progress))
+        yield (PUT, self.mbox, ("KILLING_DONE", job_ids, progress))
 
     # -- server handlers (server.cpp) -----------------------------------------
     def on_submitter_bye(self, message):
@@ -640,13 +640,13 @@ class EmbeddedBatsim:
                 continue
             if timestamp > kernel.now:
                 yield (SLEEP, timestamp - kernel.now)
-            yield from put(self.mbox, message)
+            yield (PUT, self.mbox, message)
         if now > kernel.now:
             yield (SLEEP, now - kernel.now)
-        yield from put(self.mbox, ("SCHED_READY",))
+        yield (PUT, self.mbox, ("SCHED_READY",))
 
     def idle_reply(self, now: float):
         """A reply without decisions: the scheduler is ready again at its ``now``."""
         if now > self.kernel.now:
             yield (SLEEP, now - self.kernel.now)
-        yield from put(self.mbox, ("SCHED_READY",))
+        yield (PUT, self.mbox, ("SCHED_READY",))

@@ -69,6 +69,8 @@ def cmd_run(args):
         args.platform,
         args.out,
         engine=args.engine,
+        transport=args.transport,
+        scheduler_timeout_s=args.scheduler_timeout,
         options=args.option,
         batsim=args.batsim,
         dynamic_jobs=args.dynamic_jobs,
@@ -81,7 +83,8 @@ def cmd_run(args):
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
     _say(
-        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
+        f"{result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
     _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
@@ -436,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("embedded", "batsim"),
         default="embedded",
         help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=("inprocess", "zmq"),
+        help="how the engine talks to the pybatsim plugin: inprocess (the embedded engine's default: "
+        "the plugin runs in the engine's process) or zmq (a second process over ZeroMQ, as Batsim runs "
+        "plugins; real Batsim's only way); docs/engines.md",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")

@@ -26,8 +26,9 @@ underestimates contention at high load. Our interpretation where the paper is si
 runs for its actual runtime if it has completed by now, else for its estimate; the revenue
 counts every simulated job of the window, and with ``recorded`` also every inherited waiting
 job, at its simulated completion (the running jobs' is the same whatever the factor).
-Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata records the OC-factor and window in force at
-its arrival (``oc_factor``, ``window_h``), so the trajectory can be plotted from the output.
+Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata
+records the OC-factor and window in force at its arrival (``oc_factor``, ``window_h``), so
+the trajectory can be plotted from the output.
 """
 
 from __future__ import annotations

@@ -69,6 +69,8 @@ def cmd_run(args):
         args.platform,
         args.out,
         engine=args.engine,
+        transport=args.transport,
+        scheduler_timeout_s=args.scheduler_timeout,
         options=args.option,
         batsim=args.batsim,
         dynamic_jobs=args.dynamic_jobs,
@@ -81,7 +83,8 @@ def cmd_run(args):
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
     _say(
-        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
+        f"{result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
     _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
@@ -357,7 +360,15 @@ def add_reproduce_parsers(sub) -> None:
         )
         q.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
         q.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-        q.add_argument("--workers", type=positive_int, help="parallel runs (default: one per CPU)")
+        where = q.add_mutually_exclusive_group()
+        where.add_argument(
+            "--workers", type=positive_int, help="local Dask cluster: parallel runs (default: one per CPU)"
+        )
+        where.add_argument(
+            "--scheduler-address",
+            metavar="tcp://HOST:PORT",
+            help="run on a running Dask cluster (docs/sweeps.md) instead of a local one",
+        )
         q.set_defaults(func=cmd_reproduce, paper=command)
 
 
@@ -428,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("embedded", "batsim"),
         default="embedded",
         help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=("inprocess", "zmq"),
+        help="how the engine talks to the pybatsim plugin: inprocess (the embedded engine's default: "
+        "the plugin runs in the engine's process) or zmq (a second process over ZeroMQ, as Batsim runs "
+        "plugins; real Batsim's only way); docs/engines.md",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")

@@ -264,6 +264,12 @@ class OnlineScheduler:
         running = self.running[job.id] = Running(job, start_s, hosts, end_s=end_s)
         return running
 
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        """Takes ``job`` as waiting and already admitted, with the start ``reserved_s`` it was
+        promised (:func:`adaptsched.core.replay.replay`'s ``reserved``): here, a plain
+        submission (a scheduler without reservations has nothing to keep)."""
+        self.submit(job, now)
+
     def wake_up(self, at_s: float) -> None:
         """Asks to be called back at ``at_s`` (CALL_ME_LATER)."""
         self._decisions.wake_ups.append(at_s)

@@ -22,7 +22,8 @@ runtime(n) from :class:`adaptsched.core.speedup.ScojoP`; one of model ``downey``
 N_opt = its processor working set (:func:`adaptsched.core.allocation.pws_size`), N_min = 1,
 N_max = min(machine, the smallest size reaching S = A). The scheduler knows a moldable job's
 runtime at every size exactly (the model's, sec. 5.2 assumes exact runtimes); a rigid job's
-runtime is its walltime. A job started on another size than its request runs as a molded copy
+runtime is its ``estimate_s`` (``adaptsched estimates``) if it has one, else its walltime. A
+job started on another size than its request runs as a molded copy
 (:meth:`OnlineScheduler.start_sized`).
 
 Schedulers:
@@ -107,6 +108,9 @@ def shape_of(job: Job, nb_hosts: int) -> Shape:
         n_opt = pws_size(downey, nb_hosts)
         n_max = max(n_opt, min(nb_hosts, downey.n_max_useful))
         return Shape(n_opt, 1, n_max, downey.runtime(n_opt), downey)
+    estimate = job.fields.get("estimate_s") if job.fields else None
+    if isinstance(estimate, (int, float)) and estimate > 0:  # ``adaptsched estimates``
+        return Shape(job.res, job.res, job.res, float(estimate))
     return Shape(job.res, job.res, job.res, job.walltime_s)
 
 
@@ -602,18 +606,25 @@ def easy_start_time(
     """
     ends = sorted(ends)
     free = nb_hosts - sum(res for _, res in ends)
-    queue = list(range(len(waiting)))
     t = now
+    # a job's level changes only when it ages: the order is sorted again only then
+    aging_at = [
+        submit + aging_factor * runtime_opt if klass > 0 else INF for submit, klass, runtime_opt, _, _ in waiting
+    ]
 
     def level(i: int) -> int:
-        submit, klass, runtime_opt, _, _ = waiting[i]
-        lv = klass + 1
-        if lv > 1 and t - submit >= aging_factor * runtime_opt:
+        lv = waiting[i][1] + 1
+        if t >= aging_at[i]:
             return lv - 1 if aging_one_class else 0
         return lv
 
+    def sort(queue: list[int]) -> tuple[list[int], float]:
+        return sorted(queue, key=lambda i: (level(i), i)), min(
+            (aging_at[i] for i in queue if aging_at[i] > t), default=INF
+        )
+
+    order, resort_at = sort(list(range(len(waiting))))
     while True:
-        order = sorted(queue, key=lambda i: (level(i), i))
         started = set()
         head = -1
         for i in order:
@@ -655,12 +666,15 @@ def easy_start_time(
                         extra -= size
                     if free == 0:
                         break
-        queue = [i for i in queue if i not in started]
+        if started:
+            order = [i for i in order if i not in started]
         if not ends:
             raise RuntimeError("what-if: the job never starts")  # cannot happen: it fits the machine
         t = ends[0][0]
         while ends and ends[0][0] == t:
             free += ends.pop(0)[1]
+        if t >= resort_at:
+            order, resort_at = sort(order)
 
 
 @dataclass(frozen=True)
@@ -692,6 +706,11 @@ class CirneBerman(PriorityEasy):
         super().__init__(nb_hosts, **options)
         self.unsized: list[Job] = []
         self.whatif_runs = 0
+        # (job id, now), running jobs' (end, hosts), waiting jobs' what-if rows: shared by its sizes
+        self._state: (
+            tuple[tuple[str, float], list[tuple[float, int]], list[tuple[float, int, float, int, float]]] | None
+        )
+        self._state = None
 
     def on_submit(self, job: Job, now: float) -> None:
         super().on_submit(job, now)
@@ -703,21 +722,24 @@ class CirneBerman(PriorityEasy):
         self.whatif_runs += 1
         if self.options.whatif == "replay":
             return self.what_if_replay(job, n, now)
-        waiting = []
-        for other in self.queue.jobs:
-            if other.id == job.id:
-                break  # later arrivals are not sized yet
-            shape = self.shapes[other.id]
-            m = self.size_of(other)
-            waiting.append((other.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m)))
+        if self._state is None or self._state[0] != (job.id, now):
+            waiting = []
+            for other in self.queue.jobs:
+                if other.id == job.id:
+                    break  # later arrivals are not sized yet
+                shape = self.shapes[other.id]
+                m = self.size_of(other)
+                waiting.append((other.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m)))
+            self._state = ((job.id, now), [(r.end_s, r.res) for r in self.by_end], waiting)
+        _, ends, waiting = self._state
         shape = self.shapes[job.id]
-        waiting.append((job.submit_s, shape.klass, shape.runtime_opt_s, n, shape.runtime(n)))
+        mine = (job.submit_s, shape.klass, shape.runtime_opt_s, n, shape.runtime(n))
         return easy_start_time(
             self.nb_hosts,
             now,
-            [(r.end_s, r.res) for r in self.by_end],
-            waiting,
-            len(waiting) - 1,
+            ends,
+            [*waiting, mine],
+            len(waiting),
             aging_factor=self.aging_factor,
             aging_one_class=self.aging_one_class,
         )

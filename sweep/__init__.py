@@ -40,16 +40,25 @@ def run_sweep(
     out = Path(out)
     runs = plan_runs(spec, out)
     say(f"{spec.path}: {len(runs)} runs; results in {out.resolve()}")
-    grid = run_grid(
-        runs,
-        out / "runs",
-        analyse=analysis_of(spec),
-        batsim=batsim,
-        scheduler_address=scheduler_address,
-        workers=workers,
-        shared_fs=shared_fs,
-        progress=progress,
-        say=say,
-    )
+    try:
+        grid = run_grid(
+            runs,
+            out / "runs",
+            analyse=analysis_of(spec),
+            batsim=batsim,
+            scheduler_address=scheduler_address,
+            workers=workers,
+            shared_fs=shared_fs,
+            progress=progress,
+            say=say,
+        )
+    except KeyboardInterrupt:  # the table of what finished, then the interruption (exit 130)
+        from .run import GridResult, read_result
+
+        done = {r.name: res for r in runs if (res := read_result(out / "runs" / f"{r.name}_result.json"))}
+        partial = GridResult(out / "runs", done, {}, len(done), 0, 0, 0.0, 0.0, 0.0, True)
+        written = write_report(out, spec.title, runs, partial, spec.metrics.collect)
+        say(f"interrupted: {len(done)} of {len(runs)} runs done, in {written['table']}")
+        raise
     written = write_report(out, spec.title, runs, grid, spec.metrics.collect)
     return grid, written

@@ -48,6 +48,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from distributed.diagnostics.plugin import WorkerPlugin
+
 from adaptsched import __version__
 from adaptsched.errors import AdaptschedError, UsageError
 
@@ -86,6 +88,8 @@ class GridResult:
     run_s: float
     interrupted: bool = False
     input_bytes: int = 0  # compressed inputs shipped to workers (0 on a shared file system)
+    output_bytes: int = 0  # compressed outputs received from workers (0 on a shared file system)
+    client_s: float = 0.0  # the client's time handling answers: unpacking and writing outputs
 
     @property
     def efficiency(self) -> float | None:
@@ -324,7 +328,7 @@ def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
     return cache[path]
 
 
-def _read_result(path: Path) -> dict | None:
+def read_result(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -336,6 +340,24 @@ def _write_result(folder: Path, name: str, result: dict):
     tmp = path.with_name(path.name + ".part")
     tmp.write_text(json.dumps(result, indent=1, default=str))
     tmp.replace(path)
+
+
+def _exit_quietly(signum, frame):  # pragma: no cover - runs in worker processes
+    os._exit(128 + signum)
+
+
+class QuietInterrupt(WorkerPlugin):
+    """A worker plugin: on Ctrl-C (SIGINT to the terminal's whole process group), a local
+    worker exits at once instead of printing a traceback; the client reports the interruption."""
+
+    name = "adaptsched-quiet-interrupt"
+
+    def setup(self, worker):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, _exit_quietly)
 
 
 def start_client(scheduler_address: str | None, workers: int | None, *, say=print):
@@ -371,11 +393,12 @@ def start_client(scheduler_address: str | None, workers: int | None, *, say=prin
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",  # its HTTP server (health, no bokeh: no dashboard) on loopback
         silence_logs=logging.ERROR,
         host="127.0.0.1",
     )
     client = Client(cluster, set_as_default=False)
+    client.register_plugin(QuietInterrupt())
     return client, cluster, n
 
 
@@ -455,7 +478,7 @@ def run_grid(
     results, todo, keys = {}, [], {}
     for r in runs:
         keys[r.name] = run_key(r, hashes)
-        old = _read_result(folder / f"{r.name}_result.json")
+        old = read_result(folder / f"{r.name}_result.json")
         if old is not None and old.get("key") == keys[r.name]:
             if old.get("analysis") != ident and analyse is not None and Path(folder / f"{r.name}_jobs.csv").is_file():
                 old.update(analyse(str(folder / r.name), dict(r.options), r.workload))  # same run, new analysis
@@ -482,6 +505,7 @@ def run_grid(
     failed, run_s, done = {}, 0.0, 0
     shipped: dict = {}
     pending: dict = {}
+    client_s, output_bytes = 0.0, 0
     bar = None
     interrupted = False
     begin = time.perf_counter()
@@ -523,6 +547,7 @@ def run_grid(
             except Exception as error:  # the worker died too often (KilledWorker), or Dask failed
                 answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "log_tail": "", "outputs": None}
             del future
+            handled = time.perf_counter()
             if answer.get("outputs"):
                 _unpack(answer["outputs"], folder, r.name)
             if answer["ok"]:
@@ -531,6 +556,7 @@ def run_grid(
                 _write_result(folder, r.name, result)
                 results[r.name] = result
                 run_s += result["wall_s"] + result.get("analysis_s", 0.0)
+                output_bytes += result["output_bytes"]
                 done += 1
                 bar.update(r.name)
             elif attempt == 0:
@@ -540,6 +566,7 @@ def run_grid(
                 message = answer["error"] + (f"\n{answer['log_tail']}" if answer.get("log_tail") else "")
                 failed[r.name] = message
                 bar.update(r.name, f"FAILED twice: {message}")
+            client_s += time.perf_counter() - handled
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -548,6 +575,7 @@ def run_grid(
         if bar is not None:
             bar.close()
         grid = GridResult(folder, results, failed, done, skipped, nworkers, wall, startup, run_s, interrupted)
+        grid.client_s, grid.output_bytes = client_s, output_bytes
         if interrupted:
             say(grid.summary())
         if own:

@@ -483,3 +483,81 @@ def test_mold_annotate_a_max_number():
     assert all(j["max_res"] <= 16 for j in out["jobs"])
     with pytest.raises(AdaptschedError, match="a-max"):
         annotate(workload, model="downey", a_max="0.5")
+
+
+# -- the reproduction's claims (reproduce/scojo_p/findings.py) on synthetic results ----------
+def summary(response_h, wait_h=None, util=0.8, shrunk=0, expanded=0, n_opt=12.0):
+    """A summary whose classes short, medium, long, all have these mean responses (h)."""
+    wait_h = wait_h or [x / 2 for x in response_h]
+    classes = {
+        c: {
+            "response_mean_s": r * 3600,
+            "wait_mean_s": w * 3600,
+            "shrunk": shrunk,
+            "expanded": expanded,
+            "n_opt_mean": n_opt,
+        }
+        for c, r, w in zip(("short", "medium", "long", "all"), response_h, wait_h)
+    }
+    return {"utilization": util, "classes": classes}
+
+
+PAPER_LIKE = {
+    "trad": summary([3, 3, 10, 5]),
+    "scojo-p": summary([0.3, 0.3, 2.5, 1.5], [0.1, 0.1, 0.5, 0.4], util=0.79, shrunk=900, expanded=100),
+    "non-pred": summary([0.35, 0.35, 2.7, 1.6]),
+    "cb": summary([0.9, 0.9, 5, 3.5], [0.3, 0.3, 2.0, 1.0], util=0.89, shrunk=100, expanded=800),
+}
+
+
+def test_scojo_claims_hold_on_results_shaped_like_the_papers():
+    from adaptsched.reproduce.scojo_p import findings as f
+
+    for check in (
+        f.response_vs_traditional,
+        f.scojo_vs_cirne_berman,
+        f.class_response_ratios,
+        f.class_wait_ratios,
+        f.utilization,
+        f.non_predictive_a_little_worse,
+        f.adaptations,
+    ):
+        assert check(PAPER_LIKE).holds, check(PAPER_LIKE)
+    # W2 long jobs: wait 2.0 -> 0.66 (-67 %), response 5 -> 2.6 (-48 %)
+    w2 = {"scojo-p": summary([1, 1, 2.6, 2], [1, 1, 0.66, 1]), "cb": summary([1, 1, 5, 2], [1, 1, 2.0, 1])}
+    assert f.w2_long_jobs(w2).holds
+    partial = {"scojo-p": summary([0.3, 0.3, 2.5, 1.44]), "cb": summary([0.9, 0.9, 5, 3.7])}
+    assert f.fraction_effect(PAPER_LIKE, partial).holds
+    assert f.best_ideal_load({0.7: 3.0, 0.8: 2.0, 0.9: 1.02, 1.0: 1.0}).holds
+    downey = {
+        "scojo-p": summary([1, 1, 1, 2.9], n_opt=69),
+        "cb": summary([1, 1, 1, 3]),
+        "non-pred": summary([1, 1, 1, 2.8]),
+    }
+    assert f.downey_variant(downey, PAPER_LIKE).holds
+
+
+def test_scojo_claims_fail_on_contrary_or_missing_results():
+    from adaptsched.reproduce.scojo_p import findings as f
+
+    contrary = {**PAPER_LIKE, "scojo-p": summary([3, 3, 10, 5], util=0.95, shrunk=1, expanded=50)}
+    assert not f.response_vs_traditional(contrary).holds
+    assert not f.scojo_vs_cirne_berman(contrary).holds
+    assert not f.class_response_ratios(contrary).holds
+    assert not f.utilization(contrary).holds  # CB below SCOJO-P
+    assert not f.adaptations(contrary).holds
+    assert not f.non_predictive_a_little_worse({**PAPER_LIKE, "non-pred": summary([1, 1, 1, 2.0])}).holds
+    assert not f.best_ideal_load({0.7: 1.0, 0.9: 1.2}).holds
+    assert not f.best_ideal_load({0.7: 1.0}).holds  # no run at 0.9
+    missing = {"trad": PAPER_LIKE["trad"]}
+    for check in (
+        f.response_vs_traditional,
+        f.scojo_vs_cirne_berman,
+        f.class_wait_ratios,
+        f.utilization,
+        f.adaptations,
+    ):
+        result = check(missing)
+        assert not result.holds and result.numbers
+    assert not f.fraction_effect(PAPER_LIKE, {}).holds
+    assert not f.downey_variant({}, PAPER_LIKE).holds

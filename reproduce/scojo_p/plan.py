@@ -3,12 +3,13 @@ measures.
 
 Workloads (sec. 5.2, Table 1; issue 11 sec. 2): the Lublin-Feitelson model, typeless, 128
 hosts, ``jobs`` jobs, alpha' (AARR) 10.23 (W1) or 9.83 (W2)
-(:func:`adaptsched.workloads.lublin.generate`), exact runtime estimates (``estimate_s`` =
-the runtime), a fraction f of the jobs moldable with SCOJO-P's speedup model
-(:func:`adaptsched.workloads.moldable.annotate`, one draw per job), or for Fig. 14 Downey's
-model with A log-uniform up to ``a_max``. Evaluation seeds are 1..``seeds``; SCOJO-P's
-arrival statistics (:mod:`adaptsched.workloads.scojo_stats`) come from seeds 101-104 of the
-same kind of workload, never the evaluated ones.
+(:func:`adaptsched.workloads.lublin.generate`), exact runtime estimates (``estimates --model
+exact``: ``estimate_s`` = the runtime, walltime one second more), a fraction f of the jobs
+moldable with SCOJO-P's speedup model (:func:`adaptsched.workloads.moldable.annotate`, one
+draw per job), or for Fig. 14 Downey's model with A log-uniform up to ``a_max``.
+Evaluation seeds are 1..``seeds``; SCOJO-P's arrival statistics
+(:mod:`adaptsched.workloads.scojo_stats`) come from seeds 101-104 of the same kind of
+workload, never the evaluated ones.
 
 Variants: ``trad`` (scojo-trad), ``scojo-p`` (predictive, with the statistics), ``non-pred``
 (scojo-p, prediction=false), ``cb`` (cirne-berman). Studies:
@@ -108,13 +109,11 @@ def runs(studies, seeds: int) -> list[Run]:
 
 def base_workload(load: str, seed: int, jobs: int) -> dict:
     """The Lublin-Feitelson workload W1 or W2 of ``seed``, with exact runtime estimates."""
+    from adaptsched.workloads.estimates import annotate
     from adaptsched.workloads.lublin import generate
 
     workload = generate(jobs, hosts=HOSTS, mode="typeless", aarr=AARR[load], seed=seed)
-    delays = {name: p.get("delay") for name, p in workload["profiles"].items()}
-    for job in workload["jobs"]:
-        job["estimate_s"] = delays[job["profile"]]
-    return workload
+    return annotate(workload, model="exact")[0]
 
 
 def workload(kind: Kind, seed: int, inputs: Path, *, jobs: int, a_max: str) -> Path:

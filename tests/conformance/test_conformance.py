@@ -81,14 +81,14 @@ def read_summary(prefix):
 def assert_same_machine_states(real, embedded):
     """``_machine_states.csv``: the same rows in the same order, counts equal. Times are
     printed with %g (6 significant digits): they must print the same, except where the
-    engines' clocks differ by less than the tolerance of the jobs' times. Real Batsim's clock
-    is not exactly 0 at the start: each of Batsim's internal messages takes 1e-20 s on the
-    1e20 B/s loopback, so its first job starts at a few times 1e-20 s, which the embedded
-    engine does not model (from ~1e-4 s on, these offsets vanish in the doubles)."""
+    engines' clocks differ by less than the tolerance of the jobs' times. Both engines start
+    the first jobs a few times 1e-20 s after 0 (each of Batsim's internal messages takes
+    1e-20 s on the generated platforms' 1e20 B/s loopback), so the first rows print alike."""
     with open(f"{real}_machine_states.csv") as a, open(f"{embedded}_machine_states.csv") as b:
         rows_a, rows_b = a.read().splitlines(), b.read().splitlines()
     assert rows_a[0] == rows_b[0] == "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
     assert len(rows_a) == len(rows_b), "not the same number of machine-state changes"
+    assert rows_a[1] == rows_b[1], "the first machine-state change (at a few 1e-20 s) differs"
     for line, (x, y) in enumerate(zip(rows_a[1:], rows_b[1:]), start=2):
         if x == y:
             continue
@@ -319,6 +319,39 @@ def test_machine_states_and_the_schedule_trace_on_request(tmp_path):
     assert (tmp_path / "plain_machine_states.csv").is_file() and not (tmp_path / "plain_schedule.trace").exists()
     run("easy", workload, platform, tmp_path / "paje", engine="batsim", schedule_trace=True, **common)
     assert (tmp_path / "paje_schedule.trace").read_text().startswith("%EventDef")
+
+
+@pytest.fixture(scope="module")
+def scojo_w2(tmp_path_factory):
+    """1,000 jobs of SCOJO-P's W2 (Lublin-Feitelson, alpha' 9.83, 128 hosts), exact estimates,
+    90 % moldable with SCOJO-P's speedup model."""
+    from adaptsched.workloads.estimates import annotate as estimates
+    from adaptsched.workloads.lublin import generate
+    from adaptsched.workloads.moldable import annotate
+
+    folder = tmp_path_factory.mktemp("scojo")
+    workload = estimates(generate(1000, hosts=128, mode="typeless", aarr=9.83, seed=1), model="exact")[0]
+    workload, _ = annotate(workload, model="scojo-p", fraction=0.9, seed=1)
+    return workload, write_workload(workload, folder / "w2.json"), write_cluster(128, folder / "p128.xml")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "scheduler,options",
+    [("scojo-trad", {}), ("scojo-p", {}), ("scojo-p", {"prediction": False}), ("cirne-berman", {})],
+    ids=["scojo-trad", "scojo-p", "scojo-p-non-predictive", "cirne-berman"],
+)
+def test_scojo_schedulers(tmp_path, scojo_w2, scheduler, options):
+    """Barsanti & Sodan's three schedulers: same outputs on both engines, and on real Batsim
+    every molded row lasts runtime(n) with n in [N_min, N_max] (issue 11, sec. 8.4 and 8.5)."""
+    from adaptsched.analysis.scojo import molded_row_violations
+
+    workload, path, platform = scojo_w2
+    rows = both_engines(tmp_path, "scojo", scheduler, path, platform, options=options)
+    assert len(rows) >= 1000
+    assert molded_row_violations(tmp_path / "scojo_batsim", workload) == []
+    molded = sum("'molded'" in r["metadata"] for r in rows.values())
+    assert (molded == 0) if scheduler == "scojo-trad" else (molded > 50)
 
 
 @pytest.mark.parametrize("variant", ["cbf", "nos", "mic", "mic+c", "inf", "inf+c"])

@@ -89,10 +89,12 @@ class Shape:
         return self.model is None or self.n_min == self.n_max
 
     def runtime(self, n: float) -> float:
-        """Seconds on ``n`` hosts (a rigid job: its runtime, whatever n)."""
+        """Seconds on ``n`` hosts (a rigid job: its runtime, whatever n). A moldable job's is
+        rounded to the microsecond, Batsim's precision: then molded runs keep both engines'
+        clocks together (unrounded, they drift a microsecond apart within a day)."""
         if self.model is None:
             return self.runtime_opt_s if self.run_s is None else self.run_s
-        return self.model.runtime(n)
+        return round(self.model.runtime(n), 6)
 
 
 def shape_of(job: Job, nb_hosts: int) -> Shape:
@@ -176,7 +178,7 @@ class PriorityEasy(ReservingScheduler):
         if n == job.res or shape.model is None:
             running = self.start(job, now)
         else:
-            running = self.start_sized(job, now, n, shape.model)
+            running = self.start_sized(job, now, n, shape.model, runtime_s=shape.runtime(n))
         end_s = now + shape.runtime(n)
         if running.end_s != end_s:
             self.by_end.remove(running)

@@ -69,6 +69,8 @@ def cmd_run(args):
         args.platform,
         args.out,
         engine=args.engine,
+        transport=args.transport,
+        scheduler_timeout_s=args.scheduler_timeout,
         options=args.option,
         batsim=args.batsim,
         dynamic_jobs=args.dynamic_jobs,
@@ -81,7 +83,8 @@ def cmd_run(args):
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
     _say(
-        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
+        f"{result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
     _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
@@ -266,6 +269,17 @@ def _generate_lublin(args):
     )
 
 
+def cmd_generate_evolving(args):
+    """``generate evolving DIR``: one workload per test (Klein & Pérez sec. 5.1), all at time 0."""
+    from adaptsched.workloads.evolving import write_tests
+
+    if args.swf:
+        raise UsageError("--swf: evolving applications have no SWF form (their stages would be lost)")
+    paths = write_tests(args.output, args.tests, hosts=args.hosts, seed=args.seed)
+    _say(f"{args.output}: {len(paths)} tests of 15-20 evolving applications on {args.hosts} nodes (seed {args.seed})")
+    return 0
+
+
 # -- estimates ---------------------------------------------------------------------------
 def cmd_estimates(args):
     from adaptsched.workloads.convert import write_workload
@@ -346,8 +360,41 @@ def add_reproduce_parsers(sub) -> None:
         )
         q.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
         q.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-        q.add_argument("--workers", type=positive_int, help="parallel runs (default: one per CPU)")
+        where = q.add_mutually_exclusive_group()
+        where.add_argument(
+            "--workers", type=positive_int, help="local Dask cluster: parallel runs (default: one per CPU)"
+        )
+        where.add_argument(
+            "--scheduler-address",
+            metavar="tcp://HOST:PORT",
+            help="run on a running Dask cluster (docs/sweeps.md) instead of a local one",
+        )
         q.set_defaults(func=cmd_reproduce, paper=command)
+
+
+# -- sweep -------------------------------------------------------------------------------
+def cmd_sweep(args):
+    from adaptsched.sweep import run_sweep
+
+    output_folder(args.out)
+    grid, written = run_sweep(
+        args.spec,
+        args.out,
+        scheduler_address=args.scheduler_address,
+        workers=args.workers,
+        shared_fs=args.shared_fs,
+        batsim=args.batsim,
+        progress=None if args.progress == "auto" else args.progress == "on",
+        say=_say,
+    )
+    _say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    _say(f"sweep: {grid.summary()}")
+    if grid.failed:
+        raise AdaptschedError(
+            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed twice (their last log lines "
+            f"are above, their logs in {grid.folder}); the others are in {written['table']}. Run again to retry them."
+        )
+    return 0
 
 
 # -- demo -----------------------------------------------------------------------------
@@ -370,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
             examples:
               adaptsched demo
               adaptsched run --scheduler easy --workload trace.swf.gz --platform 338 --out results/easy --report
-              adaptsched compare results/fcfs results/easy --out results/cmp"""),
+              adaptsched compare results/fcfs results/easy --out results/cmp
+              adaptsched sweep examples/orders.toml --out results/sweep"""),
     )
     parser.add_argument("--version", action="version", version=f"adaptsched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -391,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("embedded", "batsim"),
         default="embedded",
         help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=("inprocess", "zmq"),
+        help="how the engine talks to the pybatsim plugin: inprocess (the embedded engine's default: "
+        "the plugin runs in the engine's process) or zmq (a second process over ZeroMQ, as Batsim runs "
+        "plugins; real Batsim's only way); docs/engines.md",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
@@ -512,6 +573,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
     )
 
+    g = generate_model(
+        "evolving",
+        "Klein & Pérez (2010) tests of rigid, evolving applications: OUTPUT is a folder of test0001.json...",
+        None,
+        100,
+    )
+    g.add_argument("--tests", type=positive_int, default=1000, help="tests, one workload each (default 1000)")
+    g.set_defaults(func=cmd_generate_evolving)
+
     p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
     p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")
     p.add_argument("output", help="Batsim JSON workload to write")
@@ -575,6 +645,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_qos_annotate)
 
     add_reproduce_parsers(sub)
+
+    p = sub.add_parser("sweep", help="run a grid of experiments declared in a TOML file, on Dask")
+    p.add_argument("spec", help="sweep spec (TOML): schedulers and option grids, workloads, platforms, metrics")
+    p.add_argument("--out", required=True, help="results folder: runs.csv, charts, runs/ (a rerun skips done runs)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler-address",
+        metavar="tcp://HOST:PORT",
+        help="a running Dask scheduler (dask scheduler / dask worker, dask-jobqueue); default: a local cluster",
+    )
+    where.add_argument(
+        "--workers", type=positive_int, help="local cluster: worker processes, one run each (default: one per CPU)"
+    )
+    p.add_argument(
+        "--shared-fs",
+        action="store_true",
+        help="workers see --out and the inputs under the same paths: nothing is shipped (default: shipped)",
+    )
+    p.add_argument("--batsim", help="real Batsim executable, for engine = 'batsim' (default: $BATSIM, then PATH)")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: terminal)")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
     p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")

@@ -93,6 +93,7 @@ class Launch:
     kind: str  # "speculative", "test", "resized" or "molded"
     scale: float = 1.0
     runtime_s: float | None = None  # if set, the copy's exact runtime (a profile of its own)
+    metadata: dict[str, Any] | None = None  # more metadata of the copy, beside its link to its parent
 
 
 @dataclass
@@ -208,19 +209,22 @@ class OnlineScheduler:
         hosts: list[int] | None = None,
         scale: float = 1.0,
         runtime_s: float | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Running:
         """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
 
         The copy runs the job's current shape, ``job.res`` hosts and ``job.walltime_s``; its
         runtime is the original's times ``scale``, unless ``runtime_s`` gives it; ``hosts``
-        are allocated from the pool if None.
+        are allocated from the pool if None; ``metadata`` joins its link to its parent.
         """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
         copy_id = f"{job.id}#{count}"
         if hosts is None:
             hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
-        self._decisions.launches.append(Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s))
+        self._decisions.launches.append(
+            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s, metadata)
+        )
         return running
 
     def mold(self, job: Job, now: float, n: int, *, scale: float, runtime_s: float) -> Running:
@@ -263,6 +267,12 @@ class OnlineScheduler:
         self.pool.take(hosts)
         running = self.running[job.id] = Running(job, start_s, hosts, end_s=end_s)
         return running
+
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        """Takes ``job`` as waiting and already admitted, with the start ``reserved_s`` it was
+        promised (:func:`adaptsched.core.replay.replay`'s ``reserved``): here, a plain
+        submission (a scheduler without reservations has nothing to keep)."""
+        self.submit(job, now)
 
     def wake_up(self, at_s: float) -> None:
         """Asks to be called back at ``at_s`` (CALL_ME_LATER)."""

@@ -13,7 +13,12 @@ A what-if simulation starts from a live scheduler's state: ``running`` jobs (eac
 start, its expected end and its hosts, which the fresh scheduler takes as running, see
 :meth:`OnlineScheduler.assume_running`) and ``waiting`` jobs, submitted at ``start_s`` in the
 given order (each keeps its own submission time, which queue orders and aging read), before
-any of ``jobs`` (future arrivals). ``stop_when_started`` ends the replay as soon as the
+any of ``jobs`` (future arrivals). A running job ends at its expected end unless ``actual_end_s``
+gives another time (a what-if replay that knows how the job really ended). Waiting jobs listed
+in ``reserved`` (job id -> reserved start) were already admitted: they are handed over with
+:meth:`OnlineScheduler.assume_waiting` before any event, in the given order, instead of being
+submitted (a scheduler with admission control keeps them, with their guarantees), and the
+scheduler is called at ``start_s``. ``stop_when_started`` ends the replay as soon as the
 decisions start that job (or a copy of it): its outcome then has its start and planned end.
 """
 
@@ -64,27 +69,41 @@ def replay(
     waiting: list[tuple[Job, float]] | None = None,
     start_s: float | None = None,
     stop_when_started: str | None = None,
+    actual_end_s: dict[str, float] | None = None,
+    reserved: dict[str, float] | None = None,
 ) -> dict[str, Outcome]:
     """``jobs`` are (job, true runtime in seconds); returns the outcome of each job (module
-    doc for ``running``, ``waiting``, ``start_s`` and ``stop_when_started``)."""
+    doc for ``running``, ``waiting``, ``start_s``, ``stop_when_started``, ``actual_end_s`` and
+    ``reserved``)."""
     waiting = waiting or []
+    actual_end_s = actual_end_s or {}
+    reserved = reserved or {}
     arrivals = waiting + jobs
     outcomes = {job.id: Outcome(job) for job, _ in arrivals}
     runtime = {job.id: runtime_s for job, runtime_s in arrivals}
     running_ = {}  # exec id -> (job id, Attempt, seq of its end event)
     if start_s is None:
         start_s = min((job.submit_s for job, _ in arrivals), default=0.0)
-    events = [(start_s, 1, i, job.id) for i, (job, _) in enumerate(waiting)]  # 0 end, 1 arrival, 2 call
-    events += [(job.submit_s, 1, len(waiting) + i, job.id) for i, (job, _) in enumerate(jobs)]
-    seq = len(events)
-    for job, started_s, end_s, hosts in running or []:
-        scheduler.assume_running(job, started_s, end_s, hosts)
+    events = [(start_s, 1, i, job.id) for i, (job, _) in enumerate(waiting) if job.id not in reserved]
+    events += [(job.submit_s, 1, len(waiting) + i, job.id) for i, (job, _) in enumerate(jobs)]  # 1: arrival
+    seq = len(waiting) + len(jobs)  # 0: end, 2: call
+    for job, started_s, expected_end_s, hosts in running or []:
+        scheduler.assume_running(job, started_s, expected_end_s, hosts)
+        end_s = actual_end_s.get(job.id, expected_end_s)
         outcomes[job.id] = Outcome(job, started_s, end_s, tuple(hosts))
         attempt = Attempt(job.id, "regular", started_s, end_s, tuple(hosts), SUCCESS)
         seq += 1
         running_[job.id] = (job.id, attempt, seq)
         events.append((end_s, 0, seq, job.id))
         runtime[job.id] = end_s - started_s
+    for job, _ in waiting:
+        if job.id in reserved:
+            scheduler.assume_waiting(
+                Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), start_s, reserved[job.id]
+            )
+    if reserved:
+        seq += 1
+        events.append((start_s, 2, seq, ""))
     heapq.heapify(events)
     cancelled = set()  # seqs of end events superseded by kills
 

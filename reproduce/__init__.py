@@ -26,6 +26,7 @@ PAPERS = (
     "downey",
     "qops",
     "scojo_p",
+    "klein_perez",
 )
 
 

@@ -60,6 +60,11 @@ SCHEDULERS = {
         "Cirne & Berman: each moldable job's size chosen at submission by what-if simulations",
         "adaptsched.core.scojo:CirneBerman",
     ),
+    "evolving": (
+        "evolving.py",
+        "Klein & Pérez's offline scheduling of rigid, evolving applications: cbf, nos, mic(+c), inf(+c) fits",
+        "adaptsched.core.evolving:EvolvingScheduler",
+    ),
 }
 
 

@@ -8,6 +8,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_cli import assert_clean_error, assert_usage_error, cli
 
 from adaptsched.workloads import estimates as E
@@ -226,3 +228,30 @@ def test_qos_annotate_uses_estimate_s(w1e):
     assert [j["estimate_s"] for j in annotated["jobs"]] == [j["estimate_s"] for j in out["jobs"]]
     longest = max(annotated["jobs"], key=lambda j: j["walltime"])  # estimate M, walltime M + 1
     assert longest["estimate_s"] == summary["max_estimate_s"] == longest["walltime"] - 1
+
+
+@given(st.lists(st.integers(1, 50), min_size=1, max_size=60), st.integers(0, 2**32 - 1))
+def test_assign_deals_every_estimate_once_and_never_below_the_runtime(runtimes, seed):
+    rng = np.random.Generator(np.random.PCG64(seed))
+    rt = np.array(runtimes, dtype=float)
+    est = np.sort(rt + rng.integers(0, 30, size=len(rt)))[::-1].astype(float)  # feasible by construction
+    out = E.assign(rt, est.copy(), rng)
+    assert not isinstance(out, int)
+    assert (out >= rt).all() and sorted(out.tolist()) == sorted(est.tolist())
+    short = np.sort(rt)[::-1]
+    short[0] -= 0.5  # one estimate short: some runtime exceeds the estimate of its rank
+    position = E.assign(rt, np.sort(short)[::-1], rng)
+    assert isinstance(position, int) and position == (rt == rt.max()).sum() - 1
+
+
+def test_estimates_go_to_swf_field_9(tmp_path):
+    from adaptsched.workloads.swf import read_swf, write_swf
+
+    trace, _ = convert_swf(EXCERPT_DIR / "CTC-SP2-1996-3.1-cln.first5000.swf.gz", first=1000)
+    out, _ = E.annotate(trace, model="tsafrir", seed=4)
+    write_swf(out, tmp_path / "e.swf")
+    back = read_swf(tmp_path / "e.swf")
+    assert [j.requested_time_s for j in back.jobs] == [j["estimate_s"] for j in out["jobs"]]
+    offset = trace["adaptsched"]["submit_offset_s"]
+    assert [j.submit_s for j in back.jobs] == [j["subtime"] + offset for j in out["jobs"]]
+    assert back.header["MaxNodes"] == trace["adaptsched"]["swf_header"]["MaxNodes"]

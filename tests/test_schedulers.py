@@ -17,6 +17,7 @@ SAMPLE_OPTIONS = {
     "scojo-trad": {"aging": "one-class"},
     "scojo-p": {"prediction": False},
     "cirne-berman": {"aging_factor": 4.0},
+    "evolving": {"variant": "inf+c"},
 }
 
 

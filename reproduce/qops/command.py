@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
 
-from .plan import TRACES
+from .plan import DEFAULT_SEGMENT, TRACES, parse_segment
 
 NAME = "qops"
 HELP = (
@@ -29,6 +30,27 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--qos-trace", action="append", choices=tuple(TRACES), help="only this trace (repeatable; default both)"
     )
+    parser.add_argument(
+        "--segment",
+        action="append",
+        type=segment,
+        metavar="first|last|START:END",
+        help=f"which part of each trace: its first --jobs jobs (the paper's reading), its last --jobs jobs, "
+        f"or the converted jobs START to END (0-based, END excluded); repeatable: the report compares "
+        f"them with the paper's Table 1 (default {DEFAULT_SEGMENT})",
+    )
+
+
+def segment(text: str) -> str:
+    """argparse type of ``--segment`` (a usage error, exit 2, when malformed)."""
+    import argparse
+
+    try:
+        return parse_segment(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected first, last or START:END (whole numbers, START < END), got {text!r}"
+        ) from None
 
 
 def run(args) -> int:
@@ -39,8 +61,10 @@ def run(args) -> int:
         engine=args.engine,
         batsim=args.batsim,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         traces=traces,
         trace_files=trace_files(traces, args.trace),
+        segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -79,8 +103,10 @@ def reproduce(
     engine: str = "embedded",
     batsim=None,
     workers=None,
+    scheduler_address: str | None = None,
     traces=tuple(TRACES),
     trace_files: dict | None = None,
+    segments=(DEFAULT_SEGMENT,),
     report_dir=None,
     command: str = "",
     say=print,
@@ -99,25 +125,24 @@ def reproduce(
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, batsim = prepare(out, engine, batsim)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files)
+    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
     say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
-    results = {}
+    platforms = {}
     for trace in traces:
         hosts = TRACES[trace][1]
-        platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
-        results.update(
-            run_batch(
-                [j for t, j in batch if t == trace],
-                None,
-                platform,
-                out / engine,
-                engine=engine,
-                batsim=batsim,
-                analyse=analyse_run,
-                workers=workers,
-                say=say,
-            )
-        )
+        platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
+    results = run_batch(  # one grid over both traces, each run on its trace's machine
+        [replace(job, platform=platforms[trace]) for trace, job in batch],
+        None,
+        None,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
+    )
     report = write_report(
         Path(report_dir) if report_dir else out / f"report-{engine}",
         scenarios,
@@ -128,6 +153,7 @@ def reproduce(
         engine=engine,
         wall_s=time.perf_counter() - begin,
         inputs=inputs,
+        segments=segments,
         command=command,
     )
     say(f"report: {report}")

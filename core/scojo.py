@@ -452,14 +452,16 @@ class ScojoP(PriorityEasy):
         for running in self.by_end:
             left = running.end_s - now
             work += running.res * (left if left < span else span)
+        shapes = self.shapes
         for other in others:
-            o = self.shapes[other.id]
-            if o.rigid:
+            o = shapes[other.id]
+            model = o.model
+            if model is None or o.n_min == o.n_max:
                 m: float = self.size_of(other)
                 work += m * min(o.runtime(m), span)
-            else:
+            else:  # the model's runtime, unrounded: an estimate of load needs no microsecond
                 m = min(max(s * o.n_opt, o.n_min), o.n_max)
-                work += m * min(o.runtime(m), span)
+                work += m * min(model.runtime(m), span)
         if self.future is not None:
             work += self.future.work(now, span, s)
         return work / (self.nb_hosts * span), span

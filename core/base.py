@@ -236,14 +236,17 @@ class OnlineScheduler:
         self.reject(job)
         return running
 
-    def start_sized(self, job: Job, now: float, n: int, model: SpeedupModel) -> Running:
+    def start_sized(
+        self, job: Job, now: float, n: int, model: SpeedupModel, *, runtime_s: float | None = None
+    ) -> Running:
         """Starts a waiting moldable job on ``n`` hosts, ``model`` being its speedup.
 
         At its request, the job itself runs. A job of linear speedup (``moldable`` model
         ``linear``) whose profile is ``parallel_homogeneous_total`` runs itself on n hosts:
         Batsim spreads its flops over them (metadata ``molded`` = n). Otherwise a copy of kind
         "molded" runs ``model.runtime(n)`` seconds, with ``scale`` = S(request) / S(n), and the
-        original is rejected (:meth:`mold`); the analysis folds it back."""
+        original is rejected (:meth:`mold`); the analysis folds it back. ``runtime_s`` overrides
+        the copy's runtime (e.g. rounded to the microsecond)."""
         requested = job.res
         if n == requested:
             return self.start(job, now)
@@ -255,7 +258,8 @@ class OnlineScheduler:
         ):
             self.record(job, molded=n)
             return self.start(job, now, self.pool.allocate(n))
-        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=model.runtime(n))
+        runtime = model.runtime(n) if runtime_s is None else runtime_s
+        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=runtime)
 
     def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
         """Takes ``job`` as already running on ``hosts`` until ``end_s`` (no decision is sent):

@@ -89,10 +89,12 @@ class Shape:
         return self.model is None or self.n_min == self.n_max
 
     def runtime(self, n: float) -> float:
-        """Seconds on ``n`` hosts (a rigid job: its runtime, whatever n)."""
+        """Seconds on ``n`` hosts (a rigid job: its runtime, whatever n). A moldable job's is
+        rounded to the microsecond, Batsim's precision: then molded runs keep both engines'
+        clocks together (unrounded, they drift a microsecond apart within a day)."""
         if self.model is None:
             return self.runtime_opt_s if self.run_s is None else self.run_s
-        return self.model.runtime(n)
+        return round(self.model.runtime(n), 6)
 
 
 def shape_of(job: Job, nb_hosts: int) -> Shape:
@@ -176,7 +178,7 @@ class PriorityEasy(ReservingScheduler):
         if n == job.res or shape.model is None:
             running = self.start(job, now)
         else:
-            running = self.start_sized(job, now, n, shape.model)
+            running = self.start_sized(job, now, n, shape.model, runtime_s=shape.runtime(n))
         end_s = now + shape.runtime(n)
         if running.end_s != end_s:
             self.by_end.remove(running)
@@ -450,14 +452,16 @@ class ScojoP(PriorityEasy):
         for running in self.by_end:
             left = running.end_s - now
             work += running.res * (left if left < span else span)
+        shapes = self.shapes
         for other in others:
-            o = self.shapes[other.id]
-            if o.rigid:
+            o = shapes[other.id]
+            model = o.model
+            if model is None or o.n_min == o.n_max:
                 m: float = self.size_of(other)
                 work += m * min(o.runtime(m), span)
-            else:
+            else:  # the model's runtime, unrounded: an estimate of load needs no microsecond
                 m = min(max(s * o.n_opt, o.n_min), o.n_max)
-                work += m * min(o.runtime(m), span)
+                work += m * min(model.runtime(m), span)
         if self.future is not None:
             work += self.future.work(now, span, s)
         return work / (self.nb_hosts * span), span

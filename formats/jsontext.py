@@ -28,7 +28,20 @@ def dumps(value) -> str:
     if isinstance(value, float):
         return "%f" % value
     if isinstance(value, dict):
-        return "{" + ",".join(_escape(str(k)) + ":" + dumps(v) for k, v in value.items()) + "}"
+        # flat values inline (a job's description: one call per job instead of one per value)
+        parts = []
+        for k, v in value.items():
+            kind = type(v)
+            if kind is float:
+                text = "%f" % v
+            elif kind is int:
+                text = str(v)
+            elif kind is str:
+                text = _escape(v)
+            else:
+                text = dumps(v)
+            parts.append(_escape(k if type(k) is str else str(k)) + ":" + text)
+        return "{" + ",".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(dumps(v) for v in value) + "]"
     if isinstance(value, RawJson):

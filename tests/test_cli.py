@@ -292,6 +292,8 @@ def test_other_output_folders_are_checked_before_any_work(tmp_path):
     ):
         code, _, err = cli(*args)
         assert_clean_error(code, err, "--out", "cannot create the folder")
+    code, _, err = cli("reproduce", "qops", "--out", tmp_path / "q", "--report-dir", a_file / "report")
+    assert_clean_error(code, err, "--report-dir", "cannot create the folder")
 
 
 def test_usage_errors_exit_2_and_interrupts_130(monkeypatch, capsys):

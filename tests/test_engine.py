@@ -186,26 +186,46 @@ def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, ex
     assert (tmp_path / f"{mistake}_jobs.csv").exists() and (tmp_path / f"{mistake}_schedule.csv").exists()
 
 
-def test_a_crashing_scheduler_keeps_the_results_already_written(tmp_path):
+@pytest.mark.parametrize("transport", ["inprocess", "zmq"])
+@pytest.mark.parametrize(
+    "mistake,expected",
+    [
+        ("crash", ["deliberate crash at the third submission"]),
+        ("exit", ["sys.exit(3)", "exited with code 3"]),
+        ("hang", ["did not answer within 1 s"]),
+    ],
+)
+def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transport, mistake, expected):
+    """A plugin that raises, calls sys.exit or hangs stops the run with a clear message naming
+    the plugin, on both transports; the rows written before are kept, the outputs are complete files."""
     doc = {
         "nb_res": 2,
         "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
         "profiles": {"d1": {"type": "delay", "delay": 1}},
     }
+    prefix = tmp_path / mistake
+    stdout = sys.stdout
     with pytest.raises(SimulationError) as info:
         run(
             str(PLUGINS / "faultySched.py"),
             write_json(tmp_path / "w.json", doc),
             2,
-            tmp_path / "crash",
-            options={"mistake": "crash"},
+            prefix,
+            transport=transport,
+            options={"mistake": mistake},
             progress=False,
+            scheduler_timeout_s=1.0,
             say=lambda *a: None,
         )
     message = str(info.value)
-    assert "exited with code" in message and "deliberate crash at the third submission" in message
-    kept = rows(tmp_path / "crash")
-    assert sorted(kept) == ["1", "2"]  # completed before the crash, still in _jobs.csv
+    assert "faultySched" in message and any(e in message for e in expected), message
+    kept = rows(prefix)
+    assert sorted(kept) == ["1", "2"]  # completed before the failure, still in _jobs.csv
+    summary = (tmp_path / f"{mistake}_schedule.csv").read_text().splitlines()
+    assert len(summary) == 2 and summary[1].split(",")[11] == "2"  # nb_jobs
+    said = {"crash": "deliberate crash", "exit": "deliberate sys.exit", "hang": "deliberate hang"}[mistake]
+    assert said in (tmp_path / f"{mistake}_sched.log").read_text()
+    assert sys.stdout is stdout  # the plugin's output went to its log, and the process's came back
 
 
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):

@@ -203,6 +203,16 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles)
 
 
+def metadata(workload: dict) -> dict:
+    """adaptsched's metadata of a workload dict: its ``adaptsched`` key (``convert``, every
+    generator, ``estimates``), else the ``meta`` key of older Downey workloads, else {}."""
+    for key in ("adaptsched", "meta"):
+        value = workload.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
 def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str | None:
     """A note naming the jobs that ask for more hosts than the platform has, or None.
 

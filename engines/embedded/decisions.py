@@ -112,7 +112,7 @@ class DecisionParser:
     def parse_kill_job(self, where, data):
         engine = self.engine
         ids = data.get("job_ids")
-        if len(data) != 1 or not isinstance(ids, list) or not ids:
+        if len(data) != 1 or not isinstance(ids, (list, tuple)) or not ids:
             engine.fail(f"{where}: the 'data' value should be {{'job_ids': [non-empty array]}}")
         if not all(isinstance(i, str) for i in ids):
             engine.fail(f"{where}: every job id should be a string")

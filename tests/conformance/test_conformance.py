@@ -319,3 +319,56 @@ def test_machine_states_and_the_schedule_trace_on_request(tmp_path):
     assert (tmp_path / "plain_machine_states.csv").is_file() and not (tmp_path / "plain_schedule.trace").exists()
     run("easy", workload, platform, tmp_path / "paje", engine="batsim", schedule_trace=True, **common)
     assert (tmp_path / "paje_schedule.trace").read_text().startswith("%EventDef")
+
+
+@pytest.fixture(scope="module")
+def scojo_w2(tmp_path_factory):
+    """1,000 jobs of SCOJO-P's W2 (Lublin-Feitelson, alpha' 9.83, 128 hosts), exact estimates,
+    90 % moldable with SCOJO-P's speedup model."""
+    from adaptsched.workloads.estimates import annotate as estimates
+    from adaptsched.workloads.lublin import generate
+    from adaptsched.workloads.moldable import annotate
+
+    folder = tmp_path_factory.mktemp("scojo")
+    workload = estimates(generate(1000, hosts=128, mode="typeless", aarr=9.83, seed=1), model="exact")[0]
+    workload, _ = annotate(workload, model="scojo-p", fraction=0.9, seed=1)
+    return workload, write_workload(workload, folder / "w2.json"), write_cluster(128, folder / "p128.xml")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "scheduler,options",
+    [("scojo-trad", {}), ("scojo-p", {}), ("scojo-p", {"prediction": False}), ("cirne-berman", {})],
+    ids=["scojo-trad", "scojo-p", "scojo-p-non-predictive", "cirne-berman"],
+)
+def test_scojo_schedulers(tmp_path, scojo_w2, scheduler, options):
+    """Barsanti & Sodan's three schedulers: same outputs on both engines, and on real Batsim
+    every molded row lasts runtime(n) with n in [N_min, N_max] (issue 11, sec. 8.4 and 8.5)."""
+    from adaptsched.analysis.scojo import molded_row_violations
+
+    workload, path, platform = scojo_w2
+    rows = both_engines(tmp_path, "scojo", scheduler, path, platform, options=options)
+    assert len(rows) >= 1000
+    assert molded_row_violations(tmp_path / "scojo_batsim", workload) == []
+    molded = sum("'molded'" in r["metadata"] for r in rows.values())
+    assert (molded == 0) if scheduler == "scojo-trad" else (molded > 50)
+
+
+@pytest.mark.parametrize("variant", ["cbf", "nos", "mic", "mic+c", "inf", "inf+c"])
+def test_evolving_applications(tmp_path, variant):
+    """Klein & Pérez's evolving applications: stage and hold copies registered on the fly, on the
+    nodes of Algorithm 1, CALL_ME_LATER at planned starts; same outputs on both engines, and the
+    run on real Batsim folds to the in-process plan (C2-C4, check_invariants, equal metrics)."""
+    from adaptsched.reproduce.klein_perez.plan import analyse_run
+    from adaptsched.workloads.evolving import write_tests
+
+    (path,) = write_tests(tmp_path / "w", 1, seed=7)
+    rows = both_engines(
+        tmp_path, "evo", "evolving", path, write_cluster(100, tmp_path / "p100.xml"), options={"variant": variant}
+    )
+    result = analyse_run(str(tmp_path / "evo_batsim"), {"variant": variant}, str(path))
+    assert result["problems"] == result["violations"] == result["metrics_differ"] == []
+    if variant != "cbf":
+        assert sum("'kind': 'stage'" in r["metadata"] for r in rows.values()) > 20
+    if variant in ("mic", "inf"):  # (this test's compacted plans happen to stretch nothing)
+        assert any("'kind': 'hold'" in r["metadata"] for r in rows.values())

@@ -21,30 +21,20 @@ import argparse
 import errno
 import json
 import os
+import shlex
 import sys
 import tempfile
 import textwrap
 from pathlib import Path
 
 from adaptsched import __version__
-from adaptsched.errors import AdaptschedError, UsageError, file_problem
+from adaptsched.errors import AdaptschedError, UsageError, file_problem, positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _say(*args):
     print(*args, flush=True)
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (a usage error, exit 2, otherwise)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def output_folder(folder, option: str = "--out", value=None) -> Path:
@@ -223,24 +213,90 @@ def cmd_mold_annotate(args):
     workload = _read_workload(args.input)
     out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed, a_max=args.a_max)
     write_workload(out, args.output)
-    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable ({args.model}, seed {args.seed})")
+    a_max = f", A_max {summary['a_max']}" if args.model == "downey" else ""
+    what = f"({args.model}, seed {args.seed}{a_max})"
+    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable {what}")
+    return 0
+
+
+# -- scojo-stats ---------------------------------------------------------------------------
+def cmd_scojo_stats(args):
+    import json
+
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    stats = scojo_stats([_read_workload(path) for path in args.inputs], names=list(args.inputs))
+    with open(args.output, "w") as handle:
+        json.dump(stats, handle, indent=1)
+    means = ", ".join(f"{c} {stats['mean_n_opt'][c]:.2f}" for c in ("short", "medium", "long"))
+    _say(f"{args.output}: {stats['jobs']} jobs over {stats['days']:.1f} days; mean N_opt {means}")
     return 0
 
 
 # -- generate ----------------------------------------------------------------------------
 def cmd_generate(args):
+    """One command for every model: the model's block (in build_parser) gives ``args.build``."""
     from adaptsched.workloads.convert import write_workload
-    from adaptsched.workloads.downey import generate, write_swf
+    from adaptsched.workloads.stats import summary_text
+    from adaptsched.workloads.swf import write_swf
 
-    workload = generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+    workload = args.build(args)
     write_workload(workload, args.output)
-    _say(
-        f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
-        f"{args.load} on {args.hosts} processors (seed {args.seed})"
-    )
+    _say(f"{args.output}: {summary_text(workload)} ({args.model}, seed {args.seed})")
     if args.swf:
-        write_swf(workload, args.swf)
-        _say(f"{args.swf}: the same jobs as SWF (rigid request = round(A))")
+        write_swf(workload, args.swf, requested_procs_from_res=args.model == "downey")
+        _say(f"{args.swf}: the same jobs as SWF")
+    return 0
+
+
+def _generate_downey(args):
+    from adaptsched.workloads.downey import generate
+
+    return generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+
+
+def _generate_lublin(args):
+    from adaptsched.workloads.lublin import generate
+
+    return generate(
+        args.jobs,
+        hosts=args.hosts,
+        mode=args.mode,
+        aarr=args.aarr,
+        start_hour=args.start_hour,
+        seed=args.seed,
+        clock=args.clock,
+    )
+
+
+def cmd_generate_evolving(args):
+    """``generate evolving DIR``: one workload per test (Klein & Pérez sec. 5.1), all at time 0."""
+    from adaptsched.workloads.evolving import write_tests
+
+    if args.swf:
+        raise UsageError("--swf: evolving applications have no SWF form (their stages would be lost)")
+    paths = write_tests(args.output, args.tests, hosts=args.hosts, seed=args.seed)
+    _say(f"{args.output}: {len(paths)} tests of 15-20 evolving applications on {args.hosts} nodes (seed {args.seed})")
+    return 0
+
+
+# -- estimates ---------------------------------------------------------------------------
+def cmd_estimates(args):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.estimates import annotate, parse_bins
+
+    workload = _read_workload(args.input)
+    out, summary = annotate(
+        workload,
+        model=args.model,
+        max_estimate_s=args.max_estimate,
+        bins=parse_bins(args.bin),
+        seed=args.seed,
+        truncate=args.truncate,
+        source=args.input,
+    )
+    write_workload(out, args.output)
+    _say(f"{args.output}: {summary['text']}")
     return 0
 
 
@@ -272,82 +328,72 @@ def cmd_qos_annotate(args):
 
 
 # -- reproduce -------------------------------------------------------------------------
-def qops_trace_files(traces: tuple, files) -> dict:
-    """``reproduce qops --trace``: which file replaces which trace. A file is ``NAME=FILE`` or
-    named after its trace (``SDSC-SP2-1998-4.2-cln.swf.gz``, or an excerpt ``SDSC-SP2-...``);
-    with a single ``--qos-trace`` a single file replaces that trace whatever its name."""
-    from adaptsched.workloads.traces import trace_of_file
-
-    mapping = {}
-    for text in files or []:
-        name, sep, path = text.partition("=")
-        if not (sep and name in traces):
-            name, path = trace_of_file(text), text
-            if name is None and len(traces) == 1 and len(files) == 1:
-                name = traces[0]
-        if name not in traces:
-            raise UsageError(
-                f"--trace {text}: say which trace it replaces, as NAME=FILE with NAME among {', '.join(traces)} "
-                "(or keep the archive's file name, e.g. SDSC-SP2-1998-4.2-cln.swf.gz)"
-            )
-        if name in mapping:
-            raise UsageError(f"--trace: two files for {name}: {mapping[name]} and {path}")
-        mapping[name] = path
-    return mapping
-
-
 def cmd_reproduce(args):
-    args.out = args.out or f"results/{args.paper}"
-    if args.paper == "downey" and args.trace:
-        raise UsageError("--trace: downey generates its workloads from Downey's model, it reads no trace")
-    if args.paper != "qops" and args.trace and len(args.trace) > 1:
-        raise UsageError(f"--trace: {args.paper} replays one trace, {len(args.trace)} given")
+    """Common to every paper: the results folder and the report folder are writable; then the
+    paper's own ``command.run`` (``reproduce/<paper>/command.py``)."""
+    args.out = args.out or f"results/{args.paper.NAME}"
     output_folder(args.out)
-    if args.paper == "qops":
-        from adaptsched.reproduce.qops import TRACES
-        from adaptsched.reproduce.qops import reproduce as reproduce_qops
+    if args.report_dir:
+        output_folder(args.report_dir, "--report-dir")
+    args.say = _say
+    return args.paper.run(args)
 
-        traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
-        reproduce_qops(
-            out=args.out,
-            jobs=args.jobs or 10000,
-            engine=args.engine,
-            batsim=args.batsim,
-            workers=args.workers,
-            traces=traces,
-            trace_files=qops_trace_files(traces, args.trace),
-            say=_say,
+
+def add_reproduce_parsers(sub) -> None:
+    """``reproduce PAPER``: one sub-command per paper of :data:`adaptsched.reproduce.PAPERS`,
+    with the paper's own options and the common ones."""
+    from adaptsched.reproduce import commands
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    papers = p.add_subparsers(dest="paper_name", metavar="PAPER")
+    papers.required = True
+    for command in commands():
+        q = papers.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        command.add_arguments(q)
+        q.add_argument(
+            "--out", help="results folder (default results/PAPER); an interrupted reproduction resumes there"
         )
-        return 0
-    if args.paper == "downey":
-        from adaptsched.reproduce.downey import reproduce as reproduce_downey
-
-        reproduce_downey(
-            out=args.out,
-            days=args.days,
-            seeds=3 if args.seeds is None else args.seeds,
-            hosts=args.hosts or 64,
-            engine=args.engine,
-            batsim=args.batsim,
-            workers=args.workers,
-            say=_say,
+        q.add_argument(
+            "--report-dir",
+            metavar="DIR",
+            help="write the report (Markdown, CSV, PNG) into DIR, e.g. docs/results/PAPER (default OUT/report-ENGINE)",
         )
-        return 0
-    from adaptsched.reproduce.perkovic_keleher import PAPER_HOSTS, STUDIES, reproduce
+        q.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
+        q.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
+        where = q.add_mutually_exclusive_group()
+        where.add_argument(
+            "--workers", type=positive_int, help="local Dask cluster: parallel runs (default: one per CPU)"
+        )
+        where.add_argument(
+            "--scheduler-address",
+            metavar="tcp://HOST:PORT",
+            help="run on a running Dask cluster (docs/sweeps.md) instead of a local one",
+        )
+        q.set_defaults(func=cmd_reproduce, paper=command)
 
-    studies = tuple(args.study) if args.study else STUDIES
-    reproduce(
-        out=args.out,
-        trace=args.trace[0] if args.trace else None,
-        hosts=args.hosts or PAPER_HOSTS,
-        jobs=args.jobs,
-        seeds=5 if args.seeds is None else args.seeds,
-        engine=args.engine,
-        batsim=args.batsim,
-        studies=studies,
+
+# -- sweep -------------------------------------------------------------------------------
+def cmd_sweep(args):
+    from adaptsched.sweep import run_sweep
+
+    output_folder(args.out)
+    grid, written = run_sweep(
+        args.spec,
+        args.out,
+        scheduler_address=args.scheduler_address,
         workers=args.workers,
+        shared_fs=args.shared_fs,
+        batsim=args.batsim,
+        progress=None if args.progress == "auto" else args.progress == "on",
         say=_say,
     )
+    _say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    _say(f"sweep: {grid.summary()}")
+    if grid.failed:
+        raise AdaptschedError(
+            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed twice (their last log lines "
+            f"are above, their logs in {grid.folder}); the others are in {written['table']}. Run again to retry them."
+        )
     return 0
 
 
@@ -371,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
             examples:
               adaptsched demo
               adaptsched run --scheduler easy --workload trace.swf.gz --platform 338 --out results/easy --report
-              adaptsched compare results/fcfs results/easy --out results/cmp"""),
+              adaptsched compare results/fcfs results/easy --out results/cmp
+              adaptsched sweep examples/orders.toml --out results/sweep"""),
     )
     parser.add_argument("--version", action="version", version=f"adaptsched {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -494,14 +541,69 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("generate", help="generate a synthetic workload from a model")
-    p.add_argument("model", choices=("downey",), help="downey: Downey (1996) moldable workload model")
-    p.add_argument("output", help="Batsim JSON workload to write")
-    p.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
-    p.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
-    p.add_argument("--hosts", type=positive_int, default=64, help="processors N (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--swf", help="also write the jobs as an SWF trace")
     p.set_defaults(func=cmd_generate)
+    models = p.add_subparsers(dest="model", metavar="MODEL")
+    models.required = True
+
+    def generate_model(name: str, help: str, build, hosts: int) -> argparse.ArgumentParser:
+        """A model's subcommand with the options every model shares; the caller adds its own."""
+        g = models.add_parser(name, help=help, description=help)
+        g.add_argument("output", help="Batsim JSON workload to write")
+        g.add_argument("--hosts", type=positive_int, default=hosts, help=f"machine size (default {hosts})")
+        g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        g.add_argument("--swf", help="also write the jobs as an SWF trace")
+        g.set_defaults(build=build)
+        return g
+
+    g = generate_model("downey", "Downey (1996) moldable workload model", _generate_downey, 64)
+    g.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
+    g.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
+
+    g = generate_model("lublin", "Lublin & Feitelson (2003) rigid-job workload model", _generate_lublin, 128)
+    g.add_argument("--jobs", type=positive_int, default=10000, help="number of jobs (default 10000)")
+    g.add_argument(
+        "--mode", choices=("typeless", "typed"), default="typeless", help="parameter sets (default typeless)"
+    )
+    g.add_argument("--aarr", type=float, help="typeless AARR (SCOJO-P's alpha': 10.23 for W1, 9.83 for W2)")
+    g.add_argument("--start-hour", type=int, default=0, help="hour of day at time 0 (default 0, midnight)")
+    g.add_argument(
+        "--clock",
+        choices=("c", "exact"),
+        default="c",
+        help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
+    )
+
+    g = generate_model(
+        "evolving",
+        "Klein & Pérez (2010) tests of rigid, evolving applications: OUTPUT is a folder of test0001.json...",
+        None,
+        100,
+    )
+    g.add_argument("--tests", type=positive_int, default=1000, help="tests, one workload each (default 1000)")
+    g.set_defaults(func=cmd_generate_evolving)
+
+    p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
+    p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument(
+        "--model", required=True, choices=("exact", "tsafrir"), help="exact (= runtime) or Tsafrir et al. (2005)"
+    )
+    p.add_argument(
+        "--max-estimate",
+        type=float,
+        metavar="M",
+        help="tsafrir: the largest estimate (s; default: the longest runtime)",
+    )
+    p.add_argument(
+        "--bin",
+        action="append",
+        default=[],
+        metavar="SEC=PCT",
+        help="tsafrir: a user bin, PCT %% of the jobs estimate SEC seconds (SEC may be M); repeatable",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--truncate", action="store_true", help="tsafrir: shorten runtimes above M to M (default: error)")
+    p.set_defaults(func=cmd_estimates)
 
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")
@@ -512,10 +614,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--a-max",
         default="machine",
-        choices=("machine", "request"),
-        help="downey: A log-uniform up to the machine size (default) or the job's request",
+        help="downey: A log-uniform up to the machine size (machine, default), the job's request (request) "
+        "or this number (e.g. 3000 for SCOJO-P's Fig. 14)",
     )
     p.set_defaults(func=cmd_mold_annotate)
+
+    p = sub.add_parser("scojo-stats", help="SCOJO-P's arrivals per half hour and class means, from workloads")
+    p.add_argument("inputs", nargs="+", metavar="W.json", help="Batsim JSON workloads (not the evaluated ones)")
+    p.add_argument("output", metavar="OUT.json", help="statistics file to write (scojo-p's option stats)")
+    p.set_defaults(func=cmd_scojo_stats)
 
     p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")
@@ -537,55 +644,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_qos_annotate)
 
-    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    p.add_argument(
-        "paper",
-        choices=("perkovic-keleher", "downey", "qops"),
-        help="qops: Islam et al., Analyzing "
-        "and Minimizing the Impact of Opportunity Cost in QoS-aware Job Scheduling (Tables 1, 2); "
-        "perkovic-keleher: Randomization, "
-        "Speculation, and Adaptation in Batch Schedulers, on CTC-SP2; downey: A parallel workload model "
-        "and its implications for processor allocation (Table 1, Figures 11-13)",
+    add_reproduce_parsers(sub)
+
+    p = sub.add_parser("sweep", help="run a grid of experiments declared in a TOML file, on Dask")
+    p.add_argument("spec", help="sweep spec (TOML): schedulers and option grids, workloads, platforms, metrics")
+    p.add_argument("--out", required=True, help="results folder: runs.csv, charts, runs/ (a rerun skips done runs)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler-address",
+        metavar="tcp://HOST:PORT",
+        help="a running Dask scheduler (dask scheduler / dask worker, dask-jobqueue); default: a local cluster",
     )
-    p.add_argument("--out", help="results folder (default results/PAPER); an interrupted reproduction resumes there")
-    p.add_argument("--engine", choices=("embedded", "batsim"), default="embedded")
-    p.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
-    p.add_argument(
-        "--trace",
-        action="append",
-        metavar="FILE",
-        help="SWF trace to replay instead of ../shared/traces' copy (docs/getting-started.md says where each "
-        "comes from). perkovic-keleher: CTC-SP2-1996-3.1-cln.swf.gz; qops (repeatable): "
-        "SDSC-SP2-1998-4.2-cln.swf.gz and CTC-SP2-1996-3.1-cln.swf.gz, matched by name, or NAME=FILE",
-    )
-    p.add_argument("--hosts", type=positive_int, help="machine size (default: the paper's, 430 or 64)")
-    p.add_argument(
-        "--jobs",
-        type=positive_int,
-        help="perkovic-keleher: only the first N jobs (default: the whole trace); "
-        "qops: jobs per trace (default 10,000)",
-    )
-    p.add_argument("--days", type=positive_int, default=120, help="downey: simulated days per workload (default 120)")
-    p.add_argument(
-        "--seeds",
-        type=positive_int,
-        help="seeds: of the randomized orders (perkovic-keleher, default 5), "
-        "of the Table 1 workloads (downey, default 3)",
+    where.add_argument(
+        "--workers", type=positive_int, help="local cluster: worker processes, one run each (default: one per CPU)"
     )
     p.add_argument(
-        "--study",
-        action="append",
-        choices=("orders", "speculation", "adaptation", "combined"),
-        help="run only this study (repeatable; default: all)",
+        "--shared-fs",
+        action="store_true",
+        help="workers see --out and the inputs under the same paths: nothing is shipped (default: shipped)",
     )
-    p.add_argument("--workers", type=positive_int, help="parallel runs (default: one per CPU)")
-    p.add_argument(
-        "--qos-trace",
-        action="append",
-        choices=("SDSC-SP2", "CTC-SP2"),
-        help="qops: only this trace (repeatable; default both)",
-    )
-    p.set_defaults(func=cmd_reproduce)
+    p.add_argument("--batsim", help="real Batsim executable, for engine = 'batsim' (default: $BATSIM, then PATH)")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: terminal)")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("demo", help="replay the first 5,000 CTC-SP2 jobs under fcfs, easy and conservative")
     p.add_argument("--out", default="results/demo", help="results folder (default results/demo)")
@@ -607,6 +687,7 @@ def main(argv=None) -> int:
     exit 2 from ``parse_args``."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.command_line = shlex.join(["adaptsched", *(sys.argv[1:] if argv is None else map(str, argv))])
     name = f"adaptsched {args.command}"
     try:
         return args.func(args)

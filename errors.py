@@ -57,3 +57,20 @@ def file_problem(error: OSError) -> str:
     elif error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         reason = f"{reason} (check the path and its permissions)"
     return f"{path}: {reason}"
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (a usage error, exit 2, otherwise).
+
+    >>> positive_int("3")
+    3
+    """
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

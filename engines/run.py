@@ -299,11 +299,18 @@ def run(
 
 
 def _check_size(loaded, machines, say):
+    """Before the run: the workload's declared size against the platform's, and the jobs that
+    are wider than the platform (Batsim runs them, the scheduler must reject them)."""
+    from adaptsched.workloads.batsim_json import too_wide_note
+
     if loaded.nb_res != machines.nb_hosts:
         say(
             f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
             "the platform decides"
         )
+    wide = too_wide_note(loaded, machines.nb_hosts)
+    if wide:
+        say(wide)
 
 
 def _run_inprocess(

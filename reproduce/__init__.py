@@ -1,1 +1,35 @@
-"""Reproductions of the papers' experiments (``adaptsched reproduce NAME``)."""
+"""Reproductions of the papers' experiments (``adaptsched reproduce PAPER``).
+
+One package per paper, all of the same shape:
+
+* ``plan.py``: the grid (which runs, on which workloads) and what each run measures;
+* ``findings.py``: the paper's numbers and each of its claims as a small pure function
+  (unit-tested on synthetic results);
+* ``report.py``: the Markdown report, its CSV and PNG charts, with the findings checked;
+* ``command.py``: the paper's own command-line options (``NAME``, ``HELP``,
+  ``add_arguments(parser)``, ``run(args) -> int``) and ``reproduce(...)``, the one place
+  that runs the plan (:mod:`.runner`) and writes the report.
+
+``cli.py`` builds ``adaptsched reproduce NAME`` from :data:`PAPERS` and adds the options
+common to every paper (``--out``, ``--report-dir``, ``--engine``, ``--batsim``,
+``--workers``). A new paper is one package and one line in :data:`PAPERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+#: The paper packages, in the order ``adaptsched reproduce --help`` lists them.
+PAPERS = (
+    "perkovic_keleher",
+    "downey",
+    "qops",
+    "scojo_p",
+    "klein_perez",
+)
+
+
+def commands() -> list[ModuleType]:
+    """The ``command`` module of every paper in :data:`PAPERS`."""
+    return [importlib.import_module(f"{__name__}.{paper}.command") for paper in PAPERS]

@@ -67,8 +67,8 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
     states = (tmp_path / "fcfs_machine_states.csv").read_text().splitlines()
     assert states[0] == "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
     assert [(r.split(",")[0], r.split(",")[4:]) for r in states[1:]] == [
-        ("0", ["2", "2"]),  # 1 starts
-        ("0", ["0", "4"]),  # 2 starts
+        ("4e-20", ["2", "2"]),  # 1 starts (after 4 messages of 1e-20 s each, as on real Batsim)
+        ("5e-20", ["0", "4"]),  # 2 starts
         ("10", ["2", "2"]),  # 1 ends
         ("10", ["4", "0"]),  # 2 ends
         ("10", ["0", "4"]),  # 3 starts
@@ -286,3 +286,31 @@ def test_parallel_runs_do_not_collide(tmp_path):
         assert process.returncode == 0, output
     for s in ("fcfs", "easy", "conservative", "easyBackfill"):
         assert len(rows(tmp_path / s)) == 5
+
+
+def test_registered_profiles_and_jobs_keep_six_decimals_as_batsim(tmp_path):
+    """Batsim re-reads what a scheduler registers from its own %f text: a resized copy of a
+    1 s job on 3 of 10 hosts (x 10/3) runs 3.333333 s, not 3.3333333333333335 s, so four
+    rounds of copies end at 13.333332 (real Batsim 4.2.1's times), not 13.333334."""
+    doc = {
+        "nb_res": 10,
+        "jobs": [{"id": i, "subtime": 0, "res": 10, "profile": "d1", "walltime": 100} for i in range(1, 13)],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }
+    result = run(
+        "backfill",
+        write_json(tmp_path / "w.json", doc),
+        10,
+        tmp_path / "q",
+        options={"adaptation": "quarter"},
+        progress=False,
+        say=lambda *a: None,
+    )
+    jobs = rows(result.prefix)
+    assert sorted({r["finish_time"] for r in jobs.values() if r["finish_time"]}) == [
+        "13.333332",
+        "3.333333",
+        "6.666666",
+        "9.999999",
+    ]
+    assert {r["requested_time"] for j, r in jobs.items() if "#" in j} == {"333.333333"}

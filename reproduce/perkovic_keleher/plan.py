@@ -1,9 +1,11 @@
-"""``adaptsched reproduce perkovic-keleher``: the comparisons of Perkovic & Keleher,
-"Randomization, Speculation, and Adaptation in Batch Schedulers", on CTC-SP2.
+"""The grid of ``adaptsched reproduce perkovic-keleher``: the mixes of Perković & Keleher,
+"Randomization, Speculation, and Adaptation in Batch Schedulers", on CTC-SP2, and what each
+run measures.
 
 Every technique is an option of the ``backfill`` scheduler (:mod:`adaptsched.core.backfill`);
-this module only chooses the mixes, runs them (:mod:`.runner`), checks the invariants of every
-run (:mod:`adaptsched.analysis.invariants`) and writes the report (:mod:`.pk_report`).
+this module only chooses the mixes and the runs, and says what each run measures (metrics and
+the invariants of :mod:`adaptsched.analysis.invariants`); :mod:`.command` runs them and
+:mod:`.report` writes the report.
 
 Studies (BF = conservative backfilling = order ``D`` with guarantees):
 
@@ -24,13 +26,8 @@ spread (min to max).
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
-from pathlib import Path
 
-from adaptsched.errors import InputError
-
-REPO = Path(__file__).resolve().parent.parent
 TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes from
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
@@ -131,67 +128,10 @@ def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict
     return metrics
 
 
-def reproduce(
-    out="results/perkovic-keleher",
-    *,
-    trace=None,
-    hosts: int = PAPER_HOSTS,
-    jobs: int | None = None,
-    seeds: int = 5,
-    engine: str = "embedded",
-    batsim=None,
-    studies=STUDIES,
-    workers: int | None = None,
-    say=print,
-) -> Path:
-    """Runs every mix (resuming a previous run in ``out``) and writes ``out/report.md``."""
-    from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.workloads.convert import convert_swf, write_workload
-    from adaptsched.workloads.traces import find_trace
-
-    from .pk_report import write_report
-    from .runner import Job, prepare, run_batch
-
-    begin = time.perf_counter()
-    trace = find_trace(TRACE, trace)
-    if seeds < 1:
-        raise InputError("--seeds", f"need at least one seed, got {seeds}")
-    unknown = set(studies) - set(STUDIES)
-    if unknown:
-        raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
-    out, inputs, batsim = prepare(out, engine, batsim)
-    workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
-    workload_path = write_workload(workload, inputs / "workload.json")
-    platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
-    say(f"trace: {trace}\n{conversion.summary()}")
-
-    chosen = mixes(studies)
-    batch = []
+def runs(chosen: list[Mix], seeds: int) -> list[tuple[str, dict]]:
+    """(run name, ``backfill`` options) of every run: one per mix, one per seed if randomized."""
+    out = []
     for mix in chosen:
         for seed in range(1, seeds + 1) if mix.randomized else [None]:
-            batch.append(Job(mix.slug(seed), "backfill", mix.options(seed or 0)))
-    say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({engine} engine)")
-    results = run_batch(
-        batch,
-        workload_path,
-        platform,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        say=say,
-    )
-    report = write_report(
-        out,
-        engine,
-        chosen,
-        results,
-        seeds=seeds,
-        hosts=hosts,
-        trace=trace,
-        conversion=conversion,
-        wall_s=time.perf_counter() - begin,
-    )
-    say(f"report: {report} (tables, PNG charts in {report.parent})")
-    return report
+            out.append((mix.slug(seed), mix.options(seed or 0)))
+    return out

@@ -1,0 +1,123 @@
+"""``adaptsched reproduce perkovic-keleher``: its options, and the one place its plan runs."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from adaptsched.errors import InputError, UsageError, positive_int
+
+from .plan import PAPER_HOSTS, STUDIES, TRACE
+
+NAME = "perkovic-keleher"
+HELP = (
+    "Perković & Keleher, Randomization, Speculation, and Adaptation in Batch Schedulers, "
+    "on CTC-SP2 (orders, speculation, adaptation, combined techniques)"
+)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument(
+        "--trace",
+        action="append",
+        metavar="FILE",
+        help="SWF trace to replay instead of ../shared/traces' CTC-SP2-1996-3.1-cln.swf.gz "
+        "(docs/getting-started.md says where it comes from)",
+    )
+    parser.add_argument("--hosts", type=positive_int, help=f"machine size (default {PAPER_HOSTS}, the paper's)")
+    parser.add_argument("--jobs", type=positive_int, help="only the first N jobs (default: the whole trace)")
+    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds of the randomized orders (default 5)")
+    parser.add_argument(
+        "--study", action="append", choices=STUDIES, help="run only this study (repeatable; default: all)"
+    )
+
+
+def run(args) -> int:
+    if args.trace and len(args.trace) > 1:
+        raise UsageError(f"--trace: {NAME} replays one trace, {len(args.trace)} given")
+    reproduce(
+        out=args.out,
+        trace=args.trace[0] if args.trace else None,
+        hosts=args.hosts or PAPER_HOSTS,
+        jobs=args.jobs,
+        seeds=args.seeds,
+        engine=args.engine,
+        batsim=args.batsim,
+        studies=tuple(args.study) if args.study else STUDIES,
+        workers=args.workers,
+        scheduler_address=args.scheduler_address,
+        report_dir=args.report_dir,
+        command=args.command_line,
+        say=args.say,
+    )
+    return 0
+
+
+def reproduce(
+    out="results/perkovic-keleher",
+    *,
+    trace=None,
+    hosts: int = PAPER_HOSTS,
+    jobs: int | None = None,
+    seeds: int = 5,
+    engine: str = "embedded",
+    batsim=None,
+    studies=STUDIES,
+    workers: int | None = None,
+    scheduler_address: str | None = None,
+    report_dir=None,
+    command: str = "",
+    say=print,
+) -> Path:
+    """Runs every mix (resuming a previous run in ``out``) and writes the report into
+    ``report_dir`` (default ``out/report-ENGINE``); returns the report's path."""
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.reproduce.runner import Job, prepare, run_batch
+    from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.traces import find_trace
+
+    from .plan import analyse_run, mixes, runs
+    from .report import write_report
+
+    begin = time.perf_counter()
+    trace = find_trace(TRACE, trace)
+    if seeds < 1:
+        raise InputError("--seeds", f"need at least one seed, got {seeds}")
+    unknown = set(studies) - set(STUDIES)
+    if unknown:
+        raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
+    out, inputs, batsim = prepare(out, engine, batsim)
+    workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
+    workload_path = write_workload(workload, inputs / "workload.json")
+    platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
+    say(f"trace: {trace}\n{conversion.summary()}")
+
+    chosen = mixes(studies)
+    batch = [Job(name, "backfill", options) for name, options in runs(chosen, seeds)]
+    say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({engine} engine)")
+    results = run_batch(
+        batch,
+        workload_path,
+        platform,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
+    )
+    report = write_report(
+        Path(report_dir) if report_dir else out / f"report-{engine}",
+        engine,
+        chosen,
+        results,
+        seeds=seeds,
+        hosts=hosts,
+        trace=trace,
+        conversion=conversion,
+        wall_s=time.perf_counter() - begin,
+        command=command,
+    )
+    say(f"report: {report} (tables, PNG charts in {report.parent})")
+    return report

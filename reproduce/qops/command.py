@@ -1,0 +1,160 @@
+"""``adaptsched reproduce qops``: its options, and the one place its plan runs."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from adaptsched.errors import UsageError, positive_int
+
+from .plan import DEFAULT_SEGMENT, TRACES, parse_segment
+
+NAME = "qops"
+HELP = (
+    "Islam et al., Analyzing and Minimizing the Impact of Opportunity Cost in QoS-aware Job "
+    "Scheduling (Tables 1, 2), on SDSC-SP2 and CTC-SP2"
+)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument(
+        "--trace",
+        action="append",
+        metavar="FILE",
+        help="SWF trace to replay instead of ../shared/traces' copy (repeatable; docs/getting-started.md "
+        "says where each comes from): SDSC-SP2-1998-4.2-cln.swf.gz and CTC-SP2-1996-3.1-cln.swf.gz, "
+        "matched by name, or NAME=FILE",
+    )
+    parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per trace (default 10,000)")
+    parser.add_argument(
+        "--qos-trace", action="append", choices=tuple(TRACES), help="only this trace (repeatable; default both)"
+    )
+    parser.add_argument(
+        "--segment",
+        action="append",
+        type=segment,
+        metavar="first|last|START:END",
+        help=f"which part of each trace: its first --jobs jobs (the paper's reading), its last --jobs jobs, "
+        f"or the converted jobs START to END (0-based, END excluded); repeatable: the report compares "
+        f"them with the paper's Table 1 (default {DEFAULT_SEGMENT})",
+    )
+
+
+def segment(text: str) -> str:
+    """argparse type of ``--segment`` (a usage error, exit 2, when malformed)."""
+    import argparse
+
+    try:
+        return parse_segment(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected first, last or START:END (whole numbers, START < END), got {text!r}"
+        ) from None
+
+
+def run(args) -> int:
+    traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
+    reproduce(
+        out=args.out,
+        jobs=args.jobs,
+        engine=args.engine,
+        batsim=args.batsim,
+        workers=args.workers,
+        scheduler_address=args.scheduler_address,
+        traces=traces,
+        trace_files=trace_files(traces, args.trace),
+        segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
+        report_dir=args.report_dir,
+        command=args.command_line,
+        say=args.say,
+    )
+    return 0
+
+
+def trace_files(traces: tuple, files) -> dict:
+    """``--trace``: which file replaces which trace. A file is ``NAME=FILE`` or named after its
+    trace (``SDSC-SP2-1998-4.2-cln.swf.gz``, or an excerpt ``SDSC-SP2-...``); with a single
+    ``--qos-trace`` a single file replaces that trace whatever its name."""
+    from adaptsched.workloads.traces import trace_of_file
+
+    mapping = {}
+    for text in files or []:
+        name, sep, path = text.partition("=")
+        if not (sep and name in traces):
+            name, path = trace_of_file(text), text
+            if name is None and len(traces) == 1 and len(files) == 1:
+                name = traces[0]
+        if name not in traces:
+            raise UsageError(
+                f"--trace {text}: say which trace it replaces, as NAME=FILE with NAME among {', '.join(traces)} "
+                "(or keep the archive's file name, e.g. SDSC-SP2-1998-4.2-cln.swf.gz)"
+            )
+        if name in mapping:
+            raise UsageError(f"--trace: two files for {name}: {mapping[name]} and {path}")
+        mapping[name] = path
+    return mapping
+
+
+def reproduce(
+    out="results/qops",
+    *,
+    jobs: int = 10000,
+    engine: str = "embedded",
+    batsim=None,
+    workers=None,
+    scheduler_address: str | None = None,
+    traces=tuple(TRACES),
+    trace_files: dict | None = None,
+    segments=(DEFAULT_SEGMENT,),
+    report_dir=None,
+    command: str = "",
+    say=print,
+) -> Path:
+    """Runs every scenario (resuming in ``out``) and writes the report into ``report_dir``
+    (default ``out/report-ENGINE``). ``trace_files`` maps a trace name to its SWF file
+    (default: ``../shared/traces``)."""
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.reproduce.runner import prepare, run_batch
+    from adaptsched.workloads.traces import find_trace
+
+    from .plan import analyse_run, runs
+    from .report import write_report
+
+    begin = time.perf_counter()
+    for trace in traces:  # every trace is there before anything runs
+        find_trace(trace, (trace_files or {}).get(trace))
+    out, inputs, batsim = prepare(out, engine, batsim)
+    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
+    say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
+    platforms = {}
+    for trace in traces:
+        hosts = TRACES[trace][1]
+        platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
+    results = run_batch(  # one grid over both traces, each run on its trace's machine
+        [replace(job, platform=platforms[trace]) for trace, job in batch],
+        None,
+        None,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
+    )
+    report = write_report(
+        Path(report_dir) if report_dir else out / f"report-{engine}",
+        scenarios,
+        plan,
+        results,
+        traces=traces,
+        jobs=jobs,
+        engine=engine,
+        wall_s=time.perf_counter() - begin,
+        inputs=inputs,
+        segments=segments,
+        command=command,
+    )
+    say(f"report: {report}")
+    return report

@@ -24,7 +24,8 @@ What a separate process gave for free is kept here:
   the recursion limit pybatsim raises, the root logger) is restored afterwards.
 
 A plugin that calls ``os._exit`` or corrupts the interpreter itself can still take the
-engine down with it: the ZeroMQ transport (``--transport zmq``) isolates such plugins.
+engine down with it (the engine flushes ``_jobs.csv`` before each message to the plugin, so
+the rows written are on disk): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
 
 pybatsim logs every message it receives at INFO level (``"...".format(msg)``, computed even
 when INFO is off). When INFO is off (the default verbosity, ``warning``), the messages are

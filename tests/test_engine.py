@@ -228,6 +228,22 @@ def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transpo
     assert sys.stdout is stdout  # the plugin's output went to its log, and the process's came back
 
 
+def test_a_plugin_that_kills_the_process_leaves_the_rows_written_on_disk(tmp_path):
+    """In-process, os._exit in the plugin ends the engine too: the rows written before are on disk."""
+    doc = {
+        "nb_res": 2,
+        "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }
+    workload = write_json(tmp_path / "w.json", doc)
+    command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", str(PLUGINS / "faultySched.py")]
+    command += ["--workload", str(workload), "--platform", "2", "--out", str(tmp_path / "gone")]
+    command += ["--option", 'mistake="os_exit"', "--progress", "off"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 4
+    assert sorted(rows(tmp_path / "gone")) == ["1", "2"]
+
+
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
     # parallel_homogeneous_total: 8e9 flops on the hosts given, at 1 Gflop/s each.
     doc = {

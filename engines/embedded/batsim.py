@@ -603,6 +603,9 @@ class EmbeddedBatsim:
 
     # -- the exchange with the scheduler (network.cpp, protocol.cpp) ----------
     def request_reply(self, message):
+        if self.python_wire and self.tracer.pending:
+            # the plugin computes in this process: if it kills it (os._exit), the rows are on disk
+            self.tracer.flush()
         start = time.perf_counter()
         reply = self.connection.exchange(message)
         self.scheduling_time_s += time.perf_counter() - start

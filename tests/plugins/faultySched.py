@@ -11,9 +11,11 @@ Option ``mistake`` (pybatsim -o '{"mistake": ...}'):
   crash        raises an exception when the third job is submitted
   exit         calls sys.exit(3) when the third job is submitted
   hang         loops forever when the third job is submitted
+  os_exit      calls os._exit(4) when the third job is submitted
 Otherwise it is plain FCFS on the lowest host ids.
 """
 
+import os
 import sys
 import time
 
@@ -34,6 +36,8 @@ class FaultySched(BatsimScheduler):
         if self.mistake == "exit" and self.seen == 3:
             print("faultySched: deliberate sys.exit at the third submission")
             sys.exit(3)
+        if self.mistake == "os_exit" and self.seen == 3:
+            os._exit(4)
         if self.mistake == "hang" and self.seen == 3:
             print("faultySched: deliberate hang at the third submission", flush=True)
             while True:

@@ -14,7 +14,7 @@ from adaptsched.reproduce.qops import findings as qops
 
 def test_every_paper_registers_a_command():
     names = [c.NAME for c in commands()]
-    assert names == ["perkovic-keleher", "downey", "qops"] and len(PAPERS) == 3
+    assert names == ["perkovic-keleher", "downey", "qops", "scojo-p", "klein-perez"] and len(PAPERS) == 5
     for command in commands():
         assert command.HELP and callable(command.add_arguments) and callable(command.run)
 

@@ -29,6 +29,7 @@ def run(args) -> int:
         engine=args.engine,
         batsim=args.batsim,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -45,6 +46,7 @@ def reproduce(
     engine: str = "embedded",
     batsim=None,
     workers=None,
+    scheduler_address: str | None = None,
     report_dir=None,
     command: str = "",
     say=print,
@@ -67,7 +69,16 @@ def reproduce(
     say(f"{len(paths)} workloads of {days} days on {hosts} processors; {len(plan)} runs ({engine} engine)")
     batch = [Job(name, "downey", options, paths[(load, seed)]) for name, options, load, seed, _ in plan]
     results = run_batch(
-        batch, None, platform, out / engine, engine=engine, batsim=batsim, analyse=analyse_run, workers=workers, say=say
+        batch,
+        None,
+        platform,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
     )
     report = write_report(
         Path(report_dir) if report_dir else out / f"report-{engine}",

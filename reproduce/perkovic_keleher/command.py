@@ -45,6 +45,7 @@ def run(args) -> int:
         batsim=args.batsim,
         studies=tuple(args.study) if args.study else STUDIES,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -63,6 +64,7 @@ def reproduce(
     batsim=None,
     studies=STUDIES,
     workers: int | None = None,
+    scheduler_address: str | None = None,
     report_dir=None,
     command: str = "",
     say=print,
@@ -102,6 +104,7 @@ def reproduce(
         batsim=batsim,
         analyse=analyse_run,
         workers=workers,
+        scheduler_address=scheduler_address,
         say=say,
     )
     report = write_report(

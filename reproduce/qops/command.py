@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
@@ -60,6 +61,7 @@ def run(args) -> int:
         engine=args.engine,
         batsim=args.batsim,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         traces=traces,
         trace_files=trace_files(traces, args.trace),
         segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
@@ -101,6 +103,7 @@ def reproduce(
     engine: str = "embedded",
     batsim=None,
     workers=None,
+    scheduler_address: str | None = None,
     traces=tuple(TRACES),
     trace_files: dict | None = None,
     segments=(DEFAULT_SEGMENT,),
@@ -124,23 +127,22 @@ def reproduce(
     out, inputs, batsim = prepare(out, engine, batsim)
     scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
     say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
-    results = {}
+    platforms = {}
     for trace in traces:
         hosts = TRACES[trace][1]
-        platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
-        results.update(
-            run_batch(
-                [j for t, j in batch if t == trace],
-                None,
-                platform,
-                out / engine,
-                engine=engine,
-                batsim=batsim,
-                analyse=analyse_run,
-                workers=workers,
-                say=say,
-            )
-        )
+        platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
+    results = run_batch(  # one grid over both traces, each run on its trace's machine
+        [replace(job, platform=platforms[trace]) for trace, job in batch],
+        None,
+        None,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
+    )
     report = write_report(
         Path(report_dir) if report_dir else out / f"report-{engine}",
         scenarios,

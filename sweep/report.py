@@ -1,0 +1,122 @@
+"""A sweep's results: ``runs.csv`` (one row per run, tidy) and one PNG chart per metric.
+
+``runs.csv`` columns: ``name``, ``status`` (done or failed), the run's parameters
+(``scheduler``, ``label``, ``opt.NAME`` for each option, ``workload``, ``workload.NAME``,
+``platform``, ``hosts``, ``engine``), the collected metrics, then ``wall_s`` (the run's own
+wall time), ``host`` (where it ran), ``adaptsched_version`` and ``key``.
+
+Charts (``chart_METRIC.png``): one horizontal bar per configuration, a configuration being
+the parameters that vary across the sweep except seeds (columns whose name ends in
+``seed``): the bar is the mean over seeds, the whiskers their minimum and maximum.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from pathlib import Path
+
+from .run import GridResult, Run
+
+TAIL = ("wall_s", "host", "adaptsched_version", "key")
+
+
+def rows_of(runs: list[Run], grid: GridResult, collect) -> tuple[list[str], list[dict]]:
+    params = parameters_of(runs)
+    columns = ["name", "status"] + params + list(collect) + list(TAIL)
+    rows = []
+    for run in runs:
+        result = grid.results.get(run.name)
+        row = {"name": run.name, "status": "done" if result else "failed" if run.name in grid.failed else "not run"}
+        row.update({k: _cell(v) for k, v in run.params.items()})
+        if result:
+            metrics = result.get("metrics", {})
+            row.update({m: _cell(metrics.get(m)) for m in collect})
+            row.update({k: _cell(result.get(k)) for k in TAIL})
+        rows.append(row)
+    return columns, rows
+
+
+def _cell(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    return value
+
+
+def write_table(path, columns: list[str], rows: list[dict]) -> Path:
+    path = Path(path)
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def parameters_of(runs: list[Run]) -> list[str]:
+    """The parameter columns of the runs, in order of first appearance."""
+    params: list[str] = []
+    for run in runs:
+        for name in run.params:
+            if name not in params:
+                params.append(name)
+    return params
+
+
+def configurations(params: list[str], rows: list[dict]) -> dict:
+    """{configuration label: [row, ...]}: rows grouped by the parameters that vary, except seeds."""
+    varying = [c for c in params if len({str(r.get(c, "")) for r in rows}) > 1 and not c.endswith("seed")]
+    groups: dict = {}
+    for row in rows:
+        label = ", ".join(f"{_short(c)}={row.get(c, '')}" for c in varying if row.get(c, "") != "") or "all runs"
+        groups.setdefault(label, []).append(row)
+    return groups
+
+
+def _short(column: str) -> str:
+    return column.removeprefix("opt.").removeprefix("workload.")
+
+
+def write_charts(folder, title: str, params: list[str], rows: list[dict], collect) -> list[Path]:
+    from matplotlib.figure import Figure
+
+    groups = configurations(params, rows)
+    written = []
+    for metric in collect:
+        labels, means, lows, highs = [], [], [], []
+        for label, members in groups.items():
+            values = [float(r[metric]) for r in members if r.get(metric, "") not in ("", None)]
+            values = [v for v in values if not math.isnan(v)]
+            if not values:
+                continue
+            labels.append(f"{label} (n={len(values)})" if len(values) > 1 else label)
+            mean = sum(values) / len(values)
+            means.append(mean)
+            lows.append(mean - min(values))
+            highs.append(max(values) - mean)
+        if not labels:
+            continue
+        height = max(2.5, 0.35 * len(labels) + 1.2)
+        fig = Figure(figsize=(10, height), dpi=100, layout="constrained")
+        ax = fig.subplots()
+        y = list(range(len(labels)))
+        ax.barh(y, means, xerr=[lows, highs], color="#0072B2", ecolor="#444444", capsize=3)
+        ax.set_yticks(y, labels, fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlabel(metric + (" (mean over seeds; whiskers: min to max)" if any(lows + highs) else ""))
+        ax.set_title(f"{title}: {metric}")
+        ax.grid(axis="x", alpha=0.3)
+        path = Path(folder) / f"chart_{re.sub(r'[^A-Za-z0-9_.-]', '_', metric)}.png"
+        fig.savefig(path)
+        written.append(path)
+    return written
+
+
+def write_report(folder, title: str, runs: list[Run], grid: GridResult, collect) -> dict:
+    """Writes ``runs.csv`` and the charts in ``folder``; returns their paths."""
+    columns, rows = rows_of(runs, grid, collect)
+    table = write_table(Path(folder) / "runs.csv", columns, rows)
+    charts = write_charts(folder, title, parameters_of(runs), rows, collect)
+    return {"table": table, "charts": charts}

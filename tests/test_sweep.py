@@ -1,0 +1,233 @@
+"""adaptsched sweep on real Dask (no mocks): specs, LocalCluster, a loopback Dask cluster.
+
+* bad spec files each get their one-paragraph error naming the key, before anything runs;
+* a LocalCluster sweep of 8 runs writes the same ``_jobs.csv`` as 8 direct ``adaptsched run``;
+* a cluster of ``dask scheduler --host 127.0.0.1`` and two ``dask worker`` processes, each in
+  its own temporary folder: a 12-run sweep through ``--scheduler-address`` completes every run
+  although one worker is killed in the middle, and a second sweep re-runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from adaptsched.cli import main
+from adaptsched.sweep.report import configurations
+from adaptsched.sweep.spec import parse_spec, read_spec
+
+REPO = Path(__file__).resolve().parent.parent
+EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+BIN = Path(sys.executable).parent
+
+GOOD = f"""
+title = "t"
+platforms = [64]
+
+[[schedulers]]
+name = "backfill"
+options = {{ order = ["D", "P"], guarantees = [true, false] }}
+
+[[workloads]]
+trace = "{EXCERPT}"
+first = 40
+"""
+
+
+def spec_file(tmp_path, text: str, name: str = "spec.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_good_spec_is_a_product_of_its_axes(tmp_path):
+    spec = read_spec(spec_file(tmp_path, GOOD))
+    assert len(spec.points) == 4
+    assert {(p.options["order"], p.options["guarantees"]) for p in spec.points} == {
+        ("D", True),
+        ("D", False),
+        ("P", True),
+        ("P", False),
+    }
+    data = {
+        "platforms": [16, 32],
+        "engine": "embedded",
+        "schedulers": [{"name": "fcfs"}, {"name": "easy", "options": {"order": ["fcfs", "sjf"]}}],
+        "workloads": [{"generate": "downey", "days": 1, "load": [0.5, 0.9], "seed": [1, 2, 3]}],
+    }
+    assert len(parse_spec(data, tmp_path / "x.toml").points) == (1 + 2) * 6 * 2
+
+
+BAD = [
+    ("unknown scheduler", GOOD.replace('name = "backfill"', 'name = "bakfill"'), "schedulers[1].name", "bakfill"),
+    ("unknown option", GOOD.replace("order =", "ordr ="), "schedulers[1].options.ordr", "no option"),
+    ("bad option value", GOOD.replace('"P"', '"Q"'), "schedulers[1].options.order", "'Q'"),
+    ("missing trace", GOOD.replace(str(EXCERPT), "nowhere/ctc.swf.gz"), "workloads[1].trace", "no such file"),
+    ("empty axis", GOOD.replace('["D", "P"]', "[]"), "schedulers[1].options.order", "empty"),
+    (
+        "no schedulers",
+        GOOD.split("[[schedulers]]")[0] + "schedulers = []\n" + GOOD.split("first = 40")[1],
+        "schedulers",
+        "empty",
+    ),
+    ("no platforms", GOOD.replace("platforms = [64]", ""), "platforms", "missing"),
+    ("zero hosts", GOOD.replace("[64]", "[0]"), "platforms[1]", "at least one host"),
+    ("unknown metric", GOOD + '[metrics]\ncollect = ["bsld"]\n', "metrics.collect[1]", "unknown metric"),
+    ("unknown key", GOOD.replace('title = "t"', 'title = "t"\nseeds = 3'), "seeds", "unknown key"),
+    ("bad engine", GOOD.replace('title = "t"', 'title = "t"\nengine = "simgrid"'), "engine", "unknown engine"),
+    (
+        "two workload kinds",
+        GOOD.replace("first = 40", 'first = 40\ngenerate = "downey"'),
+        "workloads[1]",
+        "exactly one",
+    ),
+    ("bad first", GOOD.replace("first = 40", "first = -1"), "workloads[1].first", "whole number"),
+    ("not TOML", GOOD.replace("platforms = [64]", "platforms = [64"), None, "not valid TOML"),
+]
+
+
+@pytest.mark.parametrize("what, text, key, words", BAD, ids=[b[0] for b in BAD])
+def test_bad_spec_gets_one_paragraph_naming_the_key(tmp_path, capsys, what, text, key, words):
+    spec = spec_file(tmp_path, text)
+    out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"adaptsched sweep: error: {spec}")
+    assert "\n" not in err and "Traceback" not in err
+    if key is not None:
+        assert f"field '{key}'" in err
+    assert words in err
+    assert not (out / "runs").exists()  # nothing ran
+
+
+def test_missing_spec_file(tmp_path, capsys):
+    assert main(["sweep", str(tmp_path / "none.toml"), "--out", str(tmp_path / "o")]) == 1
+    assert "no such sweep spec file" in capsys.readouterr().err
+
+
+def test_configurations_group_seeds():
+    rows = [{"opt.order": o, "opt.seed": s, "m": 1.0} for o in ("P", "R") for s in (1, 2)]
+    groups = configurations(["opt.order", "opt.seed"], rows)
+    assert sorted(groups) == ["order=P", "order=R"]
+    assert all(len(v) == 2 for v in groups.values())
+
+
+@pytest.mark.slow
+def test_local_cluster_sweep_equals_direct_runs(tmp_path, capsys):
+    spec = spec_file(tmp_path, GOOD.replace('["D", "P"]', '["D", "P", "R", "1/L"]'))
+    out = tmp_path / "sweep"
+    assert main(["sweep", str(spec), "--out", str(out), "--workers", "2", "--progress", "off"]) == 0
+    said = capsys.readouterr().out
+    assert "8 runs: 8 done, 0 failed, 0 skipped" in said
+    results = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*_result.json"))]
+    assert len(results) == 8
+    [workload] = (out / "inputs").glob("workload-*.json")
+    platform = out / "inputs" / "cluster64.xml"
+    for result in results:
+        prefix = tmp_path / "direct" / result["name"]
+        options = [f"--option={k}={json.dumps(v) if isinstance(v, bool) else v}" for k, v in result["options"].items()]
+        command = ["run", "--scheduler", "backfill", "--workload", str(workload), "--platform", str(platform)]
+        assert main(command + ["--out", str(prefix), "--progress", "off"] + options) == 0
+        swept = (out / "runs" / f"{result['name']}_jobs.csv").read_text()
+        assert swept == Path(f"{prefix}_jobs.csv").read_text(), result["name"]
+    table = (out / "runs.csv").read_text().splitlines()
+    assert len(table) == 9 and table[0].startswith("name,status,scheduler,opt.order,opt.guarantees")
+    assert all(",done," in row for row in table[1:])
+    assert sorted(p.name for p in out.glob("chart_*.png")) == [
+        "chart_bsld_mean.png",
+        "chart_response_mean_s.png",
+        "chart_utilization.png",
+        "chart_wait_mean_s.png",
+    ]
+
+
+def _start(command, folder: Path) -> subprocess.Popen:
+    folder.mkdir(parents=True, exist_ok=True)
+    log = open(folder / "log.txt", "w")
+    return subprocess.Popen(
+        command, cwd=folder, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+    )
+
+
+def _stop(process: subprocess.Popen):
+    """Kills a process started by this test and everything it started (its own session)."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
+    spec = spec_file(
+        tmp_path,
+        GOOD.replace('["D", "P"]', '["D", "P", "R", "1/L", "P/L", "R/L"]').replace("first = 40", "first = 150"),
+    )
+    scheduler_file = tmp_path / "scheduler" / "scheduler.json"
+    processes = []
+    try:
+        scheduler = _start(
+            [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+            + ["--scheduler-file", str(scheduler_file)],
+            tmp_path / "scheduler",
+        )
+        processes.append(scheduler)
+        for _ in range(600):  # hang guard only: the file appears when the scheduler listens
+            if scheduler_file.is_file() and scheduler_file.stat().st_size:
+                break
+            assert scheduler.poll() is None, (tmp_path / "scheduler" / "log.txt").read_text()
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        workers = []
+        for i in (1, 2):
+            folder = tmp_path / f"worker{i}"
+            worker = _start(
+                [str(BIN / "dask"), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1"]
+                + ["--no-dashboard", "--local-directory", str(folder / "dask"), "--name", f"w{i}"],
+                folder,
+            )
+            workers.append(worker)
+            processes.append(worker)
+
+        out = tmp_path / "sweep"
+        command = [str(BIN / "adaptsched"), "sweep", str(spec), "--out", str(out), "--scheduler-address", address]
+        sweep = _start(command + ["--progress", "off"], tmp_path / "client")
+        processes.append(sweep)
+        killed = False
+        for _ in range(6000):  # hang guard only
+            if sweep.poll() is not None:
+                break
+            done = len(list((out / "runs").glob("*_result.json"))) if (out / "runs").is_dir() else 0
+            if not killed and done >= 2:
+                _stop(workers[0])  # mid-sweep: 10 runs to go, one of them on this worker
+                killed = True
+            time.sleep(0.1)
+        log = (tmp_path / "client" / "log.txt").read_text()
+        assert sweep.wait(timeout=600) == 0, log
+        assert killed, log
+        assert "12 runs: 12 done, 0 failed, 0 skipped" in log, log
+        results = sorted((out / "runs").glob("*_result.json"))
+        assert len(results) == 12
+        assert len(list((out / "runs").glob("*_jobs.csv"))) == 12
+        assert len((out / "runs.csv").read_text().splitlines()) == 13
+        stamps = {p: p.stat().st_mtime_ns for p in results}
+
+        again = subprocess.run(
+            command + ["--progress", "off"], capture_output=True, text=True, timeout=600, cwd=tmp_path / "client"
+        )
+        assert again.returncode == 0, again.stderr
+        assert "12 runs: 12 skipped (done before), nothing to run" in again.stdout
+        assert {p: p.stat().st_mtime_ns for p in results} == stamps
+    finally:
+        for process in reversed(processes):
+            _stop(process)

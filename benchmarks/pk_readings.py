@@ -61,6 +61,7 @@ def main(argv=None):
     parser.add_argument("--bf-option", action="append", default=[], help="key=value for BF only")
     parser.add_argument("--ng-option", action="append", default=[], help="key=value for the -NG runs only")
     parser.add_argument("--skip-bf", action="store_true")
+    parser.add_argument("--orders", default="P/L,R/L", help="the -NG orders to run (comma-separated)")
     args = parser.parse_args(argv)
     common = dict(o.split("=", 1) for o in args.option)
     common = {k: parse_value(v) for k, v in common.items()}
@@ -73,7 +74,7 @@ def main(argv=None):
     ]
     runs = [] if args.skip_bf else [("BF", {"order": "D", "guarantees": True, **bf_extra})]
     for seed in range(1, args.seeds + 1):
-        for order in ("P/L", "R/L"):
+        for order in args.orders.split(","):
             runs.append((f"{order}-NG", {"order": order, "guarantees": False, "seed": seed, **ng_extra}))
     results: dict[str, list[dict]] = {}
     for label, options in runs:
@@ -87,7 +88,7 @@ def main(argv=None):
     if "BF" in results:
         bf = results["BF"][0]
         summary = {"reading": args.label, "jobs": args.jobs, "hosts": args.hosts, "BF_bsld": bf["bsld"]}
-        for label in ("P/L-NG", "R/L-NG"):
+        for label in [f"{order}-NG" for order in args.orders.split(",")]:
             bsld = statistics.fmean(m["bsld"] for m in results[label])
             delay = statistics.fmean(m["delay_s"] for m in results[label])
             summary[label] = {

@@ -55,6 +55,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=20000)
     parser.add_argument("--hosts", type=int, default=430)
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--first-seed", type=int, default=1)
     parser.add_argument("--bound-s", type=float, default=10.0)
     parser.add_argument("--label", default="default")
     parser.add_argument("--option", action="append", default=[], help="key=value for every run (a reading)")
@@ -73,7 +74,7 @@ def main(argv=None):
         (str(j["id"]), j["subtime"], j["res"], j["walltime"], profiles[j["profile"]]["delay"]) for j in workload["jobs"]
     ]
     runs = [] if args.skip_bf else [("BF", {"order": "D", "guarantees": True, **bf_extra})]
-    for seed in range(1, args.seeds + 1):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         for order in args.orders.split(","):
             runs.append((f"{order}-NG", {"order": order, "guarantees": False, "seed": seed, **ng_extra}))
     results: dict[str, list[dict]] = {}

@@ -5,8 +5,8 @@ the paper) through the ``backfill`` scheduler (:mod:`adaptsched.core.replay`, no
 BF (order D with guarantees), P/L-NG and R/L-NG (``--seeds`` seeds each), with the extra
 ``--option key=value`` of a reading, and prints one JSON line per run (mean bounded slowdown
 with a ``--bound-s`` bound, as the paper's formula and clamped at 1 as
-:func:`adaptsched.analysis.metrics.bounded_slowdown_of`, mean delay, mean response) and the gains of P/L-NG and R/L-NG over
-BF (mean over seeds), as ``adaptsched reproduce perkovic-keleher`` reports them.
+:func:`adaptsched.analysis.metrics.bounded_slowdown_of`, mean delay, mean response) and the
+gains of P/L-NG and R/L-NG over BF (mean over seeds), as ``adaptsched reproduce perkovic-keleher`` reports them.
 
     .venv/bin/python benchmarks/pk_readings.py --jobs 20000 --seeds 2 --label default
     .venv/bin/python benchmarks/pk_readings.py --jobs 20000 --seeds 2 --label w0 --option starvation_weight=0

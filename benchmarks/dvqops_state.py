@@ -45,6 +45,7 @@ def main(argv=None):
     parser.add_argument("--cost", type=float, default=10)
     parser.add_argument("--urgent", type=float, default=0.8)
     parser.add_argument("--skip-static", action="store_true")
+    parser.add_argument("--starts", default="empty,recorded", help="DVQoPS what_if_start values to run")
     args = parser.parse_args(argv)
     hosts = TRACES[args.trace][1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,7 +63,7 @@ def main(argv=None):
         if args.skip_static
         else [(f"VQoPS {oc:g}", Qops, {"value_aware": True, "oc_factor": oc}) for oc in OC_FACTORS]
     )
-    runs += [("DVQoPS empty", Dvqops, {"what_if_start": "empty"}), ("DVQoPS recorded", Dvqops, {})]
+    runs += [(f"DVQoPS {start}", Dvqops, {"what_if_start": start}) for start in args.starts.split(",")]
     for label, cls, options in runs:
         begin = time.perf_counter()
         value, missed = revenue(cls(hosts, **options), jobs)

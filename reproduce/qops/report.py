@@ -324,13 +324,15 @@ DIFFERENCES = """## Why our numbers differ from the paper's
   improvement is relative to.
 * **VQoPS's choice among feasible schedules** (highest planned revenue) and its acceptance
   test (revenue gain above OC-factor x processor-seconds) are our reading of Figure 3.
-* **DVQoPS's what-if simulations** start from an empty machine at the window's start and
-  use estimates for jobs still running (`core/dvqops.py`).
-* **DVQoPS at high load.** Our what-if replays start from an empty machine, so they see
-  less contention than the live schedule and favour low OC-factors; at high load, where
-  turning normal jobs away pays most, DVQoPS then trails the best static factor by more
-  than the paper's 5 %. Starting the replays from the recorded state (running jobs and
-  queue at the window's start) is the natural next step.
+* **DVQoPS's what-if simulations** start from the machine's state recorded at the window's
+  start (running jobs until their known end, the accepted queue keeping its reservations),
+  as the paper's rollback; jobs still running take their estimates (`core/dvqops.py`,
+  `what_if_start`; `empty`, the reading before issue 15, starts them from an empty machine).
+* **DVQoPS at high load.** Replays from an empty machine see less contention than the live
+  schedule and favour low OC-factors; at high load, where turning normal jobs away pays
+  most, DVQoPS then trailed the best static factor by more than the paper's 5 % (14 % on
+  SDSC, 24 % on CTC, 10,000 jobs). docs/qops.md ("DVQoPS from the recorded state") gives
+  both readings side by side.
 * **Improvements are smaller than the paper's** at original load: our QoPS baseline already
   keeps more urgent jobs (its first feasible position is often the front of the queue),
   leaving less for VQoPS to gain. The trends agree: gains grow with load and with the

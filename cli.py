@@ -69,6 +69,8 @@ def cmd_run(args):
         args.platform,
         args.out,
         engine=args.engine,
+        transport=args.transport,
+        scheduler_timeout_s=args.scheduler_timeout,
         options=args.option,
         batsim=args.batsim,
         dynamic_jobs=args.dynamic_jobs,
@@ -81,7 +83,8 @@ def cmd_run(args):
     )
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
     _say(
-        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine): {result.nb_jobs} jobs "
+        f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
+        f"{result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
     )
     _say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
@@ -210,24 +213,90 @@ def cmd_mold_annotate(args):
     workload = _read_workload(args.input)
     out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed, a_max=args.a_max)
     write_workload(out, args.output)
-    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable ({args.model}, seed {args.seed})")
+    a_max = f", A_max {summary['a_max']}" if args.model == "downey" else ""
+    what = f"({args.model}, seed {args.seed}{a_max})"
+    _say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable {what}")
+    return 0
+
+
+# -- scojo-stats ---------------------------------------------------------------------------
+def cmd_scojo_stats(args):
+    import json
+
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    stats = scojo_stats([_read_workload(path) for path in args.inputs], names=list(args.inputs))
+    with open(args.output, "w") as handle:
+        json.dump(stats, handle, indent=1)
+    means = ", ".join(f"{c} {stats['mean_n_opt'][c]:.2f}" for c in ("short", "medium", "long"))
+    _say(f"{args.output}: {stats['jobs']} jobs over {stats['days']:.1f} days; mean N_opt {means}")
     return 0
 
 
 # -- generate ----------------------------------------------------------------------------
 def cmd_generate(args):
+    """One command for every model: the model's block (in build_parser) gives ``args.build``."""
     from adaptsched.workloads.convert import write_workload
-    from adaptsched.workloads.downey import generate, write_swf
+    from adaptsched.workloads.stats import summary_text
+    from adaptsched.workloads.swf import write_swf
 
-    workload = generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+    workload = args.build(args)
     write_workload(workload, args.output)
-    _say(
-        f"{args.output}: {len(workload['jobs'])} moldable jobs over {args.days} days, offered load "
-        f"{args.load} on {args.hosts} processors (seed {args.seed})"
-    )
+    _say(f"{args.output}: {summary_text(workload)} ({args.model}, seed {args.seed})")
     if args.swf:
-        write_swf(workload, args.swf)
-        _say(f"{args.swf}: the same jobs as SWF (rigid request = round(A))")
+        write_swf(workload, args.swf, requested_procs_from_res=args.model == "downey")
+        _say(f"{args.swf}: the same jobs as SWF")
+    return 0
+
+
+def _generate_downey(args):
+    from adaptsched.workloads.downey import generate
+
+    return generate(args.days, args.load, hosts=args.hosts, seed=args.seed)
+
+
+def _generate_lublin(args):
+    from adaptsched.workloads.lublin import generate
+
+    return generate(
+        args.jobs,
+        hosts=args.hosts,
+        mode=args.mode,
+        aarr=args.aarr,
+        start_hour=args.start_hour,
+        seed=args.seed,
+        clock=args.clock,
+    )
+
+
+def cmd_generate_evolving(args):
+    """``generate evolving DIR``: one workload per test (Klein & Pérez sec. 5.1), all at time 0."""
+    from adaptsched.workloads.evolving import write_tests
+
+    if args.swf:
+        raise UsageError("--swf: evolving applications have no SWF form (their stages would be lost)")
+    paths = write_tests(args.output, args.tests, hosts=args.hosts, seed=args.seed)
+    _say(f"{args.output}: {len(paths)} tests of 15-20 evolving applications on {args.hosts} nodes (seed {args.seed})")
+    return 0
+
+
+# -- estimates ---------------------------------------------------------------------------
+def cmd_estimates(args):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.estimates import annotate, parse_bins
+
+    workload = _read_workload(args.input)
+    out, summary = annotate(
+        workload,
+        model=args.model,
+        max_estimate_s=args.max_estimate,
+        bins=parse_bins(args.bin),
+        seed=args.seed,
+        truncate=args.truncate,
+        source=args.input,
+    )
+    write_workload(out, args.output)
+    _say(f"{args.output}: {summary['text']}")
     return 0
 
 
@@ -371,6 +440,19 @@ def build_parser() -> argparse.ArgumentParser:
         default="embedded",
         help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
     )
+    p.add_argument(
+        "--transport",
+        choices=("inprocess", "zmq"),
+        help="how the engine talks to the pybatsim plugin: inprocess (the embedded engine's default: "
+        "the plugin runs in the engine's process) or zmq (a second process over ZeroMQ, as Batsim runs "
+        "plugins; real Batsim's only way); docs/engines.md",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
+    )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
     p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
     p.add_argument(
@@ -459,14 +541,69 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("generate", help="generate a synthetic workload from a model")
-    p.add_argument("model", choices=("downey",), help="downey: Downey (1996) moldable workload model")
-    p.add_argument("output", help="Batsim JSON workload to write")
-    p.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
-    p.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
-    p.add_argument("--hosts", type=positive_int, default=64, help="processors N (default 64)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--swf", help="also write the jobs as an SWF trace")
     p.set_defaults(func=cmd_generate)
+    models = p.add_subparsers(dest="model", metavar="MODEL")
+    models.required = True
+
+    def generate_model(name: str, help: str, build, hosts: int) -> argparse.ArgumentParser:
+        """A model's subcommand with the options every model shares; the caller adds its own."""
+        g = models.add_parser(name, help=help, description=help)
+        g.add_argument("output", help="Batsim JSON workload to write")
+        g.add_argument("--hosts", type=positive_int, default=hosts, help=f"machine size (default {hosts})")
+        g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        g.add_argument("--swf", help="also write the jobs as an SWF trace")
+        g.set_defaults(build=build)
+        return g
+
+    g = generate_model("downey", "Downey (1996) moldable workload model", _generate_downey, 64)
+    g.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
+    g.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
+
+    g = generate_model("lublin", "Lublin & Feitelson (2003) rigid-job workload model", _generate_lublin, 128)
+    g.add_argument("--jobs", type=positive_int, default=10000, help="number of jobs (default 10000)")
+    g.add_argument(
+        "--mode", choices=("typeless", "typed"), default="typeless", help="parameter sets (default typeless)"
+    )
+    g.add_argument("--aarr", type=float, help="typeless AARR (SCOJO-P's alpha': 10.23 for W1, 9.83 for W2)")
+    g.add_argument("--start-hour", type=int, default=0, help="hour of day at time 0 (default 0, midnight)")
+    g.add_argument(
+        "--clock",
+        choices=("c", "exact"),
+        default="c",
+        help="c: truncate the arrival time at each arrival as the C program (default); exact: round on output",
+    )
+
+    g = generate_model(
+        "evolving",
+        "Klein & Pérez (2010) tests of rigid, evolving applications: OUTPUT is a folder of test0001.json...",
+        None,
+        100,
+    )
+    g.add_argument("--tests", type=positive_int, default=1000, help="tests, one workload each (default 1000)")
+    g.set_defaults(func=cmd_generate_evolving)
+
+    p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
+    p.add_argument("input", help="Batsim JSON workload (from 'generate', 'convert'...)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    p.add_argument(
+        "--model", required=True, choices=("exact", "tsafrir"), help="exact (= runtime) or Tsafrir et al. (2005)"
+    )
+    p.add_argument(
+        "--max-estimate",
+        type=float,
+        metavar="M",
+        help="tsafrir: the largest estimate (s; default: the longest runtime)",
+    )
+    p.add_argument(
+        "--bin",
+        action="append",
+        default=[],
+        metavar="SEC=PCT",
+        help="tsafrir: a user bin, PCT %% of the jobs estimate SEC seconds (SEC may be M); repeatable",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--truncate", action="store_true", help="tsafrir: shorten runtimes above M to M (default: error)")
+    p.set_defaults(func=cmd_estimates)
 
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")
@@ -477,10 +614,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--a-max",
         default="machine",
-        choices=("machine", "request"),
-        help="downey: A log-uniform up to the machine size (default) or the job's request",
+        help="downey: A log-uniform up to the machine size (machine, default), the job's request (request) "
+        "or this number (e.g. 3000 for SCOJO-P's Fig. 14)",
     )
     p.set_defaults(func=cmd_mold_annotate)
+
+    p = sub.add_parser("scojo-stats", help="SCOJO-P's arrivals per half hour and class means, from workloads")
+    p.add_argument("inputs", nargs="+", metavar="W.json", help="Batsim JSON workloads (not the evaluated ones)")
+    p.add_argument("output", metavar="OUT.json", help="statistics file to write (scojo-p's option stats)")
+    p.set_defaults(func=cmd_scojo_stats)
 
     p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
     p.add_argument("input", help="Batsim JSON workload (e.g. from 'convert')")

@@ -26,8 +26,9 @@ When a job starts (``mode``):
 * ``greedy``: on min(ideal, free) processors as soon as any is free;
 * ``hybrid``: as greedy, but on at least ceil(``min_fraction`` x ideal) processors (sec. 6.4).
 
-A job of linear speedup whose profile is ``parallel_homogeneous_total`` runs itself on its
-chosen n hosts: Batsim spreads its flops over them (metadata ``molded`` = n). Any other
+A job starts on its chosen size through :meth:`OnlineScheduler.start_sized`: a job of linear
+speedup whose profile is ``parallel_homogeneous_total`` runs itself on its chosen n hosts:
+Batsim spreads its flops over them (metadata ``molded`` = n). Any other
 job whose chosen size n differs from its request runs as a copy ("molded") with a delay
 profile of its own, t1 / S(n) seconds, and the original is rejected; the copy's metadata
 ``scale`` is S(request) / S(n), and the analysis folds it back
@@ -143,15 +144,4 @@ class DowneyAllocation(OnlineScheduler):
         queue.remove_all(started)
 
     def begin(self, job: Job, now: float, n: int) -> Running:
-        model, requested, _ = self.models[job.id]
-        if n == requested:
-            return self.start(job, now)
-        spec = job.fields.get("moldable") if job.fields else None
-        if (
-            isinstance(spec, dict)
-            and spec.get("model") == "linear"
-            and job.fields.get("profile_type") == "parallel_homogeneous_total"
-        ):
-            self.record(job, molded=n)  # Batsim spreads the job's flops over n hosts itself
-            return self.start(job, now, self.pool.allocate(n))
-        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=model.runtime(n))
+        return self.start_sized(job, now, n, self.models[job.id][0])

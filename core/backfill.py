@@ -87,6 +87,13 @@ class BackfillOptions(Options):
     adaptation: str = option("none", "job shapes", choices=ADAPTATIONS)
     greedy_third: str = option("double", "greedy adaptation's third alternative", choices=GREEDY_THIRDS)
     widening: bool = option(False, "start-time widening of starting jobs into idle hosts")
+    ng_passes: str = option(
+        "every",
+        "-NG only: when the schedule is rebuilt (and R redrawn): at every batch of events, or only at arrivals "
+        "and early completions as the paper's Figure 2 ('paper'; in between, the jobs the last schedule "
+        "planned for now start)",
+        choices=("every", "paper"),
+    )
 
     def check(self) -> None:
         if self.test_run_s > self.test_run_max_s:
@@ -127,6 +134,10 @@ class Backfill(ReservationPlanner):
         self.shapes = Shapes(o.adaptation, o.greedy_third, nb_hosts)  # phase 4
         self.widening = o.widening  # phase 5
         self.pass_order: list[Job] = []  # the waiting jobs in this pass's order (phase 1)
+        self.every_pass = o.ng_passes == "every"
+        self.triggered = True  # an arrival or an early end since the last -NG rebuild
+        self.last_plan: list[tuple[Job, float]] = []  # the last -NG schedule: (job, planned start), in order
+        self.last_profile: AvailabilityProfile | None = None
 
     def records_reservations(self) -> bool:
         return self.options.record_reservations and self.options.guarantees
@@ -170,7 +181,12 @@ class Backfill(ReservationPlanner):
     def reschedule(self, now: float) -> Phase2:
         """Phases 1 and 2 without guarantees (-NG): the schedule rebuilt from what runs, in the
         criterion's order (score + starvation weight x delay); the jobs placed now are due."""
+        if self.arrivals:
+            self.triggered = True
         self.arrivals = []
+        if not self.every_pass and not self.triggered and self.last_profile is not None:
+            return self.follow_last_plan(now)
+        self.triggered = False
         profile = AvailabilityProfile.of_running(self.nb_hosts, now, [(r.end_s, r.res) for r in self.by_end])
         order = [
             job
@@ -178,8 +194,9 @@ class Backfill(ReservationPlanner):
             if job.id not in self.speculation.copy_of
         ]
         due, free = [], self.pool.nb_free
+        self.last_plan = []
         for job in order:
-            if profile.free[0] == 0:
+            if profile.free[0] == 0 and self.every_pass:
                 break  # nobody else can start now: the rest of the schedule changes nothing
             start = self.place(job, profile, now)
             assert start is not None
@@ -187,11 +204,35 @@ class Backfill(ReservationPlanner):
             if start <= now + EPS_S and job.res <= free:
                 due.append((job, start))
                 free -= job.res
+            else:
+                self.last_plan.append((job, start))
+        self.last_profile = profile
         if due:
             self.queue.remove_all([job for job, _ in due])
             gone = {job.id for job, _ in due}
             order = [job for job in order if job.id not in gone]
         return due, profile, order, None
+
+    def follow_last_plan(self, now: float) -> Phase2:
+        """``ng_passes`` = ``paper``, at an event that is neither an arrival nor an early end:
+        no rebuild; the jobs the last schedule planned by now start (in its order)."""
+        profile = self.last_profile
+        assert profile is not None
+        profile.advance(now)
+        waiting = {job.id for job in self.queue.jobs}
+        due, rest, free = [], [], self.pool.nb_free
+        for job, start in self.last_plan:
+            if job.id not in waiting:
+                continue
+            if start <= now + EPS_S and job.res <= free:
+                due.append((job, start))
+                free -= job.res
+            else:
+                rest.append((job, start))
+        self.last_plan = rest
+        if due:
+            self.queue.remove_all([job for job, _ in due])
+        return due, profile, [job for job, _ in rest], None
 
     def begin(self, starting: list[Starting], now: float) -> None:
         """Executes the jobs starting now in their current shape: each itself, or a resized
@@ -222,6 +263,8 @@ class Backfill(ReservationPlanner):
 
     def on_complete(self, running: Running, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         early = now < running.end_s
+        if early or running.kind not in ("regular", "resized"):
+            self.triggered = True  # -NG with ng_passes=paper: the schedule is rebuilt
         if running.kind in ("regular", "resized"):  # the job's own run (a resized one replaced it)
             if self.guarantees and early:
                 self.release_early(running, now)  # the rest of its slot is free again

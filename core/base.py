@@ -19,6 +19,7 @@ from sortedcontainers import SortedKeyList
 from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool
 from adaptsched.core.queue import ORDERS, WaitingQueue
+from adaptsched.core.speedup import SpeedupModel
 
 INF = float("inf")
 
@@ -92,6 +93,7 @@ class Launch:
     kind: str  # "speculative", "test", "resized" or "molded"
     scale: float = 1.0
     runtime_s: float | None = None  # if set, the copy's exact runtime (a profile of its own)
+    metadata: dict[str, Any] | None = None  # more metadata of the copy, beside its link to its parent
 
 
 @dataclass
@@ -207,19 +209,22 @@ class OnlineScheduler:
         hosts: list[int] | None = None,
         scale: float = 1.0,
         runtime_s: float | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Running:
         """Starts a copy of a job on ``job.res`` hosts until ``end_s`` (when it would be killed).
 
         The copy runs the job's current shape, ``job.res`` hosts and ``job.walltime_s``; its
         runtime is the original's times ``scale``, unless ``runtime_s`` gives it; ``hosts``
-        are allocated from the pool if None.
+        are allocated from the pool if None; ``metadata`` joins its link to its parent.
         """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
         copy_id = f"{job.id}#{count}"
         if hosts is None:
             hosts = self.pool.allocate(job.res)
         running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
-        self._decisions.launches.append(Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s))
+        self._decisions.launches.append(
+            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s, metadata)
+        )
         return running
 
     def mold(self, job: Job, now: float, n: int, *, scale: float, runtime_s: float) -> Running:
@@ -230,6 +235,44 @@ class OnlineScheduler:
         running = self.launch(job, now, kind="molded", end_s=now + job.walltime_s, scale=scale, runtime_s=runtime_s)
         self.reject(job)
         return running
+
+    def start_sized(
+        self, job: Job, now: float, n: int, model: SpeedupModel, *, runtime_s: float | None = None
+    ) -> Running:
+        """Starts a waiting moldable job on ``n`` hosts, ``model`` being its speedup.
+
+        At its request, the job itself runs. A job of linear speedup (``moldable`` model
+        ``linear``) whose profile is ``parallel_homogeneous_total`` runs itself on n hosts:
+        Batsim spreads its flops over them (metadata ``molded`` = n). Otherwise a copy of kind
+        "molded" runs ``model.runtime(n)`` seconds, with ``scale`` = S(request) / S(n), and the
+        original is rejected (:meth:`mold`); the analysis folds it back. ``runtime_s`` overrides
+        the copy's runtime (e.g. rounded to the microsecond)."""
+        requested = job.res
+        if n == requested:
+            return self.start(job, now)
+        spec = job.fields.get("moldable") if job.fields else None
+        if (
+            isinstance(spec, dict)
+            and spec.get("model") == "linear"
+            and job.fields.get("profile_type") == "parallel_homogeneous_total"
+        ):
+            self.record(job, molded=n)
+            return self.start(job, now, self.pool.allocate(n))
+        runtime = model.runtime(n) if runtime_s is None else runtime_s
+        return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=runtime)
+
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+        """Takes ``job`` as already running on ``hosts`` until ``end_s`` (no decision is sent):
+        the state a what-if simulation starts from (:func:`adaptsched.core.replay.replay`)."""
+        self.pool.take(hosts)
+        running = self.running[job.id] = Running(job, start_s, hosts, end_s=end_s)
+        return running
+
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        """Takes ``job`` as waiting and already admitted, with the start ``reserved_s`` it was
+        promised (:func:`adaptsched.core.replay.replay`'s ``reserved``): here, a plain
+        submission (a scheduler without reservations has nothing to keep)."""
+        self.submit(job, now)
 
     def wake_up(self, at_s: float) -> None:
         """Asks to be called back at ``at_s`` (CALL_ME_LATER)."""
@@ -276,6 +319,11 @@ class ReservingScheduler(OnlineScheduler):
 
     def launch(self, job: Job, now: float, **kwargs: Any) -> Running:
         running = super().launch(job, now, **kwargs)
+        self.by_end.add(running)
+        return running
+
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+        running = super().assume_running(job, start_s, end_s, hosts)
         self.by_end.add(running)
         return running
 

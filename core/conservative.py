@@ -147,6 +147,18 @@ class ReservationPlanner(ReservingScheduler):
                 if self.audit is not None:
                     self.audit.append((job.id, old, new))
 
+    # -- a what-if replay's initial state ---------------------------------------------
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+        running = super().assume_running(job, start_s, end_s, hosts)
+        self.profile.reserve(start_s, end_s, job.res)  # occupied until its expected end
+        return running
+
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        """Keeps an admitted job's reservation as it was (no admission control, no re-placing)."""
+        self.queue.push(job)
+        self.reserve(job, reserved_s)
+        self.promise(job, reserved_s)
+
     # -- events -----------------------------------------------------------------------
     def on_submit(self, job: Job, now: float) -> None:
         self.arrivals.append(job)

@@ -14,17 +14,27 @@ every arrival (accepted or rejected) and:
   arrivals of the w hours before) and keeps the w of highest simulated revenue.
 
 What-if simulations are in-process replays (:mod:`adaptsched.core.replay`) of the same
-planning code; they never touch the simulator. Our interpretation where the paper is
-silent: each starts from an empty machine at the window's start; a job runs for its actual
-runtime if it has completed by now, else for its estimate; the revenue counts every
-simulated job at its simulated completion. Before the first choice the OC-factor is
-``initial_oc_factor`` (0). Each job's metadata records the OC-factor and window in force at
-its arrival (``oc_factor``, ``window_h``), so the trajectory can be plotted from the output.
+planning code; they never touch the simulator. The paper's rollback "runs the simulation
+starting *rollback window* hours in the past" (sec. 4.3): with ``what_if_start`` =
+``recorded`` (the default) each replay starts from the machine's state recorded at the
+window's start: the jobs then running (each until its actual end if known, else its
+estimate; planned until start + estimate) and the accepted queue, in QoPS order, each job
+keeping the reservation it held then (so its deadline guarantee); the arrivals of the window
+(accepted or rejected in the real schedule) are then offered to VQoPS(candidate factor).
+With ``empty`` (the reading before issue 15) each replay starts from an empty machine, which
+underestimates contention at high load. Our interpretation where the paper is silent: a job
+runs for its actual runtime if it has completed by now, else for its estimate; the revenue
+counts every simulated job of the window, and with ``recorded`` also every inherited waiting
+job, at its simulated completion (the running jobs' is the same whatever the factor).
+Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata
+records the OC-factor and window in force at its arrival (``oc_factor``, ``window_h``), so
+the trajectory can be plotted from the output.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from dataclasses import dataclass, field
 from typing import Any
 
 from adaptsched.core.base import INF, Job, Running
@@ -43,28 +53,73 @@ History = list[tuple[Job, float]]
 class Arrival:
     job: Job  # a copy of the job as it arrived
     runtime_s: float | None = None  # its actual runtime, once it has completed
+    start_s: float | None = None  # when it started, if it did
+    hosts: list[int] = field(default_factory=list)
+
+
+@dataclass
+class MachineState:
+    """What a what-if replay starts from: the jobs running at the window's start, (job, start,
+    expected end, hosts, actual end), and the accepted queue in QoPS order, (job, runtime,
+    reserved start). Empty: the empty machine."""
+
+    running: list[tuple[Job, float, float, list[int], float]] = field(default_factory=list)
+    waiting: list[tuple[Job, float, float]] = field(default_factory=list)
+
+
+EMPTY = MachineState()
 
 
 def what_if_revenue(
-    nb_hosts: int, history: History, oc_factor: float, k_factor: int, start_s: float, end_s: float
+    nb_hosts: int,
+    history: History,
+    oc_factor: float,
+    k_factor: int,
+    start_s: float,
+    end_s: float,
+    state: MachineState = EMPTY,
 ) -> float:
-    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s)."""
+    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from
+    ``state`` at ``start_s`` (the revenue of its waiting jobs included)."""
     jobs = [
         (Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime)
         for j, runtime in history
         if start_s <= j.submit_s < end_s
     ]
-    if not jobs:
+    if not jobs and not state.waiting:
         return 0.0
-    out = replay(Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor), jobs)
-    return sum(job_value(o.job, o.end_s) for o in out.values() if o.end_s is not None and not o.killed)
+    scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    if state is EMPTY:
+        out = replay(scheduler, jobs)
+    else:
+        out = replay(
+            scheduler,
+            jobs,
+            running=[(job, start, end, hosts) for job, start, end, hosts, _ in state.running],
+            actual_end_s={job.id: actual for job, _, _, _, actual in state.running},
+            waiting=[(job, runtime) for job, runtime, _ in state.waiting],
+            reserved={job.id: reserved for job, _, reserved in state.waiting},
+            start_s=start_s,
+        )
+    counted = [job.id for job, _ in jobs] + [job.id for job, _, _ in state.waiting]
+    return sum(
+        job_value(o.job, o.end_s)
+        for o in (out[i] for i in counted)
+        if o.end_s is not None and not o.killed and not o.rejected
+    )
 
 
 def best_oc_factor(
-    nb_hosts: int, history: History, oc_factors: list[float], k_factor: int, start_s: float, end_s: float
+    nb_hosts: int,
+    history: History,
+    oc_factors: list[float],
+    k_factor: int,
+    start_s: float,
+    end_s: float,
+    state: MachineState = EMPTY,
 ) -> float:
     """The OC-factor of highest what-if revenue over [start_s, end_s) (ties: the smallest)."""
-    revenues = [(what_if_revenue(nb_hosts, history, oc, k_factor, start_s, end_s), -oc) for oc in oc_factors]
+    revenues = [(what_if_revenue(nb_hosts, history, oc, k_factor, start_s, end_s, state), -oc) for oc in oc_factors]
     return -max(revenues)[1]
 
 
@@ -76,6 +131,12 @@ class DvqopsOptions(QopsOptions):
     max_window_h: float = option(64.0, "largest rollback window (h); the window is re-chosen this often", low=1.0)
     initial_oc_factor: float = option(0.0, "OC-factor before the first what-if choice", low=0.0)
     window_h: float = option(0.0, "a fixed rollback window (h) instead of choosing one (0: choose)", low=0.0)
+    what_if_start: str = option(
+        "recorded",
+        "what-if replays start from the machine's recorded state at the window's start (running jobs, "
+        "accepted queue with its reservations) or from an empty machine (the reading before issue 15)",
+        choices=("recorded", "empty"),
+    )
 
     def check(self) -> None:
         try:
@@ -113,6 +174,10 @@ class Dvqops(Qops):
         self.next_oc_s = INF  # when the OC-factor is chosen again
         self.next_window_s = INF  # when the window is chosen again
         self.choices: list[tuple[float, float, float]] = []  # (time, oc_factor, window_s): for plots and tests
+        self.recorded = o.what_if_start == "recorded"
+        # The machine after each scheduling call: times, and (running ids, [(waiting id, reserved start)]).
+        self.state_times: list[float] = []
+        self.states: list[tuple[list[str], list[tuple[str, float]]]] = []
 
     # -- history -----------------------------------------------------------------------
     def on_submit(self, job: Job, now: float) -> None:
@@ -131,6 +196,41 @@ class Dvqops(Qops):
             entry.runtime_s = now - running.start_s
         super().on_complete(running, now, state)
 
+    def _record_state(self, now: float) -> None:
+        """Notes the machine's state after this call (replacing one of the same instant) and
+        forgets those no what-if replay can start from any more."""
+        state = (list(self.running), [(job.id, self.reservation[job.id]) for job in self.waiting])
+        if self.state_times and self.state_times[-1] == now:
+            self.states[-1] = state
+        else:
+            self.state_times.append(now)
+            self.states.append(state)
+        horizon = now - 2 * max(self.max_window_s, self.window_s)
+        if self.state_times[0] < horizon:
+            cut = bisect_left(self.state_times, horizon)
+            del self.state_times[:cut], self.states[:cut]
+
+    def state_at(self, t: float, history: History) -> MachineState:
+        """The machine as it was just before ``t`` (its last scheduling call earlier than ``t``),
+        the runtimes taken from ``history``; empty with ``what_if_start`` = ``empty``."""
+        i = bisect_left(self.state_times, t) - 1
+        if not self.recorded or i < 0:
+            return EMPTY
+        runtime = {job.id: r for job, r in history}
+        running_ids, waiting = self.states[i]
+        state = MachineState()
+        for job_id in running_ids:
+            a = self.by_id.get(job_id)
+            if a is None or a.start_s is None:
+                continue
+            actual = a.start_s + runtime[job_id]
+            if actual > t:  # (a job ended at t has been reported before t's arrivals)
+                state.running.append((a.job, a.start_s, a.start_s + a.job.walltime_s, a.hosts, actual))
+        for job_id, reserved_s in waiting:
+            a = self.by_id[job_id]
+            state.waiting.append((a.job, runtime[job_id], reserved_s))
+        return state
+
     def _known(self) -> History:
         """(job, runtime) of the history: actual runtime if done, else (just under) the estimate."""
         return [
@@ -144,8 +244,10 @@ class Dvqops(Qops):
         total, t, oc = 0.0, start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
-                oc = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor, t - window_s, t)
-            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, min(t + window_s, end_s))
+                before = self.state_at(t - window_s, history)
+                oc = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor, t - window_s, t, before)
+            state = self.state_at(t, history)
+            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, min(t + window_s, end_s), state)
             t += window_s
         return total
 
@@ -159,8 +261,9 @@ class Dvqops(Qops):
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
+            start = now - self.window_s
             self.oc_factor = best_oc_factor(
-                self.nb_hosts, history, self.oc_factors, self.k_factor, now - self.window_s, now
+                self.nb_hosts, history, self.oc_factors, self.k_factor, start, now, self.state_at(start, history)
             )
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
@@ -171,3 +274,12 @@ class Dvqops(Qops):
         for job in self.arrivals:  # the trajectory, readable from _jobs.csv
             self.record(job, oc_factor=self.oc_factor, window_h=self.window_s / HOUR_S)
         super().plan(now)
+        if self.recorded:
+            self._record_state(now)
+
+    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+        running = super().start(job, now, hosts)
+        entry = self.by_id.get(job.id)
+        if entry is not None:
+            entry.start_s, entry.hosts = now, list(running.hosts)
+        return running

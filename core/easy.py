@@ -15,7 +15,27 @@ jobs). Each job's first reservation is recorded in its metadata
 
 from __future__ import annotations
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler
+from collections.abc import Iterable
+
+from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+
+
+def shadow_of(free: int, by_end: Iterable[Running], res: int) -> tuple[float, int]:
+    """(shadow time, extra hosts) of a job of ``res`` hosts that does not fit in the ``free``
+    hosts now: the earliest expected end of running jobs (``by_end``, in order of expected end)
+    after which ``res`` hosts are free, and the hosts free then beyond ``res``."""
+    available = free
+    ends = iter(by_end)
+    for running in ends:
+        available += running.res
+        if available >= res:
+            shadow = running.end_s
+            for later in ends:  # jobs ending at the same time also free hosts then
+                if later.end_s != shadow:
+                    break
+                available += later.res
+            return shadow, available - res
+    return INF, 0  # cannot happen: the job fits on the empty machine
 
 
 class EasyBackfilling(ReservingScheduler):
@@ -31,18 +51,7 @@ class EasyBackfilling(ReservingScheduler):
 
     def shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, extra hosts) of the head job, which does not fit now."""
-        available = self.pool.nb_free
-        ends = iter(self.by_end)
-        for running in ends:
-            available += running.res
-            if available >= head.res:
-                shadow = running.end_s
-                for later in ends:  # jobs ending at the same time also free hosts then
-                    if later.end_s != shadow:
-                        break
-                    available += later.res
-                return shadow, available - head.res
-        return INF, 0  # cannot happen: the head fits on the empty machine
+        return shadow_of(self.pool.nb_free, self.by_end, head.res)
 
     def plan(self, now: float) -> None:
         queue = self.queue

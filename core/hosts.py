@@ -22,6 +22,13 @@ class HostPool:
         hosts, self._free = self._free[:n], self._free[n:]
         return hosts
 
+    def take(self, hosts: list[int]) -> None:
+        """Marks these free hosts as used (a what-if simulation resuming a running job)."""
+        gone = set(hosts)
+        if len(gone) != len(hosts) or not gone.issubset(self._free):
+            raise ValueError(f"cannot take hosts {hosts}: not all free")
+        self._free = [h for h in self._free if h not in gone]
+
     def release(self, hosts: list[int]) -> None:
         self._free.extend(hosts)
         self._free.sort()

@@ -97,6 +97,47 @@ class AvailabilityProfile:
             start = times[i]
         return None
 
+    def _lowest(self, t0: float, t1: float) -> tuple[int, float]:
+        """(fewest free hosts on [t0, t1), end of the last step with that many), half-open."""
+        times, free = self.times, self.free
+        size = len(times)
+        i = bisect_right(times, t0) - 1
+        if i < 0:
+            i = 0
+        low, last = free[i], i
+        i += 1
+        while i < size and times[i] < t1:
+            f = free[i]
+            if f <= low:
+                low, last = f, i
+            i += 1
+        return low, (times[last + 1] if last + 1 < size else INF)
+
+    def min_free(self, t0: float, t1: float) -> int:
+        """Fewest free hosts on the half-open [t0, t1); ``nb_hosts`` if it is empty (t1 <= t0):
+        Klein & Pérez's n_max - max(ep_r, t0, t1), with ``busy = nb_hosts - free`` as ep_r.
+
+        >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
+        >>> p.min_free(0.0, 10.0), p.min_free(0.0, 11.0), p.min_free(30.0, 40.0), p.min_free(5.0, 5.0)
+        (10, 6, 10, 10)
+        """
+        if t1 <= t0:
+            return self.nb_hosts
+        return self._lowest(t0, t1)[0]
+
+    def loc(self, t0: float, t1: float) -> float:
+        """Klein & Pérez's loc(ep_r, t0, t1): the end of the last step of [t0, t1) with the fewest
+        free hosts, not clipped to t1 (a step reaching past t1 gives its own end: the next try
+        starts after it at once); INF if that step never ends. For t1 <= t0: t0.
+
+        >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
+        >>> p.loc(0.0, 20.0), p.loc(0.0, 45.0), p.loc(0.0, 5.0)
+        (30.0, 50.0, 10.0)
+        """
+        if t1 <= t0:
+            return t0
+        return self._lowest(t0, t1)[1]
+
     def hole(self, n: int, now: float, limit: float = INF) -> float:
         """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""
         times, free = self.times, self.free

@@ -85,6 +85,13 @@ class Qops(ReservationPlanner):
         self.terms[job.id] = QosTerms.of(job.fields, job.walltime_s)
         super().on_submit(job, now)
 
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        """An accepted job, at the end of the QoPS queue, keeping its reservation (and so its
+        guarantee): the state a DVQoPS what-if replay starts from."""
+        self.terms[job.id] = QosTerms.of(job.fields, job.walltime_s)
+        self.waiting.append(job)
+        super().assume_waiting(job, now, reserved_s)
+
     def compression_order(self, now: float) -> list[Job]:
         return self.waiting
 

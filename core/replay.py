@@ -8,6 +8,18 @@ scheduler decides once; the completions of jobs killed by a decision are
 reported in a second pass at the same instant, as Batsim reports them in a later
 message. (The embedded engine, not this driver, is the reference for Batsim's
 exact batching.)
+
+A what-if simulation starts from a live scheduler's state: ``running`` jobs (each with its
+start, its expected end and its hosts, which the fresh scheduler takes as running, see
+:meth:`OnlineScheduler.assume_running`) and ``waiting`` jobs, submitted at ``start_s`` in the
+given order (each keeps its own submission time, which queue orders and aging read), before
+any of ``jobs`` (future arrivals). A running job ends at its expected end unless ``actual_end_s``
+gives another time (a what-if replay that knows how the job really ended). Waiting jobs listed
+in ``reserved`` (job id -> reserved start) were already admitted: they are handed over with
+:meth:`OnlineScheduler.assume_waiting` before any event, in the given order, instead of being
+submitted (a scheduler with admission control keeps them, with their guarantees), and the
+scheduler is called at ``start_s``. ``stop_when_started`` ends the replay as soon as the
+decisions start that job (or a copy of it): its outcome then has its start and planned end.
 """
 
 from __future__ import annotations
@@ -45,14 +57,54 @@ class Outcome:
     attempts: list[Attempt] = field(default_factory=list)
 
 
-def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[str, Outcome]:
-    """``jobs`` are (job, true runtime in seconds); returns the outcome of each job."""
-    outcomes = {job.id: Outcome(job) for job, _ in jobs}
-    runtime = {job.id: runtime_s for job, runtime_s in jobs}
-    running = {}  # exec id -> (job id, Attempt, seq of its end event)
-    events = [(job.submit_s, 1, i, job.id) for i, (job, _) in enumerate(jobs)]  # 0 end, 1 arrival, 2 call
+#: A running job a what-if simulation starts from: (job, start, expected end, hosts).
+RunningState = tuple[Job, float, float, list[int]]
+
+
+def replay(
+    scheduler: OnlineScheduler,
+    jobs: list[tuple[Job, float]],
+    *,
+    running: list[RunningState] | None = None,
+    waiting: list[tuple[Job, float]] | None = None,
+    start_s: float | None = None,
+    stop_when_started: str | None = None,
+    actual_end_s: dict[str, float] | None = None,
+    reserved: dict[str, float] | None = None,
+) -> dict[str, Outcome]:
+    """``jobs`` are (job, true runtime in seconds); returns the outcome of each job (module
+    doc for ``running``, ``waiting``, ``start_s``, ``stop_when_started``, ``actual_end_s`` and
+    ``reserved``)."""
+    waiting = waiting or []
+    actual_end_s = actual_end_s or {}
+    reserved = reserved or {}
+    arrivals = waiting + jobs
+    outcomes = {job.id: Outcome(job) for job, _ in arrivals}
+    runtime = {job.id: runtime_s for job, runtime_s in arrivals}
+    running_ = {}  # exec id -> (job id, Attempt, seq of its end event)
+    if start_s is None:
+        start_s = min((job.submit_s for job, _ in arrivals), default=0.0)
+    events = [(start_s, 1, i, job.id) for i, (job, _) in enumerate(waiting) if job.id not in reserved]
+    events += [(job.submit_s, 1, len(waiting) + i, job.id) for i, (job, _) in enumerate(jobs)]  # 1: arrival
+    seq = len(waiting) + len(jobs)  # 0: end, 2: call
+    for job, started_s, expected_end_s, hosts in running or []:
+        scheduler.assume_running(job, started_s, expected_end_s, hosts)
+        end_s = actual_end_s.get(job.id, expected_end_s)
+        outcomes[job.id] = Outcome(job, started_s, end_s, tuple(hosts))
+        attempt = Attempt(job.id, "regular", started_s, end_s, tuple(hosts), SUCCESS)
+        seq += 1
+        running_[job.id] = (job.id, attempt, seq)
+        events.append((end_s, 0, seq, job.id))
+        runtime[job.id] = end_s - started_s
+    for job, _ in waiting:
+        if job.id in reserved:
+            scheduler.assume_waiting(
+                Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), start_s, reserved[job.id]
+            )
+    if reserved:
+        seq += 1
+        events.append((start_s, 2, seq, ""))
     heapq.heapify(events)
-    seq = len(jobs)
     cancelled = set()  # seqs of end events superseded by kills
 
     def begin(
@@ -63,7 +115,7 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
         state = SUCCESS if run < walltime_s else WALLTIME
         attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state, scale)
         seq += 1
-        running[exec_id] = (job_id, attempt, seq)
+        running_[exec_id] = (job_id, attempt, seq)
         heapq.heappush(events, (attempt.end_s, 0, seq, exec_id))
         outcomes[job_id].attempts.append(attempt)
 
@@ -74,7 +126,7 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
             if kind == 0:
                 if number in cancelled:
                     continue
-                job_id, attempt, _ = running.pop(name)
+                job_id, attempt, _ = running_.pop(name)
                 scheduler.complete(name, now, attempt.state)
                 outcome = outcomes[job_id]
                 if attempt.state == SUCCESS or attempt.kind in ("regular", "resized", "molded"):
@@ -92,9 +144,16 @@ def replay(scheduler: OnlineScheduler, jobs: list[tuple[Job, float]]) -> dict[st
         for launch in decisions.launches:
             scale = launch.scale if launch.runtime_s is None else launch.runtime_s / runtime[launch.parent_id]
             begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, scale, launch.walltime_s)
+        if stop_when_started is not None:
+            outcome = outcomes[stop_when_started]
+            if outcome.attempts and outcome.attempts[-1].start_s == now:
+                attempt = outcome.attempts[-1]
+                outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
+                outcome.scale = attempt.scale
+                return outcomes
         for exec_id in decisions.kills:
-            if exec_id in running:
-                _, attempt, number = running[exec_id]
+            if exec_id in running_:
+                _, attempt, number = running_[exec_id]
                 cancelled.add(number)
                 attempt.end_s, attempt.state = now, KILLED
                 seq += 1

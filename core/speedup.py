@@ -21,13 +21,17 @@ sequential time ``t1_s``).
 
   (formulas as in ``../shared/reference/workload-models.md`` sec. 2.1, from Cirne's port).
   Runtimes are real numbers here; the reference port's ``ceil`` is the caller's choice.
-* :class:`ScojoP`: Barsanti & Sodan, SCOJO-P (sec. 4): efficiency piecewise linear between
-  (N_min, 0.8), (N_opt, 0.65) and (N_max, 0.4), runtime(N) = T1 / (N E(N)) with T1 chosen so
-  that runtime(N_opt) is the job's runtime at its optimum size. N_min = max(N_opt // 2, 1),
-  N_max = min(2 N_opt, machine). (The paper's table swaps the factors of runtime(N_min) and
-  runtime(N_max): unclamped, runtime(N_min) = 1.625 runtime(N_opt) and runtime(N_max) =
-  0.8125 runtime(N_opt), see the reference's erratum.) S(n) = n E(n) is relative to T1, so
-  S(1) = E(1) < 1 here: a SCOJO-P job is never run below N_min.
+* :class:`ScojoP`: Barsanti & Sodan, SCOJO-P (sec. 4.6, Table 1): the speedup interpolated
+  linearly through (N_opt / 2, 0.4 N_opt), (N_opt, 0.65 N_opt) and (2 N_opt, 0.8 N_opt), that
+  is efficiencies E = S / n of 0.8, 0.65 and 0.4 (Table 1's "E = speedup/MN" read as speedup /
+  N), and runtime(N) = T1 / S(N) with T1 = 0.65 N_opt runtime(N_opt), so that runtime(N_opt)
+  is the job's runtime at its optimum size. The anchors are on the unclamped line; the sizes
+  run from N_min = max(ceil(N_opt / 2), 1) to N_max = min(2 N_opt, machine). Table 1 swaps the
+  factors of runtime(N_min) and runtime(N_max): runtime(N_opt / 2) = 0.65 / 0.4 = 1.625
+  runtime(N_opt) and runtime(2 N_opt) = 0.65 / 0.8 = 0.8125 runtime(N_opt). Linear speedup
+  puts N_PWS = argmax S^2 / n exactly at N_opt, as Table 1 says ("N_opt = N_PWS");
+  ``interpolation="efficiency"`` keeps adaptsched's first reading (E linear, N_PWS about
+  1.2 N_opt). S is relative to T1, so S(1) < 1 here: a SCOJO-P job never runs below N_min.
 """
 
 from __future__ import annotations
@@ -109,8 +113,20 @@ class Downey(SpeedupModel):
         return f"Downey(A={self.A!r}, sigma={self.sigma!r}, t1_s={self.t1_s!r})"
 
 
+INTERPOLATIONS = ("speedup", "efficiency")
+
+
 class ScojoP(SpeedupModel):
-    """SCOJO-P's piecewise-linear efficiency around the optimum size ``n_opt``."""
+    """SCOJO-P's piecewise-linear curve around the optimum size ``n_opt`` (module doc).
+
+    The anchors sit on the unclamped line, at N_opt / 2, N_opt and 2 N_opt (efficiencies
+    ``e_min``, ``e_opt``, ``e_max``); the job's sizes are N_min = max(ceil(N_opt / 2), 1) to
+    N_max = min(2 N_opt, machine). ``interpolation="speedup"`` (the paper's "interpolate the
+    speedup curve between these points linearly", sec. 4.6) draws S(n) = n E(n) as straight
+    lines between the anchors: then N_PWS = argmax S(n)^2 / n is exactly N_opt, as Table 1
+    says, and S rises up to N_max. ``"efficiency"`` draws E(n) as straight lines instead
+    (adaptsched's first reading): N_PWS is then about 1.2 N_opt.
+    """
 
     def __init__(
         self,
@@ -118,6 +134,7 @@ class ScojoP(SpeedupModel):
         n_opt: int,
         machine_hosts: int,
         *,
+        interpolation: str = "speedup",
         e_min: float = 0.8,
         e_opt: float = 0.65,
         e_max: float = 0.4,
@@ -126,28 +143,46 @@ class ScojoP(SpeedupModel):
             raise ValueError(f"runtime_opt_s must be > 0, got {runtime_opt_s!r}")
         if not 1 <= n_opt <= machine_hosts:
             raise ValueError(f"need 1 <= n_opt <= machine_hosts, got {n_opt!r}, {machine_hosts!r}")
+        if interpolation not in INTERPOLATIONS:
+            raise ValueError(f"interpolation must be one of {', '.join(INTERPOLATIONS)}, got {interpolation!r}")
+        self.interpolation = interpolation
         self.n_opt = int(n_opt)
-        self.n_min = max(self.n_opt // 2, 1)
+        self.n_min = max(math.ceil(self.n_opt / 2), 1)
         self.n_max = min(2 * self.n_opt, int(machine_hosts))
         self.e_min, self.e_opt, self.e_max = float(e_min), float(e_opt), float(e_max)
-        self.t1_s = float(runtime_opt_s) * self.n_opt * self.e_opt
+        self.runtime_opt_s = float(runtime_opt_s)
+        self.t1_s = self.runtime_opt_s * self.n_opt * self.e_opt
 
-    def efficiency(self, n: float) -> float:
-        if not self.n_min <= n <= self.n_max:
+    def _relative_speedup(self, s: float) -> float:
+        """S(s N_opt) / N_opt on the unclamped line (any s > 0; the anchors at s = 1/2, 1, 2)."""
+        lo, opt, hi = self.e_min / 2, self.e_opt, self.e_max * 2  # S / N_opt at s = 1/2, 1, 2
+        if self.interpolation == "speedup":
+            if s <= 1:
+                return opt + (s - 1) * (opt - lo) / 0.5
+            return opt + (s - 1) * (hi - opt)
+        if s <= 1:
+            e = self.e_opt + (1 - s) * (self.e_min - self.e_opt) / 0.5
+        else:
+            e = self.e_opt + (s - 1) * (self.e_max - self.e_opt)
+        return s * e
+
+    def runtime_ratio(self, s: float) -> float:
+        """runtime(s N_opt) / runtime(N_opt) on the unclamped line: the same for every job of
+        this shape (SCOJO-P's prediction of future jobs resized by ``s``)."""
+        if not s > 0:
+            raise ValueError(f"size factor must be > 0, got {s!r}")
+        return self.e_opt / self._relative_speedup(s)
+
+    def _check_domain(self, n: float) -> None:
+        if not self.n_min - 1e-9 <= n <= self.n_max + 1e-9:
             raise ValueError(f"{n!r} hosts is outside [{self.n_min}, {self.n_max}]")
-        if n <= self.n_opt:
-            if self.n_opt == self.n_min:
-                return self.e_opt
-            f = (n - self.n_min) / (self.n_opt - self.n_min)
-            return self.e_min + f * (self.e_opt - self.e_min)
-        f = (n - self.n_opt) / (self.n_max - self.n_opt)
-        return self.e_opt + f * (self.e_max - self.e_opt)
 
     def speedup(self, n: float) -> float:
-        return n * self.efficiency(n)
+        self._check_domain(n)
+        return self.n_opt * self._relative_speedup(n / self.n_opt)
 
     def __repr__(self) -> str:
         return (
-            f"ScojoP(runtime_opt_s={self.t1_s / (self.n_opt * self.e_opt)!r}, n_opt={self.n_opt}, "
-            f"range=[{self.n_min}, {self.n_max}])"
+            f"ScojoP(runtime_opt_s={self.runtime_opt_s!r}, n_opt={self.n_opt}, "
+            f"range=[{self.n_min}, {self.n_max}], interpolation={self.interpolation!r})"
         )

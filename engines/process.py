@@ -191,7 +191,8 @@ class Connection:
                         "the scheduler stopped answering: " + self.process.describe_failure()
                     ) from None
                 waited += self.poll_ms / 1000
-                if self.timeout_s is not None and waited > self.timeout_s:
+                # the first answer also waits for pybatsim to start: no timeout on it
+                if self.timeout_s is not None and self.exchanges > 0 and waited > self.timeout_s:
                     raise SimulationError(
                         f"the scheduler did not answer within {self.timeout_s:g} s: " + self.process.describe_failure()
                     ) from None

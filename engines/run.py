@@ -32,6 +32,10 @@ from adaptsched.errors import AdaptschedError, InputError, SimulationError, Usag
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 
 ENGINES = ("embedded", "batsim")
+#: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
+#: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/inprocess.py) or
+#: ``zmq`` (a second process, ZeroMQ, JSON text: how Batsim runs plugins; real Batsim's only way).
+TRANSPORTS = ("inprocess", "zmq")
 
 
 @dataclass
@@ -43,6 +47,7 @@ class RunResult:
     nb_jobs: int
     nb_hosts: int
     notes: list = field(default_factory=list)
+    transport: str = "zmq"
 
     @property
     def jobs_csv(self) -> str:
@@ -177,6 +182,7 @@ def run(
     prefix,
     *,
     engine: str = "embedded",
+    transport: str | None = None,
     options=None,
     batsim: str | None = None,
     dynamic_jobs: bool = False,
@@ -186,12 +192,23 @@ def run(
     fixed_addresses: bool = False,
     pin_cpu: bool = True,
     schedule_trace: bool = False,
+    scheduler_timeout_s: float | None = None,
     say=print,
 ) -> RunResult:
     """Runs one simulation and returns where its outputs are. ``schedule_trace``: real Batsim
-    also writes its Pajé trace ``PREFIX_schedule.trace``."""
+    also writes its Pajé trace ``PREFIX_schedule.trace``. ``transport``: see :data:`TRANSPORTS`
+    (default: ``inprocess`` on the embedded engine, ``zmq`` on real Batsim).
+    ``scheduler_timeout_s``: a scheduler that takes longer to answer one message stops the run."""
     if engine not in ENGINES:
         raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
+    if transport is None:
+        transport = "inprocess" if engine == "embedded" else "zmq"
+    if transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {transport!r}: choose inprocess or zmq")
+    if engine == "batsim" and transport != "zmq":
+        raise UsageError(
+            "real Batsim talks to its scheduler over ZeroMQ only: use --transport zmq with --engine batsim"
+        )
     if schedule_trace and engine != "batsim":
         raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
     prefix = str(prefix)
@@ -207,6 +224,21 @@ def run(
     if engine == "batsim":
         executable = find_batsim_or_fail(batsim)
 
+    if transport == "inprocess":
+        return _run_inprocess(
+            plugin,
+            options,
+            machines,
+            workload_path,
+            prefix,
+            scheduler,
+            dynamic_jobs,
+            ack_dynamic_jobs,
+            profile_reuse,
+            progress,
+            scheduler_timeout_s,
+            say,
+        )
     endpoint = Endpoint()
     cpu = pick_cpu() if pin_cpu else None
     process = SchedulerProcess(
@@ -220,15 +252,20 @@ def run(
         from adaptsched.workloads.batsim_json import load_workload
 
         loaded = load_workload(workload_path, embedded=(engine == "embedded"))
-        if loaded.nb_res != machines.nb_hosts:
-            say(
-                f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
-                "the platform decides"
-            )
+        _check_size(loaded, machines, say)
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
         if engine == "embedded":
             pin(0, cpu)
-            _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar)
+            _run_embedded(
+                machines,
+                loaded,
+                Connection(process, timeout_s=scheduler_timeout_s),
+                prefix,
+                dynamic_jobs,
+                ack_dynamic_jobs,
+                profile_reuse,
+                bar,
+            )
         else:
             from adaptsched.engines.real import run_batsim
 
@@ -253,11 +290,66 @@ def run(
         process.close()
         endpoint.close()
     wall = time.perf_counter() - start
-    result = RunResult(prefix, engine, scheduler, wall, loaded.nb_jobs, machines.nb_hosts)
+    result = RunResult(prefix, engine, scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport=transport)
     if code != 0:
         result.notes.append(
             f"the pybatsim process exited with code {code} after the simulation ended (see {prefix}_sched.log)"
         )
+    return result
+
+
+def _check_size(loaded, machines, say):
+    """Before the run: the workload's declared size against the platform's, and the jobs that
+    are wider than the platform (Batsim runs them, the scheduler must reject them)."""
+    from adaptsched.workloads.batsim_json import too_wide_note
+
+    if loaded.nb_res != machines.nb_hosts:
+        say(
+            f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
+            "the platform decides"
+        )
+    wide = too_wide_note(loaded, machines.nb_hosts)
+    if wide:
+        say(wide)
+
+
+def _run_inprocess(
+    plugin,
+    options,
+    machines,
+    workload_path,
+    prefix,
+    scheduler,
+    dynamic_jobs,
+    ack_dynamic_jobs,
+    profile_reuse,
+    progress,
+    timeout_s,
+    say,
+) -> RunResult:
+    """The embedded engine with the plugin in this process (engines/inprocess.py)."""
+    from adaptsched.engines.inprocess import InProcessConnection
+    from adaptsched.workloads.batsim_json import load_workload
+
+    start = time.perf_counter()
+    loaded = load_workload(workload_path, embedded=True)
+    _check_size(loaded, machines, say)
+    clock = []  # the engine, once made, for the connection's messages
+    connection = InProcessConnection(
+        plugin, options, f"{prefix}_sched.log", timeout_s=timeout_s, now=lambda: clock[0].now if clock else 0.0
+    )
+    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", progress)
+    try:
+        problem = _run_embedded(
+            machines, loaded, connection, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar, clock
+        )
+    finally:
+        bar.close()
+        connection.close()
+    wall = time.perf_counter() - start
+    result = RunResult(prefix, "embedded", scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess")
+    if problem:
+        result.notes.append(problem)
     return result
 
 
@@ -276,14 +368,20 @@ def _restore_affinity(cpus):
             pass
 
 
-def _run_embedded(machines, loaded, process, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar):
+def _run_embedded(machines, loaded, connection, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar, clock=None):
+    """Runs the embedded engine on a connection (ZeroMQ or in-process); closes it. Returns what
+    the in-process pybatsim found wrong at the end (the pybatsim command's exit code), if anything."""
     from adaptsched.engines.embedded.batsim import EmbeddedBatsim, Options
 
-    connection = Connection(process)
     try:
         options = Options(dynamic_jobs=dynamic_jobs, ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse)
-        EmbeddedBatsim(
+        engine = EmbeddedBatsim(
             machines, [loaded], connection, prefix, options=options, progress=bar if bar.bar is not None else None
-        ).run()
+        )
+        if clock is not None:
+            clock.append(engine)
+        engine.run()
+        summary = getattr(connection, "summary_problem", None)
+        return summary() if summary is not None else None
     finally:
         connection.close()

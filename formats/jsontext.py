@@ -28,7 +28,20 @@ def dumps(value) -> str:
     if isinstance(value, float):
         return "%f" % value
     if isinstance(value, dict):
-        return "{" + ",".join(_escape(str(k)) + ":" + dumps(v) for k, v in value.items()) + "}"
+        # flat values inline (a job's description: one call per job instead of one per value)
+        parts = []
+        for k, v in value.items():
+            kind = type(v)
+            if kind is float:
+                text = "%f" % v
+            elif kind is int:
+                text = str(v)
+            elif kind is str:
+                text = _escape(v)
+            else:
+                text = dumps(v)
+            parts.append(_escape(k if type(k) is str else str(k)) + ":" + text)
+        return "{" + ",".join(parts) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(dumps(v) for v in value) + "]"
     if isinstance(value, RawJson):
@@ -47,3 +60,25 @@ class RawJson:
 
 def fmt_time(t: float) -> str:
     return "%f" % t
+
+
+def reserialized(value):
+    """``value`` (decoded JSON) as Batsim holds it after writing it back to text with its
+    ``%f`` writer and reading that text again: every float rounded to six decimals.
+
+    Batsim 4.2.1 stores what the scheduler registers (REGISTER_PROFILE's profile,
+    REGISTER_JOB's job) as the text its custom writer (``src/protocol.hpp``) prints, then
+    parses that text (``src/protocol.cpp``: ``handle_register_profile``,
+    ``handle_register_job``). A resized job's delay of 3723.662337662338 s thus runs for
+    3723.662338 s, and its walltime of 139488.3116883117 s becomes 139488.311688 s.
+    Reading back: RapidJSON's default (fast-path) parsing of a six-decimal number whose
+    digits fit in 53 bits is the correctly rounded quotient of two exact doubles, that is
+    ``float(text)``. Integers and everything else are unchanged.
+    """
+    if isinstance(value, float):
+        return float("%f" % value)
+    if isinstance(value, dict):
+        return {key: reserialized(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [reserialized(item) for item in value]
+    return value

@@ -25,6 +25,8 @@ PAPERS = (
     "perkovic_keleher",
     "downey",
     "qops",
+    "scojo_p",
+    "klein_perez",
 )
 
 

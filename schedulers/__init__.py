@@ -45,6 +45,26 @@ SCHEDULERS = {
         "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
         "adaptsched.core.dvqops:Dvqops",
     ),
+    "scojo-trad": (
+        "scojoTrad.py",
+        "Barsanti & Sodan's traditional scheduler: short/medium/long priorities, aging, EASY, rigid at N_opt",
+        "adaptsched.core.scojo:PriorityEasy",
+    ),
+    "scojo-p": (
+        "scojoP.py",
+        "SCOJO-P: moldable sizes from the predicted load over each job's runtime (Barsanti & Sodan)",
+        "adaptsched.core.scojo:ScojoP",
+    ),
+    "cirne-berman": (
+        "cirneBerman.py",
+        "Cirne & Berman: each moldable job's size chosen at submission by what-if simulations",
+        "adaptsched.core.scojo:CirneBerman",
+    ),
+    "evolving": (
+        "evolving.py",
+        "Klein & Pérez's offline scheduling of rigid, evolving applications: cbf, nos, mic(+c), inf(+c) fits",
+        "adaptsched.core.evolving:EvolvingScheduler",
+    ),
 }
 
 

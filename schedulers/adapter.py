@@ -121,6 +121,8 @@ class PlannerScheduler(BatsimScheduler):
         link = {"parent_job": launch.parent_id, "kind": launch.kind}
         if launch.scale != 1.0:
             link["scale"] = launch.scale  # its runtime relative to the job as submitted
+        if launch.metadata:
+            link.update(launch.metadata)
         bs.set_job_metadata(launch.copy_id, link)
         copy.allocation = procset(launch.hosts)
         self.copies[launch.copy_id] = copy

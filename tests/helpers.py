@@ -39,3 +39,85 @@ def assert_no_host_runs_two_jobs(records):
         else:
             assert busy.isdisjoint(hosts), "a host runs two jobs at once"
             busy.update(hosts)
+
+
+def _hosts(text):
+    for part in text.split():
+        low, _, high = part.partition("-")
+        yield from range(int(low), int(high or low) + 1)
+
+
+def schedule_violations(jobs_csv, workload_json, nb_hosts, eps=1e-5):
+    """Every way a run's ``_jobs.csv`` breaks the rules any correct schedule of the (static,
+    delay-profile) workload keeps, as sentences (empty: none). Whatever the scheduler:
+
+    * the jobs are exactly the workload's, each once;
+    * a job wider than the machine is REJECTED; others are not (no test scheduler rejects
+      a job that fits);
+    * no job starts before its submission; its allocation has the requested size, on hosts
+      of the machine; no host runs two jobs at once;
+    * it runs for min(delay, walltime) and ends COMPLETED_SUCCESSFULLY when its delay is
+      below its walltime, COMPLETED_WALLTIME_REACHED when above (either at equality).
+    """
+    import csv
+    import json
+
+    with open(workload_json) as handle:
+        workload = json.load(handle)
+    with open(jobs_csv) as handle:
+        rows = list(csv.DictReader(handle))
+    wanted = {str(job["id"]): job for job in workload["jobs"]}
+    profiles = workload["profiles"]
+    problems = []
+    seen = {}
+    for row in rows:
+        job_id = row["job_id"].split("!")[-1]
+        if job_id in seen:
+            problems.append(f"job {job_id} appears twice")
+        seen[job_id] = row
+    if set(seen) != set(wanted):
+        missing, extra = sorted(set(wanted) - set(seen)), sorted(set(seen) - set(wanted))
+        problems.append(f"jobs missing {missing[:5]} ({len(missing)}), unknown {extra[:5]} ({len(extra)})")
+    records = []
+    for job_id, row in seen.items():
+        job = wanted.get(job_id)
+        if job is None:
+            continue
+        state = row["final_state"]
+        if job["res"] > nb_hosts:
+            if state != "REJECTED":
+                problems.append(f"job {job_id}: {job['res']} hosts on {nb_hosts} but {state}")
+            continue
+        if state == "REJECTED":
+            problems.append(f"job {job_id} ({job['res']} hosts) rejected")
+            continue
+        start, finish = float(row["starting_time"]), float(row["finish_time"])
+        if start < float(job["subtime"]) - eps:
+            problems.append(f"job {job_id} starts at {start} before its submission {job['subtime']}")
+        hosts = list(_hosts(row["allocated_resources"]))
+        if len(hosts) != job["res"] or max(hosts) >= nb_hosts or len(set(hosts)) != len(hosts):
+            problems.append(f"job {job_id}: allocation {row['allocated_resources']} for {job['res']} hosts")
+        records.append((start, finish, hosts, job_id))
+        delay, walltime = profiles[job["profile"]]["delay"], job.get("walltime", -1)
+        limited = walltime is not None and walltime > 0 and walltime < delay
+        expected = walltime if limited else delay
+        if abs((finish - start) - expected) > eps + 1e-9 * finish:
+            problems.append(f"job {job_id} ran {finish - start} s instead of {expected}")
+        if walltime is None or walltime <= 0 or walltime != delay:
+            good = "COMPLETED_WALLTIME_REACHED" if limited else "COMPLETED_SUCCESSFULLY"
+            if state != good:
+                problems.append(f"job {job_id} ended {state} instead of {good}")
+    events = []
+    for start, finish, hosts, job_id in records:
+        events += [(finish, 0, hosts, job_id), (start, 1, hosts, job_id)]
+    busy = {}
+    for _, kind, hosts, job_id in sorted(events, key=lambda e: (e[0], e[1])):  # ends before starts
+        if kind == 0:
+            for host in hosts:
+                busy.pop(host, None)
+        else:
+            clash = {busy[h] for h in hosts if h in busy}
+            if clash:
+                problems.append(f"job {job_id} starts on hosts of running job(s) {sorted(clash)[:3]}")
+            busy.update(dict.fromkeys(hosts, job_id))
+    return problems

@@ -1,11 +1,12 @@
 """The command line: each bad input gives a clear one-paragraph error (file, line, field)."""
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
-from helpers import CTC_EXCERPT, REPO
+from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, REPO, find_batsim
 
 SWF_FIXTURES = REPO / "tests" / "fixtures" / "swf"
 
@@ -57,12 +58,41 @@ def test_convert_reports_kept_and_dropped(tmp_path):
     [
         ("bad_17_fields.swf", ["bad_17_fields.swf:", "expected 18 fields, found 17"]),
         ("bad_non_numeric.swf", ["bad_non_numeric.swf:", "field '"]),
-        ("bad_negative_runtime.swf", ["bad_negative_runtime.swf:", "field 'runtime_s'"]),
     ],
 )
 def test_convert_bad_swf(tmp_path, fixture, fragments):
     code, _, err = cli("convert", SWF_FIXTURES / fixture, tmp_path / "out.json")
     assert_clean_error(code, err, *fragments)
+
+
+@pytest.mark.parametrize("engine", ["embedded", "batsim"])
+def test_jobs_wider_than_the_platform_are_named_before_the_run(tmp_path, engine):
+    """Batsim runs them and exits 0 with the jobs REJECTED; both engines say so first."""
+    if engine == "batsim" and find_batsim() is None:
+        pytest.skip(f"{NO_BATSIM}: {NO_BATSIM_HELP}")
+    doc = {
+        "nb_res": 4,
+        "jobs": [
+            {"id": 1, "subtime": 0, "res": 2, "profile": "d", "walltime": 10},
+            {"id": 2, "subtime": 1, "res": 6, "profile": "d", "walltime": 10},
+            {"id": 3, "subtime": 1, "res": 9, "profile": "p", "walltime": 10},
+        ],
+        "profiles": {
+            "d": {"type": "delay", "delay": 3},
+            "p": {"type": "parallel_homogeneous_total", "cpu": 1e9, "com": 0},
+        },
+    }
+    workload = tmp_path / "wide.json"
+    workload.write_text(json.dumps(doc))
+    args = ["run", "--scheduler", "easy", "--workload", workload, "--platform", "4", "--out", tmp_path / "w"]
+    code, out, err = cli(*args, "--engine", engine, env={**os.environ, "BATSIM": find_batsim() or ""})
+    assert code == 0, err
+    first, second = out.splitlines()[:2]  # before the run's own lines
+    assert first == (
+        "note: 1 job can never run: wider than the platform's 4 hosts (job 2: 6 hosts requested); "
+        "the scheduler must reject it (final state REJECTED)"
+    )
+    assert "1 moldable job is wider than the platform's 4 hosts (job 3: 9 hosts requested)" in second
 
 
 def test_convert_rejects_a_bad_rule(tmp_path):

@@ -67,8 +67,8 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
     states = (tmp_path / "fcfs_machine_states.csv").read_text().splitlines()
     assert states[0] == "time,nb_sleeping,nb_switching_on,nb_switching_off,nb_idle,nb_computing"
     assert [(r.split(",")[0], r.split(",")[4:]) for r in states[1:]] == [
-        ("0", ["2", "2"]),  # 1 starts
-        ("0", ["0", "4"]),  # 2 starts
+        ("4e-20", ["2", "2"]),  # 1 starts (after 4 messages of 1e-20 s each, as on real Batsim)
+        ("5e-20", ["0", "4"]),  # 2 starts
         ("10", ["2", "2"]),  # 1 ends
         ("10", ["4", "0"]),  # 2 ends
         ("10", ["0", "4"]),  # 3 starts
@@ -186,26 +186,62 @@ def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, ex
     assert (tmp_path / f"{mistake}_jobs.csv").exists() and (tmp_path / f"{mistake}_schedule.csv").exists()
 
 
-def test_a_crashing_scheduler_keeps_the_results_already_written(tmp_path):
+@pytest.mark.parametrize("transport", ["inprocess", "zmq"])
+@pytest.mark.parametrize(
+    "mistake,expected",
+    [
+        ("crash", ["deliberate crash at the third submission"]),
+        ("exit", ["sys.exit(3)", "exited with code 3"]),
+        ("hang", ["did not answer within 1 s"]),
+    ],
+)
+def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transport, mistake, expected):
+    """A plugin that raises, calls sys.exit or hangs stops the run with a clear message naming
+    the plugin, on both transports; the rows written before are kept, the outputs are complete files."""
     doc = {
         "nb_res": 2,
         "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
         "profiles": {"d1": {"type": "delay", "delay": 1}},
     }
+    prefix = tmp_path / mistake
+    stdout = sys.stdout
     with pytest.raises(SimulationError) as info:
         run(
             str(PLUGINS / "faultySched.py"),
             write_json(tmp_path / "w.json", doc),
             2,
-            tmp_path / "crash",
-            options={"mistake": "crash"},
+            prefix,
+            transport=transport,
+            options={"mistake": mistake},
             progress=False,
+            scheduler_timeout_s=1.0,
             say=lambda *a: None,
         )
     message = str(info.value)
-    assert "exited with code" in message and "deliberate crash at the third submission" in message
-    kept = rows(tmp_path / "crash")
-    assert sorted(kept) == ["1", "2"]  # completed before the crash, still in _jobs.csv
+    assert "faultySched" in message and any(e in message for e in expected), message
+    kept = rows(prefix)
+    assert sorted(kept) == ["1", "2"]  # completed before the failure, still in _jobs.csv
+    summary = (tmp_path / f"{mistake}_schedule.csv").read_text().splitlines()
+    assert len(summary) == 2 and summary[1].split(",")[11] == "2"  # nb_jobs
+    said = {"crash": "deliberate crash", "exit": "deliberate sys.exit", "hang": "deliberate hang"}[mistake]
+    assert said in (tmp_path / f"{mistake}_sched.log").read_text()
+    assert sys.stdout is stdout  # the plugin's output went to its log, and the process's came back
+
+
+def test_a_plugin_that_kills_the_process_leaves_the_rows_written_on_disk(tmp_path):
+    """In-process, os._exit in the plugin ends the engine too: the rows written before are on disk."""
+    doc = {
+        "nb_res": 2,
+        "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }
+    workload = write_json(tmp_path / "w.json", doc)
+    command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", str(PLUGINS / "faultySched.py")]
+    command += ["--workload", str(workload), "--platform", "2", "--out", str(tmp_path / "gone")]
+    command += ["--option", 'mistake="os_exit"', "--progress", "off"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 4
+    assert sorted(rows(tmp_path / "gone")) == ["1", "2"]
 
 
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
@@ -250,3 +286,31 @@ def test_parallel_runs_do_not_collide(tmp_path):
         assert process.returncode == 0, output
     for s in ("fcfs", "easy", "conservative", "easyBackfill"):
         assert len(rows(tmp_path / s)) == 5
+
+
+def test_registered_profiles_and_jobs_keep_six_decimals_as_batsim(tmp_path):
+    """Batsim re-reads what a scheduler registers from its own %f text: a resized copy of a
+    1 s job on 3 of 10 hosts (x 10/3) runs 3.333333 s, not 3.3333333333333335 s, so four
+    rounds of copies end at 13.333332 (real Batsim 4.2.1's times), not 13.333334."""
+    doc = {
+        "nb_res": 10,
+        "jobs": [{"id": i, "subtime": 0, "res": 10, "profile": "d1", "walltime": 100} for i in range(1, 13)],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }
+    result = run(
+        "backfill",
+        write_json(tmp_path / "w.json", doc),
+        10,
+        tmp_path / "q",
+        options={"adaptation": "quarter"},
+        progress=False,
+        say=lambda *a: None,
+    )
+    jobs = rows(result.prefix)
+    assert sorted({r["finish_time"] for r in jobs.values() if r["finish_time"]}) == [
+        "13.333332",
+        "3.333333",
+        "6.666666",
+        "9.999999",
+    ]
+    assert {r["requested_time"] for j, r in jobs.items() if "#" in j} == {"333.333333"}

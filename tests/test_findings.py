@@ -14,7 +14,7 @@ from adaptsched.reproduce.qops import findings as qops
 
 def test_every_paper_registers_a_command():
     names = [c.NAME for c in commands()]
-    assert names == ["perkovic-keleher", "downey", "qops"] and len(PAPERS) == 3
+    assert names == ["perkovic-keleher", "downey", "qops", "scojo-p", "klein-perez"] and len(PAPERS) == 5
     for command in commands():
         assert command.HELP and callable(command.add_arguments) and callable(command.run)
 
@@ -142,3 +142,12 @@ def test_qops_gains_grow_with_load_and_cost():
     f = qops.gains_grow_with_cost({(2, 0.8, "orig"): 0.3, (10, 0.8, "orig"): 0.2})
     assert not f.holds and f.numbers == "C=2: +30 %, C=10: +20 %"
     assert qops.gains_grow_with_load({}) is None and qops.gains_grow_with_cost({(2, 0.8, "orig"): 0.1}) is None
+
+
+def test_qops_table1_distance_in_percentage_points():
+    paper = {(10, 0.8, "orig"): (20, 30), (10, 0.8, "high"): (60, 90)}
+    assert qops.table1_distance({(10, 0.8, "orig"): [0.25, 0.20]}, paper) == pytest.approx(7.5)  # 5 and 10 points
+    both = {(10, 0.8, "orig"): [0.20, 0.30], (10, 0.8, "high"): [0.40, 0.90], (2, 0.8, "orig"): [9.0, 9.0]}
+    assert qops.table1_distance(both, paper) == pytest.approx(5.0)  # 0, 0, 20, 0; (2, ...) not in the paper
+    assert math.isnan(qops.table1_distance({}, paper))
+    assert qops.table1_distance({k: [v / 100 for v in vs] for k, vs in qops.PAPER_TABLE1.items()}) == pytest.approx(0)

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from procset import ProcSet
 
 from adaptsched.formats.intervals import alloc_stats, interval_text, parse_hosts, procset, runs
-from adaptsched.formats.jsontext import dumps
+from adaptsched.formats.jsontext import dumps, reserialized
 
 host_sets = st.sets(st.integers(0, 300), max_size=60).map(sorted)
 
@@ -37,3 +37,18 @@ def test_json_text_prints_doubles_as_batsim():
     assert dumps({"now": 10.0, "res": 3, "x": [0.1234567, True, None, 'a"b']}) == (
         '{"now":10.000000,"res":3,"x":[0.123457,true,null,"a\\"b"]}'
     )
+
+
+def test_registered_json_is_read_back_as_batsim_reads_its_own_text():
+    doc = {"delay": 3723.662337662338, "res": 77, "walltime": 139488.3116883117, "x": [0.1234567, "a", True]}
+    assert reserialized(doc) == {"delay": 3723.662338, "res": 77, "walltime": 139488.311688, "x": [0.123457, "a", True]}
+
+
+def test_dumps_of_a_dict_equals_the_generic_writer_value_by_value():
+    """dumps' inline path for flat dict values writes what its generic path writes."""
+    import json as _json
+
+    value = {"id": "w0!1", "subtime": 0.1234567, "res": 3, "walltime": -1, "ok": True, "none": None, 5: 2.5}
+    value["nested"] = {"a": [1, 2.0, "x"], "b": {"c": 1e-7}}
+    expected = "{" + ",".join(_json.dumps(str(k)) + ":" + dumps([v])[1:-1] for k, v in value.items()) + "}"
+    assert dumps(value) == expected

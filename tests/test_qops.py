@@ -192,3 +192,66 @@ def test_dvqops_runs_through_the_engine_and_records_its_choices(tmp_path):
     assert code == 0, err
     rows = list(csv.DictReader(open(tmp_path / "d_jobs.csv")))
     assert all("'oc_factor'" in r["metadata"] and "'window_h'" in r["metadata"] for r in rows)
+
+
+def test_replay_from_a_recorded_state_keeps_the_accepted_queue_and_its_guarantee():
+    # 4 hosts: A runs on all of them since 0, planned until 100, really ending at 60; B was
+    # accepted with a reservation at 100 (deadline 150). From t = 10, C (deadline 50) cannot
+    # be accepted (the plan has no room before 100), and B starts when A really ends.
+    a, b = qjob("A", 0.0, 4, 100.0, 500.0), qjob("B", 5.0, 4, 50.0, 150.0)
+    c = qjob("C", 10.0, 4, 10.0, 50.0)
+    out = replay(
+        Qops(4, value_aware=True),
+        [(c, 10.0)],
+        running=[(a, 0.0, 100.0, [0, 1, 2, 3])],
+        actual_end_s={"A": 60.0},
+        waiting=[(b, 50.0)],
+        reserved={"B": 100.0},
+        start_s=10.0,
+    )
+    assert out["A"].end_s == 60.0
+    assert out["C"].rejected and out["C"].start_s is None
+    assert (out["B"].start_s, out["B"].end_s) == (60.0, 110.0)
+    # an empty machine would have accepted C at once
+    assert replay(Qops(4, value_aware=True), [(c, 10.0)])["C"].start_s == 10.0
+
+
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_records_the_machine_state_its_what_ifs_start_from(start):
+    import random
+
+    from adaptsched.core.dvqops import Dvqops
+
+    rnd = random.Random(7)
+    jobs = []
+    for i in range(24 * 6):  # a busy day on 16 hosts: a job every 10 minutes, 4 to 12 hosts
+        t = i * 600.0
+        runtime = rnd.uniform(600, 5400)
+        urgent = rnd.random() < 0.5
+        res = rnd.choice((4, 8, 12))
+        price = 0.1 * res * runtime * (10 if urgent else 1)
+        jobs.append(qjob(str(i), t, res, runtime + 1, t + 5 * runtime, price=price, urgent=urgent))
+    sched = Dvqops(16, max_window_h=4, what_if_start=start)
+    out = replay(sched, [(j, j.walltime_s - 1) for j in jobs])
+    assert sched.choices
+    assert all(o.end_s <= o.job.fields["deadline"] + 1e-6 for o in out.values() if not o.rejected)
+    history = [(j, j.walltime_s - 1) for j in jobs]
+    end = max(o.end_s for o in out.values() if o.end_s is not None)
+    checked = 0
+    for k in range(1, 16):  # the last hours: older states are forgotten
+        t = end - k * 1800.0 + 7.0
+        state = sched.state_at(t, history)
+        if start == "empty":
+            assert not state.running and not state.waiting
+            continue
+        running = {o.job.id for o in out.values() if o.start_s is not None and o.start_s < t < o.end_s}
+        waiting = {o.job.id for o in out.values() if o.job.submit_s < t and o.start_s is not None and o.start_s >= t}
+        assert {job.id for job, *_ in state.running} == running
+        assert {job.id for job, *_ in state.waiting} == waiting
+        for job, start_s, expected_end_s, hosts, actual_end_s in state.running:
+            assert (start_s, actual_end_s, tuple(hosts)) == (out[job.id].start_s, out[job.id].end_s, out[job.id].hosts)
+            assert expected_end_s == start_s + job.walltime_s
+        for job, _, reserved_s in state.waiting:
+            assert out[job.id].start_s <= reserved_s  # reservations only move earlier
+        checked += len(state.running) + len(state.waiting)
+    assert checked > 0 or start == "empty"

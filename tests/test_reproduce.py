@@ -131,3 +131,33 @@ def test_reproduce_qops_end_to_end(tmp_path):
     for png in ("revenue.png", "dvqops_choices.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
     assert len((folder / "revenue.csv").read_text().splitlines()) == 1 + 9
+
+
+def test_qops_segments_select_the_part_of_the_trace():
+    from adaptsched.reproduce.qops.plan import parse_segment, scenario_name, segment_text, select
+
+    assert parse_segment("last") == "last" and parse_segment("100:250") == "100:250"
+    for bad in ("middle", "5:5", "7:3", "a:b", "3"):
+        with pytest.raises(ValueError):
+            parse_segment(bad)
+    # the first segment keeps the names runs had before segments existed (results reused)
+    assert scenario_name("SDSC-SP2", 10, 0.8, "high", "exact") == "SDSC-SP2_C10_U80_high_exact"
+    assert scenario_name("SDSC-SP2", 10, 0.8, "high", "exact", "last").endswith("_exact_last")
+    assert scenario_name("SDSC-SP2", 10, 0.8, "high", "exact", "0:50").endswith("_exact_jobs0-50")
+    assert segment_text("last", 10000) == "last 10,000 jobs" and segment_text("5:9", 1) == "jobs 5 to 9"
+    workload = {
+        "nb_res": 4,
+        "jobs": [{"id": i, "subtime": 10 * i + 5, "res": 1, "profile": f"p{i % 3}"} for i in range(6)],
+        "profiles": {f"p{k}": {"type": "delay", "delay": k + 1} for k in range(3)},
+        "metadata": {"source": "x"},
+    }
+    last = select(workload, "last", 2)
+    assert [j["id"] for j in last["jobs"]] == [4, 5] and [j["subtime"] for j in last["jobs"]] == [0, 10]
+    assert set(last["profiles"]) == {"p1", "p2"} and last["metadata"]["segment"] == "last"
+    window = select(workload, "1:3", 99)
+    assert [j["id"] for j in window["jobs"]] == [1, 2] and window["jobs"][0]["subtime"] == 0
+    assert workload["jobs"][4]["subtime"] == 45  # the original is left as it was
+    with pytest.raises(ValueError, match="no job there"):
+        select(workload, "10:20", 5)
+    code, _, err = cli("reproduce", "qops", "--segment", "middle")
+    assert_usage_error(code, err, "--segment", "first, last or START:END")

@@ -14,6 +14,10 @@ SAMPLE_OPTIONS = {
     "downey": {"strategy": "PWS"},
     "qops": {"k_factor": 3},
     "dvqops": {"k_factor": 3},
+    "scojo-trad": {"aging": "one-class"},
+    "scojo-p": {"prediction": False},
+    "cirne-berman": {"aging_factor": 4.0},
+    "evolving": {"variant": "inf+c"},
 }
 
 
@@ -27,7 +31,7 @@ def test_plugins_load_by_path_with_stock_pybatsim(name):
 
     plugin = registry.plugin_path(name)
     scheduler = instanciate_scheduler(str(plugin), SAMPLE_OPTIONS[name])
-    assert type(scheduler).__name__ == plugin.stem.capitalize()
+    assert type(scheduler).__name__ == plugin.stem[0].upper() + plugin.stem[1:]  # pybatsim's rule
     assert scheduler.core_class is registry.core_class(name)
     assert scheduler.core_options.changed() == SAMPLE_OPTIONS[name]
 

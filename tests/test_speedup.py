@@ -1,5 +1,6 @@
 """Speedup models (core/speedup.py): properties over random parameters, and hand-worked values."""
 
+import itertools
 import math
 
 import pytest
@@ -65,26 +66,78 @@ def test_downey_by_hand():
 
 
 @settings(max_examples=200)
-@given(st.integers(1, 256), st.integers(1, 512), st.floats(1.0, 1e5))
-def test_scojo_p_points_continuity_and_work(n_opt, extra, runtime_opt_s):
+@given(st.integers(1, 256), st.integers(0, 512), st.floats(1.0, 1e5), st.sampled_from(["speedup", "efficiency"]))
+def test_scojo_p_points_continuity_and_work(n_opt, extra, runtime_opt_s, interpolation):
     machine = n_opt + extra
-    model = ScojoP(runtime_opt_s, n_opt, machine)
+    model = ScojoP(runtime_opt_s, n_opt, machine, interpolation=interpolation)
+    assert (model.n_min, model.n_max) == (max(math.ceil(n_opt / 2), 1), min(2 * n_opt, machine))
     assert model.runtime(n_opt) == pytest.approx(runtime_opt_s, rel=1e-12)
-    assert model.efficiency(model.n_min) == pytest.approx(0.8 if model.n_min < n_opt else 0.65)
-    if model.n_max > n_opt:
-        assert model.efficiency(model.n_max) == pytest.approx(0.4)
+    assert model.efficiency(n_opt) == pytest.approx(0.65)
     for n in range(model.n_min, model.n_max + 1):
         assert model.runtime(n) * n * model.efficiency(n) == pytest.approx(model.t1_s, rel=1e-12)
-    assert model.efficiency(n_opt - 1e-9 if n_opt > model.n_min else n_opt) == pytest.approx(0.65, abs=1e-6)
+    # continuous at N_opt: no jump on either side
+    assert model.speedup(n_opt - 1e-9 if n_opt > model.n_min else n_opt) == pytest.approx(
+        model.speedup(n_opt), rel=1e-6
+    )
 
 
-def test_scojo_p_erratum_values():
+@pytest.mark.parametrize("n_opt", [2, 8, 16, 40, 64])
+def test_scojo_the_three_anchors_on_the_unclamped_line(n_opt):
+    """Sec. 4.6: S through (N_opt/2, 0.4 N_opt), (N_opt, 0.65 N_opt), (2 N_opt, 0.8 N_opt)."""
+    model = ScojoP(100.0, n_opt, 128)
+    assert model.speedup(n_opt / 2) == pytest.approx(0.4 * n_opt)
+    assert model.speedup(n_opt) == pytest.approx(0.65 * n_opt)
+    assert model.speedup(2 * n_opt) == pytest.approx(0.8 * n_opt)
+    assert model.efficiency(n_opt / 2) == pytest.approx(0.8)
+    assert model.efficiency(2 * n_opt) == pytest.approx(0.4)
+    # straight lines between them
+    mid = (n_opt / 2 + n_opt) / 2
+    assert model.speedup(mid) == pytest.approx((0.4 * n_opt + 0.65 * n_opt) / 2)
+
+
+def test_scojo_table_1_factors_1625_and_08125():
     model = ScojoP(1000.0, 16, 128)
     assert (model.n_min, model.n_max) == (8, 32)
     assert model.runtime(8) == pytest.approx(1625.0) and model.runtime(32) == pytest.approx(812.5)
+    assert model.runtime_ratio(0.5) == pytest.approx(1.625) and model.runtime_ratio(2) == pytest.approx(0.8125)
     assert ScojoP(1000.0, 100, 128).n_max == 128  # clamped to the machine
     with pytest.raises(ValueError):
         model.runtime(7)
+    with pytest.raises(ValueError):
+        model.runtime(33)
+
+
+def test_scojo_domain_rounds_n_min_up():
+    assert ScojoP(10.0, 7, 128).n_min == 4  # ceil(3.5), not floor
+    assert ScojoP(10.0, 1, 128).n_min == 1 and ScojoP(10.0, 1, 128).n_max == 2
+    assert ScojoP(10.0, 1, 1).n_max == 1
+
+
+@pytest.mark.parametrize("n_opt", range(2, 65))
+def test_scojo_pws_is_n_opt(n_opt):
+    """Table 1: "N_opt = N_PWS", the n in [N_min, N_max] maximising S(n)^2 / n."""
+    model = ScojoP(100.0, n_opt, 128)
+    sizes = range(model.n_min, model.n_max + 1)
+    assert max(sizes, key=lambda n: model.speedup(n) ** 2 / n) == n_opt
+    # the old efficiency interpolation puts it above (about 1.2 N_opt)
+    old = ScojoP(100.0, n_opt, 128, interpolation="efficiency")
+    assert max(sizes, key=lambda n: old.speedup(n) ** 2 / n) >= n_opt
+
+
+@pytest.mark.parametrize("n_opt", [65, 79, 100, 128])
+def test_scojo_speedup_increases_up_to_n_max(n_opt):
+    model = ScojoP(100.0, n_opt, 128)
+    speedups = [model.speedup(n) for n in range(model.n_min, model.n_max + 1)]
+    assert all(b > a for a, b in itertools.pairwise(speedups))
+    assert model.runtime(model.n_max) <= model.runtime(n_opt)
+
+
+def test_scojo_old_efficiency_form_kept():
+    old = ScojoP(1000.0, 16, 128, interpolation="efficiency")
+    assert old.efficiency(8) == pytest.approx(0.8) and old.efficiency(32) == pytest.approx(0.4)
+    assert old.efficiency(12) == pytest.approx((0.8 + 0.65) / 2)
+    with pytest.raises(ValueError):
+        ScojoP(1000.0, 16, 128, interpolation="cubic")
 
 
 def test_bad_parameters():

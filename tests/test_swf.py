@@ -77,7 +77,6 @@ def test_read_gzip_by_magic_and_name(tmp_path):
     [
         ("bad_17_fields.swf", None, ["expected 18 fields, found 17"]),
         ("bad_non_numeric.swf", "runtime_s", ["'abc' is not a number", "SWF field 4"]),
-        ("bad_negative_runtime.swf", "runtime_s", ["-5 is negative", "SWF field 4"]),
     ],
 )
 def test_bad_fixtures(name, field, words):
@@ -100,9 +99,7 @@ def test_bad_fixtures(name, field, words):
         ("1 100 5 50 2.5 -1 -1 2 100 -1 1 7 3 -1 1 -1 -1 -1", "allocated_procs", "not an integer"),
         ("1 100 5 nan 2 -1 -1 2 100 -1 1 7 3 -1 1 -1 -1 -1", "runtime_s", "not a number"),
         ("1 100 5 1_0 2 -1 -1 2 100 -1 1 7 3 -1 1 -1 -1 -1", "runtime_s", "not a number"),
-        ("1 100 5 50 2 -1 -1 2 -0.5 -1 1 7 3 -1 1 -1 -1 -1", "requested_time_s", "negative"),
-        ("1 100 -7 50 2 -1 -1 2 100 -1 1 7 3 -1 1 -1 -1 -1", "wait_s", "negative"),
-        ("1 100 5 50 2 1.5 -1 2 100 -1 1 -2 3 -1 1 -1 -1 -1", "user", "negative"),
+        ("1 100 5 50 2 -1 -1 2 1e9x -1 1 7 3 -1 1 -1 -1 -1", "requested_time_s", "not a number"),
     ],
 )
 def test_bad_values(tmp_path, line, field, words):
@@ -118,6 +115,29 @@ def test_accepted_values(tmp_path):
     (job,) = read_swf(path).jobs
     assert job.submit_s == -10 and job.runtime_s == -1 and job.allocated_procs == 4
     assert type(job.runtime_s) is int and type(job.allocated_procs) is int
+
+
+def test_odd_values_never_stop_the_reading(tmp_path):
+    """Negative values (other than -1) anywhere, and text in the fields the simulation does not
+    need, are read (as read, or as -1) and counted with example lines."""
+    lines = [
+        "1 100 -7 50 2 -1 -1 2 -0.5 -1 1 7 3 -1 1 -1 -1 -1",  # wait -7, estimate -0.5
+        "2 100 5 -5 2 1.5 -1 2 100 -1 -9 -2 3 -1 1 -1 -1 -1",  # runtime -5, status -9, user -2
+        "3 100 5 50 2 n/a 12KB 2 100 -1 1 7 3 -1 1 -1 -1 x",  # text where nothing is needed
+    ]
+    trace = read_swf(_write(tmp_path, "\n".join(lines) + "\n"))
+    one, two, three = trace.jobs
+    assert (one.wait_s, one.requested_time_s, two.runtime_s, two.status, two.user) == (-7, -0.5, -5, -9, -2)
+    assert (three.avg_cpu_s, three.used_memory_kb, three.think_time_s, three.runtime_s) == (-1, -1, -1, 50)
+    odd = {name: (o.negative, o.unreadable, o.lines) for name, o in trace.odd_values.items()}
+    assert odd == {  # runtime, submit and status are judged by the converter
+        "wait_s": (1, 0, [1]),
+        "requested_time_s": (1, 0, [1]),
+        "user": (1, 0, [2]),
+        "avg_cpu_s": (0, 1, [3]),
+        "used_memory_kb": (0, 1, [3]),
+        "think_time_s": (0, 1, [3]),
+    }
 
 
 def test_file_errors(tmp_path):
@@ -252,6 +272,40 @@ def test_convert_negative_submit_and_duplicates(tmp_path):
     assert list(_jobs_by_id(workload)) == [2, 3]
     assert report.dropped == {"negative submit time": 1, "duplicate job number": 1}
     assert [job["subtime"] for job in workload["jobs"]] == [0, 20]
+
+
+def test_convert_every_status_code(tmp_path):
+    """No status code stops the conversion or drops a job: checkpointed jobs are simulated once
+    (from their summary line, else from their parts summed), odd codes are kept and named."""
+    lines = [
+        "1 0 5 50 2 -1 -1 2 100 -1 1 7 3 -1 1 -1 -1 -1",  # completed
+        "2 10 5 60 2 -1 -1 2 100 -1 0 7 3 -1 1 -1 -1 -1",  # failed
+        "3 20 5 70 2 -1 -1 2 100 -1 5 7 3 -1 1 -1 -1 -1",  # cancelled after running
+        "4 30 5 100 4 -1 -1 4 500 -1 1 7 3 -1 1 -1 -1 -1",  # summary of a checkpointed job...
+        "4 30 5 40 4 -1 -1 4 500 -1 2 7 3 -1 1 -1 -1 -1",  # ...its first part
+        "4 80 5 60 4 -1 -1 4 500 -1 3 7 3 -1 1 -1 -1 -1",  # ...its last part
+        "5 40 5 30 2 -1 -1 2 500 -1 2 7 3 -1 1 -1 -1 -1",  # parts without a summary line
+        "6 45 5 10 1 -1 -1 1 50 -1 -1 7 3 -1 1 -1 -1 -1",  # unknown
+        "5 90 5 20 2 -1 -1 2 500 -1 4 7 3 -1 1 -1 -1 -1",  # ...last part, failed
+        "7 50 -7 30 2 -3 x 2 100 -1 7 -2 3 -1 1 -1 -1 -1",  # status 7, odd unused fields
+        "8 60 5 -5 2 -1 -1 2 100 -1 -9 7 3 -1 1 -1 -1 -1",  # negative runtime: cannot run
+        "9 70 5 30 2 -1 -1 2 100 -1 -9 7 3 -1 1 -1 -1 -1",  # status -9
+    ]
+    workload, report = convert_swf(_write(tmp_path, "; MaxNodes: 8\n" + "\n".join(lines) + "\n"))
+    jobs = _jobs_by_id(workload)
+    assert list(jobs) == [1, 2, 3, 4, 5, 6, 7, 9]
+    assert workload["profiles"][jobs[4]["profile"]]["delay"] == 100  # the summary's runtime
+    assert workload["profiles"][jobs[5]["profile"]]["delay"] == 50  # 30 + 20
+    assert report.read == report.kept + report.n_dropped + report.n_excluded + report.n_merged == 12
+    assert report.dropped == {"negative runtime": 1} and report.n_merged == 3
+    assert report.statuses == {-9: 1, -1: 1, 0: 1, 1: 2, 2: 1, 5: 1, 7: 1}
+    summary = report.summary()
+    assert "merged 3 partial-execution lines" in summary
+    assert "status of the kept jobs: -9 not an SWF 2.2 code 1, -1 unknown 1, 0 failed 1, 1 completed 2" in summary
+    assert "1 job has status 7 (not an SWF 2.2 code; line 11): kept as it ran" in summary
+    assert "field used_memory_kb: 1 value that is not a number (read as -1), line 11" in summary
+    assert "checkpointed job without a summary line" in summary
+    assert json.loads(json.dumps(report.to_dict()))["statuses"]["7"] == 1
 
 
 def test_convert_bad_options_and_empty_result():

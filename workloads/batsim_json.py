@@ -201,3 +201,56 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         if pname not in used:
             profiles[pname] = None
     return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles)
+
+
+def metadata(workload: dict) -> dict:
+    """adaptsched's metadata of a workload dict: its ``adaptsched`` key (``convert``, every
+    generator, ``estimates``), else the ``meta`` key of older Downey workloads, else {}."""
+    for key in ("adaptsched", "meta"):
+        value = workload.get(key)
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str | None:
+    """A note naming the jobs that ask for more hosts than the platform has, or None.
+
+    Batsim runs such a workload: the scheduler has to reject those jobs (they end
+    ``REJECTED``) and the run exits 0 without a word. Both engines print this note before
+    the run starts: id, hosts requested, hosts available. A job with a
+    ``parallel_homogeneous_total`` profile may still run if the scheduler molds it to fewer
+    hosts; the others never can.
+    """
+    wide = [job for job in workload.jobs.values() if job.res > nb_hosts]
+    if not wide:
+        return None
+    moldable = {
+        name for name, profile in workload.profiles.items() if profile and profile.type == "parallel_homogeneous_total"
+    }
+    never = [job for job in wide if job.profile not in moldable]
+    molded = [job for job in wide if job.profile in moldable]
+
+    def listing(jobs) -> str:
+        text = ", ".join(f"job {job.name}: {job.res} hosts requested" for job in jobs[:shown])
+        return text + (f", and {len(jobs) - shown} more" if len(jobs) > shown else "")
+
+    parts = []
+    if never:
+        what = "1 job can never run" if len(never) == 1 else f"{len(never)} jobs can never run"
+        parts.append(
+            f"note: {what}: wider than the platform's {nb_hosts} hosts ({listing(never)}); "
+            f"the scheduler must reject {'it' if len(never) == 1 else 'them'} (final state REJECTED)"
+        )
+    if molded:
+        what = "1 moldable job is" if len(molded) == 1 else f"{len(molded)} moldable jobs are"
+        parts.append(
+            f"note: {what} wider than the platform's {nb_hosts} hosts ({listing(molded)}); "
+            + (
+                "it runs only if the scheduler molds it"
+                if len(molded) == 1
+                else "they run only if the scheduler molds them"
+            )
+            + " to fewer hosts"
+        )
+    return "\n".join(parts)

@@ -5,9 +5,28 @@
     >>> write_workload(workload, "ctc.json")                             # doctest: +SKIP
 
 Each SWF job line (see ``adaptsched.workloads.swf``) is examined in file order; the first
-rule below that applies decides its fate. A job is either *kept*, *dropped* (bad or
-unusable data, counted per reason with example line numbers) or *not selected* (outside
-the requested window). ``read = kept + dropped + not selected`` always holds.
+rule below that applies decides its fate. A line is either *kept* (a job), *dropped* (bad
+or unusable data, counted per reason with example line numbers), *not selected* (outside
+the requested window) or *merged* (a partial-execution line of a checkpointed job, see
+status codes below). ``read = kept + dropped + not selected + merged`` always holds.
+
+Status codes (SWF field 11). No code stops the conversion or drops a job by itself; the
+summary counts the kept jobs per code and names every code other than -1, 0, 1 and 5:
+
+* 1 completed, 0 failed, 5 cancelled, -1 unknown: kept (a cancelled job that never ran
+  has runtime 0 or -1 and is dropped by rule 6, not for its status).
+* 2, 3, 4 (SWF 2.2: partial executions of a checkpointed or swapped-out job: 2 "will be
+  continued", 3 "last part, completed", 4 "last part, failed"). The archive's convention
+  is one summary line per job (status 0, 1 or 5, the whole runtime) plus one line per
+  part with the same job number. A part whose job has a summary line is *merged* into it
+  (the job is simulated once, from its summary). A job with parts but no summary line is
+  kept once, from its first part, with the sum of its parts' runtimes as runtime (noted).
+* Any other code (negative, or above 5, as some raw logs hold): kept as it ran, counted
+  and named in the summary ("not an SWF 2.2 code").
+
+Fields the simulation does not need never stop the conversion: the reader returns an
+unreadable value there as -1 and counts it, and every negative value other than -1
+(see ``SwfTrace.odd_values``); the summary names those fields with example lines.
 
 Selection and drops, in order:
 
@@ -20,7 +39,8 @@ Selection and drops, in order:
 4. Processor count: ``res`` = field 5 (allocated processors) when > 0, else field 8
    (requested processors) when > 0, else dropped ("no processor count").
 5. Machine size: ``res`` > hosts: dropped ("wider than the machine (N hosts)").
-6. Runtime (field 4) 0 or -1, rule ``zero_runtime``:
+6. Runtime (field 4) negative other than -1: dropped ("negative runtime"). Runtime 0 or
+   -1, rule ``zero_runtime``:
    ``"drop"`` (default; dropped: "runtime 0 or missing") or ``"min:S"`` (kept, with a
    runtime of S seconds, S > 0). Batsim delay profiles need a delay > 0.
 7. Walltime. When field 9 (requested time, the user estimate) is > 0, walltime = field 9.
@@ -102,11 +122,9 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import AdaptschedError, InputError
-from adaptsched.workloads.swf import SwfTrace, read_swf
+from adaptsched.workloads.swf import MAX_EXAMPLE_LINES, NEEDED_FIELDS, SwfTrace, read_swf
 
 __all__ = ["ConversionOptionError", "ConversionReport", "convert_swf", "write_workload"]
-
-MAX_EXAMPLE_LINES = 5
 
 # Drop and selection reasons (report keys).
 DUPLICATE = "duplicate job number"
@@ -116,6 +134,22 @@ ZERO_RUNTIME = "runtime 0 or missing"
 NO_ESTIMATE = "no estimate"
 PAST_ESTIMATE = "runtime past the estimate"
 OUTSIDE_WINDOW = "outside the time window"
+NEGATIVE_RUNTIME = "negative runtime"
+PART_MERGED = "partial-execution line (status 2, 3 or 4) of a job with a summary line"
+PART_SUMMED = "partial-execution line (status 2, 3 or 4) summed into its job's first part"
+
+#: SWF 2.2 status codes (field 11).
+STATUS_NAMES = {
+    -1: "unknown",
+    0: "failed",
+    1: "completed",
+    5: "cancelled",
+    2: "partial execution, continued",
+    3: "last partial execution, completed",
+    4: "last partial execution, failed",
+}
+PARTIAL_STATUSES = frozenset((2, 3, 4))
+USUAL_STATUSES = frozenset((-1, 0, 1, 5))
 
 
 def _wider_than(hosts: int) -> str:
@@ -146,6 +180,10 @@ class ConversionReport:
     counts: dict[str, int] = field(default_factory=dict)
     count_lines: dict[str, list[int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    merged: dict[str, int] = field(default_factory=dict)
+    statuses: dict[int, int] = field(default_factory=dict)  # status code -> kept jobs
+    status_lines: dict[int, list[int]] = field(default_factory=dict)  # examples of unusual codes
+    odd_values: dict[str, dict[str, Any]] = field(default_factory=dict)  # from the reader
 
     @property
     def n_dropped(self) -> int:
@@ -155,18 +193,33 @@ class ConversionReport:
     def n_excluded(self) -> int:
         return sum(self.excluded.values())
 
+    @property
+    def n_merged(self) -> int:
+        return sum(self.merged.values())
+
+    def status_text(self) -> str:
+        """The kept jobs per status code, e.g. ``1 completed 60553, 0 failed 16669``."""
+        return ", ".join(
+            f"{code} {STATUS_NAMES.get(code, 'not an SWF 2.2 code')} {n}" for code, n in sorted(self.statuses.items())
+        )
+
     def summary(self) -> str:
         """A few lines of text for the command line."""
         first = (
             f"{self.source}: read {self.read} jobs, kept {self.kept}, dropped {self.n_dropped}"
             + (f", not selected {self.n_excluded}" if self.excluded else "")
+            + (f", merged {self.n_merged} partial-execution lines" if self.merged else "")
             + f"; {self.hosts} hosts ({self.hosts_from})"
         )
         lines = [first]
+        if self.statuses:
+            lines.append(f"  status of the kept jobs: {self.status_text()}")
         for reason, n in self.dropped.items():
             lines.append(f"  dropped, {reason}: {n} ({_lines_text(self.drop_lines.get(reason, []), n)})")
         for reason, n in self.excluded.items():
             lines.append(f"  not selected, {reason}: {n}")
+        for reason, n in self.merged.items():
+            lines.append(f"  merged, {reason}: {n}")
         lines.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(lines)
 
@@ -181,6 +234,9 @@ class ConversionReport:
             "not_selected": dict(self.excluded),
             "counts": dict(self.counts),
             "notes": list(self.notes),
+            "merged": dict(self.merged),
+            "statuses": {str(code): n for code, n in sorted(self.statuses.items())},
+            "odd_values": dict(self.odd_values),
         }
 
     # -- filling in ----------------------------------------------------------------------
@@ -322,6 +378,14 @@ def convert_swf(
     missing, over, zero = rules.missing, rules.over, rules.zero
     kept: list[tuple] = []  # (swf job, res, runtime, walltime)
     kept_numbers: set[int] = set()
+    # Checkpointed jobs: which job numbers have a summary line, and the summed runtime of
+    # the parts of those that have none.
+    summarised = {job.job_number for job in jobs if job.status not in PARTIAL_STATUSES}
+    parts_runtime: dict[int, float] = {}
+    for job in jobs:
+        if job.status in PARTIAL_STATUSES and job.job_number not in summarised and job.runtime_s > 0:
+            parts_runtime[job.job_number] = parts_runtime.get(job.job_number, 0) + job.runtime_s
+    first_parts: set[int] = set()
     window = start_s is not None or end_s is not None
     lo = -math.inf if start_s is None else start_s
     hi = math.inf if end_s is None else end_s
@@ -331,6 +395,11 @@ def convert_swf(
             report.excluded[f"after the first {first} kept jobs"] = len(jobs) - index
             break
         line = job.line
+        partial = job.status in PARTIAL_STATUSES
+        if partial and (job.job_number in summarised or job.job_number in first_parts):
+            reason = PART_MERGED if job.job_number in summarised else PART_SUMMED
+            report.merged[reason] = report.merged.get(reason, 0) + 1
+            continue
         submit = job.submit_s
         if submit < 0:
             report._drop(NEGATIVE_SUBMIT, line)
@@ -352,6 +421,13 @@ def convert_swf(
             continue
 
         runtime = job.runtime_s
+        if partial:  # the first part of a job without a summary line: all its parts' runtime
+            first_parts.add(job.job_number)
+            runtime = _whole(parts_runtime.get(job.job_number, runtime))
+            noted.append("parts_summed")
+        if runtime < 0 and runtime != -1:
+            report._drop(NEGATIVE_RUNTIME, line)
+            continue
         if runtime <= 0:
             if zero == "drop":
                 report._drop(ZERO_RUNTIME, line)
@@ -391,8 +467,18 @@ def convert_swf(
         kept.append((job, res, runtime, walltime))
         for what in noted:
             report._count(what, line)
+        status = job.status
+        report.statuses[status] = report.statuses.get(status, 0) + 1
+        if status not in USUAL_STATUSES:
+            examples = report.status_lines.setdefault(status, [])
+            if len(examples) < MAX_EXAMPLE_LINES:
+                examples.append(line)
 
     report.kept = len(kept)
+    report.odd_values = {
+        name: {"negative": odd.negative, "unreadable": odd.unreadable, "example_lines": list(odd.lines)}
+        for name, odd in trace.odd_values.items()
+    }
     if not kept:
         raise InputError(trace.path, "no job left after conversion:\n" + report.summary())
 
@@ -511,6 +597,30 @@ def _notes(report: ConversionReport, rules: _Rules) -> list[str]:
     add("zero_runtime_replaced", f"have {zero}", f"has {zero}")
     procs = "no allocated processor count: res = requested processors (SWF field 8)"
     add("res_from_requested", f"have {procs}", f"has {procs}")
+    add(
+        "parts_summed",
+        "are checkpointed jobs without a summary line: kept once, runtime = the sum of their parts'",
+        "is a checkpointed job without a summary line: kept once, runtime = the sum of its parts'",
+    )
+    for code, examples in sorted(report.status_lines.items()):
+        n = report.statuses.get(code, 0)
+        name = STATUS_NAMES.get(code, "not an SWF 2.2 code")
+        text = f"{n} jobs have" if n > 1 else "1 job has"
+        kept_as = "kept as they ran" if n > 1 else "kept as it ran"
+        notes.append(f"{text} status {code} ({name}; {_lines_text(examples, n)}): {kept_as}")
+    for name, odd in sorted(report.odd_values.items()):
+        parts = []
+        if odd["negative"]:
+            values = "value" if odd["negative"] == 1 else "values"
+            parts.append(f"{odd['negative']} negative {values} other than -1 (kept as read)")
+        if odd["unreadable"]:
+            values = "value that is not a number" if odd["unreadable"] == 1 else "values that are not numbers"
+            parts.append(f"{odd['unreadable']} {values} (read as -1)")
+        n = odd["negative"] + odd["unreadable"]
+        notes.append(
+            f"field {name}: {' and '.join(parts)}, {_lines_text(odd['example_lines'], n)}; "
+            + ("the simulation does not use it" if name not in NEEDED_FIELDS else "treated as missing")
+        )
     add(
         "unsorted_submit",
         "are submitted before the job above them in the file (trace not sorted by submit time)",

@@ -14,9 +14,11 @@ extra fields, which Batsim carries through untouched:
 
 How a rigid job becomes moldable (``annotate``):
 
-* a ``fraction`` of the jobs (seeded), sequential ones included;
+* a ``fraction`` of the jobs (seeded, one draw per job), sequential ones included; the others
+  are rigid (an annotation they had is dropped);
 * ``downey``: A log-uniform on [1, ``a_max``] (``machine``: the workload's ``nb_res``, as in
-  Downey 1996 sec. 3; ``request``: the job's own request), sigma uniform on [0, 2]; the
+  Downey 1996 sec. 3; ``request``: the job's own request; or a number, e.g. 3000 for SCOJO-P's
+  Fig. 14, whose mean N_opt of 69 needs A beyond the machine), sigma uniform on [0, 2]; the
   observed run (``res`` hosts, runtime t) fixes the sequential time t1 = t x S(res), so the
   model reproduces the trace's runtime at the requested size (the reference's conversion,
   ``../shared/reference/workload-models.md`` sec. 2.1, without its rounding);
@@ -53,7 +55,9 @@ def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
         if kind == "linear":
             return Linear(spec["t1_s"])
         if kind == "scojo-p":
-            return ScojoP(spec["runtime_opt_s"], spec["n_opt"], machine_hosts)
+            return ScojoP(
+                spec["runtime_opt_s"], spec["n_opt"], machine_hosts, interpolation=spec.get("interpolation", "speedup")
+            )
     except KeyError as missing:
         raise ValueError(f"job {job.get('id')!r}: moldable model {kind!r} needs {missing}") from None
     raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")
@@ -73,21 +77,27 @@ def annotate(
         raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
     if model not in MODELS:
         raise AdaptschedError(f"unknown model {model!r}: choose among {', '.join(MODELS)}")
+    a_max_value = None
     if a_max not in ("machine", "request"):
-        raise AdaptschedError(f"--a-max must be 'machine' or 'request', got {a_max!r}")
+        try:
+            a_max_value = float(a_max)
+        except ValueError:
+            a_max_value = math.nan
+        if not a_max_value >= 1:
+            raise AdaptschedError(f"--a-max must be 'machine', 'request' or a number >= 1, got {a_max!r}")
     machine = int(workload["nb_res"])
     profiles = workload.get("profiles", {})
     rnd = random.Random(seed)
     jobs, annotated = [], 0
     for job in workload["jobs"]:
-        job = dict(job)
+        job = {k: v for k, v in job.items() if k not in ("moldable", "min_res", "max_res")}  # rigid unless drawn
         profile = profiles.get(job.get("profile"), {})
         draw = rnd.random()
         if draw < fraction and profile.get("type") == "delay" and job["res"] >= 1:
             runtime = float(profile["delay"])
             res = int(job["res"])
             if model == "downey":
-                top = machine if a_max == "machine" else res
+                top = machine if a_max == "machine" else res if a_max == "request" else a_max_value
                 A = round(math.exp(rnd.uniform(0.0, math.log(max(top, 1)))), 6)
                 sigma = round(rnd.uniform(0.0, sigma_max), 6)
                 shape = Downey(A, sigma)

@@ -12,7 +12,8 @@ sec. 4.2. Each job gains (times in seconds, from the workload's start; prices in
 The terms are declared in :mod:`adaptsched.core.qos` (one definition for the writer here,
 QoPS and the analysis). The value function: the full price if the job completes by subtime +
 estimate, decreasing linearly to zero at the deadline, zero after. The estimate is the
-walltime, or the runtime with ``exact`` estimates (then the walltime is set to the runtime
+job's ``estimate_s`` (``adaptsched estimates``, or a trace's requested time), else its walltime,
+or the runtime with ``exact`` estimates (then the walltime is set to the runtime
 + 1 s, so Batsim never kills a job at its estimate: it ends at its runtime, COMPLETED).
 Prices on the estimate and the decay's start at subtime + estimate are our choices where
 the paper is silent (both as the reference suggests).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import random
 
-from adaptsched.core.qos import QosTerms
+from adaptsched.core.qos import QosTerms, estimate_of
 from adaptsched.errors import AdaptschedError
 
 
@@ -60,7 +61,7 @@ def annotate(
             estimate = runtime
             job["walltime"] = runtime + 1.0
         else:
-            estimate = float(job.get("walltime", -1))
+            estimate = estimate_of(job, float(job.get("walltime", -1)))  # estimate_s, else the walltime
             if estimate <= 0:
                 raise AdaptschedError(f"job {job['id']} has no walltime: use exact estimates")
         is_urgent = rnd.random() < urgent_fraction

@@ -24,18 +24,28 @@ File rules (SWF 2.2):
   fields (submit, wait, run, average CPU, used and requested memory, requested time,
   think time) may be decimals: they are returned as ``int`` when the value is a whole
   number (``"142.00"`` gives ``142``) and as ``float`` otherwise.
-* -1 means "missing / not applicable". Any other negative value is an error, in every
-  field but the submit time: a negative submit time is returned as it is (the converter
-  drops such jobs and counts them).
+* -1 means "missing / not applicable". Real logs also hold other negative values; they
+  are returned as read (the converter decides: a negative submit time or runtime drops
+  the job, a negative processor count or estimate counts as missing), and, in the fields
+  other than submit time and runtime, counted in ``SwfTrace.odd_values``.
+* Fields the simulation does not need (``NEEDED_FIELDS`` lists those it does: job number,
+  submit time, runtime, allocated and requested processors, requested time) never stop
+  the reading: a value there that is not a number (or not an integer in an integer
+  field) is returned as -1 (missing) and counted in ``SwfTrace.odd_values`` with
+  example line numbers, as are negative values other than -1. The status (field 11) is
+  one of them: any integer is returned as read, for the converter to judge.
 
-Every problem in the data raises ``adaptsched.errors.InputError`` naming the file, the
-1-based line number and the field, e.g.::
+A line without 18 fields, and a value that is not a number in a field the simulation
+needs, raise ``adaptsched.errors.InputError`` naming the file, the 1-based line number
+and the field, e.g.::
 
     trace.swf:12: expected 18 fields, found 17
     trace.swf:40: field 'runtime_s': 'abc' is not a number (SWF field 4, Run Time)
-    trace.swf:41: field 'runtime_s': -5 is negative; only -1 (missing) is allowed (SWF field 4, Run Time)
 
 A missing or unreadable file, or a corrupt gzip stream, is an ``InputError`` too.
+
+:func:`write_swf` writes a Batsim JSON workload of delay jobs as SWF (every generator's
+``--swf``); ``convert`` reads it back to the same jobs.
 
 Speed: the full CTC-SP2 cleaned trace (77,222 jobs, 1.4 MB gzip) is read in about 0.4-0.5 s
 (Python 3.11, one core of a small VM).
@@ -55,7 +65,7 @@ from typing import NamedTuple
 
 from adaptsched.errors import InputError
 
-__all__ = ["EXCERPT_DIR", "SWF_FIELDS", "SwfJob", "SwfTrace", "read_swf"]
+__all__ = ["EXCERPT_DIR", "NEEDED_FIELDS", "SWF_FIELDS", "OddValues", "SwfJob", "SwfTrace", "read_swf", "write_swf"]
 
 #: Small gzip SWF excerpts of real traces shipped with the package (see make_excerpts.py
 #: there): CTC-SP2-1996-3.1-cln.first5000.swf.gz, SDSC-SP2-1998-4.2-cln.first2000.swf.gz.
@@ -129,7 +139,36 @@ _INT_FIELDS = frozenset(
     }
 )
 _INT_FIELD_LIST = sorted(_INT_FIELDS)
-_SUBMIT = 1  # the only field allowed to be negative (other than -1)
+_SUBMIT = 1
+
+#: The fields a simulation needs: a value that is not a number there stops the reading.
+NEEDED_FIELDS = frozenset(
+    ("job_number", "submit_s", "runtime_s", "allocated_procs", "requested_procs", "requested_time_s")
+)
+_NEEDED = frozenset(i for i, (name, _, _) in enumerate(SWF_FIELDS) if name in NEEDED_FIELDS)
+# Negative values the converter reports itself (dropped jobs, status codes): not counted as odd.
+_SILENT_NEGATIVE = frozenset(
+    i for i, (name, _, _) in enumerate(SWF_FIELDS) if name in ("submit_s", "runtime_s", "status")
+)
+MAX_EXAMPLE_LINES = 5
+
+
+@dataclass(slots=True)
+class OddValues:
+    """Values of one field that the reader accepted although SWF 2.2 does not define them."""
+
+    negative: int = 0  # negative but not -1: returned as read
+    unreadable: int = 0  # not a number (or not an integer): returned as -1
+    lines: list[int] = field(default_factory=list)  # up to MAX_EXAMPLE_LINES examples
+
+    def add(self, lineno: int, unreadable: bool) -> None:
+        if unreadable:
+            self.unreadable += 1
+        else:
+            self.negative += 1
+        if len(self.lines) < MAX_EXAMPLE_LINES:
+            self.lines.append(lineno)
+
 
 _KEY_LINE = re.compile(r";\s*([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*?))?\s*$")
 _LEADING_INT = re.compile(r"\s*([-+]?\d+)")
@@ -152,6 +191,9 @@ class SwfTrace:
     jobs: list[SwfJob]
     header_lines: list[str] = field(default_factory=list)
     sha256: str = ""
+    #: field name -> the odd values read there (negative, or unreadable in a field the
+    #: simulation does not need); see the module docstring.
+    odd_values: dict[str, OddValues] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -194,11 +236,12 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
         raise InputError(path_str, "named .gz but not gzip-compressed")
     text = data.decode("utf-8", errors="replace")
 
-    header, header_lines, jobs = _parse(text, path_str)
-    return SwfTrace(path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest)
+    header, header_lines, jobs, odd = _parse(text, path_str)
+    return SwfTrace(path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest, odd_values=odd)
 
 
-def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob]]:
+def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob], dict[str, OddValues]]:
+    odd: dict[str, OddValues] = {}
     header: dict[str, str] = {}
     header_lines: list[str] = []
     jobs: list[SwfJob] = []
@@ -221,18 +264,18 @@ def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob
         if len(parts) != _N_FIELDS:
             raise InputError(path, f"expected {_N_FIELDS} fields, found {len(parts)}", line=lineno)
         if "." in s or "_" in s or "e" in s or "E" in s:
-            values = _parse_decimals(parts, s, path, lineno)
+            values = _parse_decimals(parts, s, path, lineno, odd)
         else:
             try:
                 values = list(map(int, parts))
             except ValueError:
-                values = _parse_fields(parts, path, lineno)  # raises, naming the field
-            # All integers: only a value below -1 can be invalid (submit excepted).
-            if min(values) < -1:
-                _check_negatives(values, path, lineno)
+                values = _parse_fields(parts, path, lineno, odd)  # notes its odd values
+            else:
+                if min(values) < -1:  # all integers: only a value below -1 is odd
+                    _note_negatives(values, lineno, odd)
         values.append(lineno)
         append(make(values))
-    return header, header_lines, jobs
+    return header, header_lines, jobs, odd
 
 
 def _header_line(s: str, header: dict[str, str], current_key: str | None) -> str | None:
@@ -251,19 +294,19 @@ def _header_line(s: str, header: dict[str, str], current_key: str | None) -> str
     return current_key
 
 
-def _parse_decimals(parts: list[str], s: str, path: str, lineno: int) -> list:
+def _parse_decimals(parts: list[str], s: str, path: str, lineno: int, odd: dict[str, OddValues]) -> list:
     """Fast path for a line with decimals; defers to _parse_fields on anything unusual."""
     if "_" in s:  # int('1_000') is 1000 in Python, not in SWF
-        return _parse_fields(parts, path, lineno)
+        return _parse_fields(parts, path, lineno, odd)
     try:
         values = [int(p) if "." not in p else _decimal(p) for p in parts]
     except ValueError:
-        return _parse_fields(parts, path, lineno)
+        return _parse_fields(parts, path, lineno, odd)
     for i in _INT_FIELD_LIST:
         if values[i].__class__ is float:
-            return _parse_fields(parts, path, lineno)
+            return _parse_fields(parts, path, lineno, odd)
     if min(values) < -1:
-        _check_negatives(values, path, lineno)
+        _note_negatives(values, lineno, odd)
     return values
 
 
@@ -272,46 +315,116 @@ def _decimal(text: str) -> int | float:
     value = float(text)
     if value.is_integer():
         return int(value)
-    if value < 0 or not math.isfinite(value):  # -0.5 (checked there), nan, inf
+    if value < 0 or not math.isfinite(value):  # -0.5 (judged there), nan, inf
         raise ValueError(text)
     return value
 
 
-def _parse_fields(parts: list[str], path: str, lineno: int) -> list:
-    """Slow path: convert and check each field, naming the first bad one."""
+def _parse_fields(parts: list[str], path: str, lineno: int, odd: dict[str, OddValues]) -> list:
+    """Slow path: convert and check each field. A value that is not a number stops the
+    reading in a field the simulation needs (naming it), and is -1 (counted) elsewhere."""
     values: list = []
     for i, text in enumerate(parts):
         name, number, long_name = SWF_FIELDS[i]
-
-        def fail(message: str, number=number, long_name=long_name, name=name) -> InputError:
-            return InputError(path, f"{message} (SWF field {number}, {long_name})", line=lineno, field=name)
-
+        problem = None
+        value: int | float = -1
         if not _NUMBER.fullmatch(text):
-            raise fail(f"{text!r} is not a number")
-        try:
-            value = int(text)
-        except ValueError:
-            number_value = float(text)
-            if not math.isfinite(number_value):
-                raise fail(f"{text!r} is not a finite number") from None
-            if number_value.is_integer():
-                value = int(number_value)
-            elif i in _INT_FIELDS:
-                raise fail(f"{text!r} is not an integer") from None
-            else:
-                value = number_value
+            problem = f"{text!r} is not a number"
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                number_value = float(text)
+                if not math.isfinite(number_value):
+                    problem = f"{text!r} is not a finite number"
+                elif number_value.is_integer():
+                    value = int(number_value)
+                elif i in _INT_FIELDS:
+                    problem = f"{text!r} is not an integer"
+                else:
+                    value = number_value
+        if problem is not None:
+            if i in _NEEDED:
+                raise InputError(path, f"{problem} (SWF field {number}, {long_name})", line=lineno, field=name)
+            odd.setdefault(name, OddValues()).add(lineno, unreadable=True)
+            value = -1
         values.append(value)
-    _check_negatives(values, path, lineno)
+    _note_negatives(values, lineno, odd)
     return values
 
 
-def _check_negatives(values: list, path: str, lineno: int) -> None:
+def _note_negatives(values: list, lineno: int, odd: dict[str, OddValues]) -> None:
     for i, value in enumerate(values):
-        if value < 0 and value != -1 and i != _SUBMIT:
-            name, number, long_name = SWF_FIELDS[i]
-            raise InputError(
-                path,
-                f"{value} is negative; only -1 (missing) is allowed (SWF field {number}, {long_name})",
-                line=lineno,
-                field=name,
+        if value < 0 and value != -1 and i not in _SILENT_NEGATIVE:
+            odd.setdefault(SWF_FIELDS[i][0], OddValues()).add(lineno, unreadable=False)
+
+
+# --------------------------------------------------------------------------------------
+# Writer
+# --------------------------------------------------------------------------------------
+def _swf_number(value) -> str:
+    """Shortest exact text of a time: 3600 -> '3600', 3600.0 -> '3600', 12.5 -> '12.5'."""
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def write_swf(workload: dict, path: str | os.PathLike, *, requested_procs_from_res: bool = False) -> Path:
+    """Write the jobs of a Batsim JSON workload (delay profiles) as an SWF trace.
+
+    Header: the ``swf_header`` of the workload's adaptsched metadata (a generator's, or the
+    header of the trace ``convert`` read), one ``; Key: value`` line per value line; without
+    one, ``MaxNodes`` and ``MaxProcs`` = ``nb_res``.
+
+    Job lines, 18 fields: 1 the job id (renumbered 1.. if some id is not a positive integer),
+    2 subtime + the metadata's ``submit_offset_s``, 4 the profile's delay, 5 ``res``, 8 the
+    job's ``requested_procs`` (or ``res`` with ``requested_procs_from_res``), 9 its
+    ``estimate_s`` when > 0, 11 ``status`` (default 1), 12, 13, 16 ``user``, ``group``,
+    ``partition``, 15 ``queue`` or else ``type`` (Lublin's job type); -1 elsewhere. Times are
+    written exactly (whole numbers without decimals), so that ``convert`` reads them back.
+    """
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.workloads.batsim_json import metadata
+
+    meta = metadata(workload)
+    header = meta.get("swf_header") or {"MaxNodes": workload["nb_res"], "MaxProcs": workload["nb_res"]}
+    offset = meta.get("submit_offset_s") or 0
+    profiles = workload["profiles"]
+    jobs = workload["jobs"]
+    ids = [str(job["id"]) for job in jobs]
+    if not all(i.isdigit() and int(i) > 0 for i in ids) or len(set(map(int, ids))) != len(ids):
+        ids = [str(i) for i in range(1, len(jobs) + 1)]
+    lines = [f"; {key}: {part}" for key, value in header.items() for part in str(value).split("\n")]
+    for number, job in zip(ids, jobs):
+        profile = profiles[job["profile"]]
+        if profile.get("type") != "delay":
+            raise AdaptschedError(
+                f"job {job['id']}: profile {job['profile']!r} is not a delay profile: SWF needs a runtime"
             )
+        estimate = job.get("estimate_s", -1)
+        fields = (
+            number,
+            _swf_number(job["subtime"] + offset),
+            -1,
+            _swf_number(profile["delay"]),
+            job["res"],
+            -1,
+            -1,
+            job["res"] if requested_procs_from_res else job.get("requested_procs", -1),
+            _swf_number(estimate) if estimate is not None and estimate > 0 else -1,
+            -1,
+            job.get("status", 1),
+            job.get("user", -1),
+            job.get("group", -1),
+            -1,
+            job.get("queue", job.get("type", -1)),
+            job.get("partition", -1),
+            -1,
+            -1,
+        )
+        lines.append(" ".join(map(str, fields)))
+    path = Path(path)
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -37,12 +37,12 @@ from adaptsched.engines.embedded.kernel import (
     EXEC_CANCEL,
     EXEC_START,
     EXEC_WAIT,
+    GET,
     KILL,
+    PUT,
     SLEEP,
     Kernel,
     Mailbox,
-    get,
-    put,
 )
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
@@ -77,13 +77,28 @@ class Options:
 
 
 class EventBuffer:
-    """Batsim's ``JsonProtocolWriter``: the events waiting to be sent."""
+    """Batsim's ``JsonProtocolWriter``: the events waiting to be sent, as JSON text (what goes
+    over ZeroMQ: Batsim's own text, every double printed with ``%f``)."""
 
     def __init__(self):
         self.events = []
 
     def append(self, timestamp: float, etype: str, data):
-        self.events.append('{"timestamp":%f,"type":"%s","data":%s}' % (timestamp, etype, data))
+        """An event whose ``data`` is a Python value (:func:`~adaptsched.formats.jsontext.dumps`)."""
+        self.events.append('{"timestamp":%f,"type":"%s","data":%s}' % (timestamp, etype, dumps(data)))
+
+    def job_submitted(self, timestamp: float, job, profile):
+        if profile is None:
+            data = '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json)
+        else:
+            data = '{"job_id":%s,"job":%s,"profile":%s}' % (dumps(job.id), job.json, profile.json)
+        self.events.append('{"timestamp":%f,"type":"JOB_SUBMITTED","data":%s}' % (timestamp, data))
+
+    def job_completed(self, timestamp: float, job):
+        self.events.append(
+            '{"timestamp":%f,"type":"JOB_COMPLETED","data":{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}}'
+            % (timestamp, dumps(job.id), job.state, job.return_code, job.alloc_text)
+        )
 
     def empty(self) -> bool:
         return not self.events
@@ -92,6 +107,35 @@ class EventBuffer:
         text = '{"now":%f,"events":[%s]}' % (now, ",".join(self.events))
         self.events = []
         return text
+
+
+def received(t: float) -> float:
+    """A double as the scheduler receives it from Batsim's text (printed with ``%f``, read back)."""
+    return t if t.is_integer() else float("%f" % t)
+
+
+class PythonEventBuffer(EventBuffer):
+    """The same events as Python structures, each exactly what ``json.loads`` makes of the text
+    :class:`EventBuffer` writes (the in-process transport: no JSON text per message)."""
+
+    def append(self, timestamp: float, etype: str, data):
+        # rare events (simulation begins or ends, kills, notifications): through the text, exact
+        self.events.append({"timestamp": received(timestamp), "type": etype, "data": json.loads(dumps(data))})
+
+    def job_submitted(self, timestamp: float, job, profile):
+        data = {"job_id": job.id, "job": json.loads(job.json)}
+        if profile is not None:
+            data["profile"] = json.loads(profile.json)
+        self.events.append({"timestamp": received(timestamp), "type": "JOB_SUBMITTED", "data": data})
+
+    def job_completed(self, timestamp: float, job):
+        data = {"job_id": job.id, "job_state": job.state, "return_code": job.return_code, "alloc": job.alloc_text}
+        self.events.append({"timestamp": received(timestamp), "type": "JOB_COMPLETED", "data": data})
+
+    def message(self, now: float) -> dict:
+        message = {"now": received(now), "events": self.events}
+        self.events = []
+        return message
 
 
 class EmbeddedBatsim:
@@ -115,7 +159,8 @@ class EmbeddedBatsim:
         self.progress = progress  # called with the number of completed jobs
         self.kernel = Kernel()
         self.mbox = Mailbox("server")
-        self.events = EventBuffer()
+        self.python_wire = getattr(connection, "wire", "text") == "python"
+        self.events = PythonEventBuffer() if self.python_wire else EventBuffer()
         self.nb_hosts = platform.nb_hosts
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.host_job = [None] * self.nb_hosts
@@ -226,12 +271,7 @@ class EmbeddedBatsim:
 
     # -- messages to the scheduler --------------------------------------------
     def append_job_completed(self, job):
-        self.events.append(
-            self.kernel.now,
-            "JOB_COMPLETED",
-            '{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}'
-            % (dumps(job.id), job.state, job.return_code, job.alloc_text),
-        )
+        self.events.job_completed(self.kernel.now, job)
 
     def write_job(self, job):
         self.tracer.write_job(job, job.workload, job.alloc_text)
@@ -277,7 +317,7 @@ class EmbeddedBatsim:
             "workloads": {name: w.path for name, w in self.workloads.items()},
             "profiles": profiles,
         }
-        self.events.append(self.kernel.now, "SIMULATION_BEGINS", dumps(data))
+        self.events.append(self.kernel.now, "SIMULATION_BEGINS", data)
 
     # -- actors ---------------------------------------------------------------
     def server(self):
@@ -302,7 +342,7 @@ class EmbeddedBatsim:
             "SUBMITTER_BYE": self.on_submitter_bye,
         }
         while not self.end_ack:
-            message = yield from get(self.mbox)
+            message = yield (GET, self.mbox)  # get(): inline, one generator less
             handler = handlers[message[0]]
             if handler is not None:
                 creation = handler(message)
@@ -316,7 +356,7 @@ class EmbeddedBatsim:
                     if self.jobs_to_delete:
                         self.delete_jobs()
                 elif self.simulation_finished() and not self.end_sent:
-                    self.events.append(self.kernel.now, "SIMULATION_ENDS", "{}")
+                    self.events.append(self.kernel.now, "SIMULATION_ENDS", {})
                     yield from self.generate_and_send()
                     self.end_sent = True
 
@@ -338,20 +378,20 @@ class EmbeddedBatsim:
 
     def static_job_submitter(self, workload_name: str):
         mbox = self.mbox
-        yield from put(mbox, ("SUBMITTER_HELLO",))
+        yield (PUT, mbox, ("SUBMITTER_HELLO",))
         current = self.kernel.now
         to_send = []
         for job in self.static_jobs.pop(workload_name):
             if job.subtime > current:
                 if to_send:
-                    yield from put(mbox, ("JOB_SUBMITTED", to_send))
+                    yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
                     to_send = []
                 yield (SLEEP, job.subtime - current)
                 current = self.kernel.now
             to_send.append(job)
         if to_send:
-            yield from put(mbox, ("JOB_SUBMITTED", to_send))
-        yield from put(mbox, ("SUBMITTER_BYE",))
+            yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
+        yield (PUT, mbox, ("SUBMITTER_BYE",))
 
     def execute_job(self, job, hosts):
         kernel = self.kernel
@@ -393,14 +433,14 @@ class EmbeddedBatsim:
         if job.runtime == 0:
             job.runtime = 1e-5  # Batsim's epsilon for null runtimes
         if job.state != "COMPLETED_KILLED":
-            yield from put(self.mbox, ("JOB_COMPLETED", job))
+            yield (PUT, self.mbox, ("JOB_COMPLETED", job))
 
     def waiter(self, target: float):
         current = self.kernel.now
         if current < target:
             yield (SLEEP, max(target - current, 1e-5))
         if not (self.end_sent or self.end_ack):
-            yield from put(self.mbox, ("WAITING_DONE",))
+            yield (PUT, self.mbox, ("WAITING_DONE",))
 
     def killer(self, job_ids):
         progress = {}
@@ -426,25 +466,22 @@ class EmbeddedBatsim:
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
                 job.runtime = 1e-5
-        yield from put(self.mbox, ("KILLING_DONE", job_ids, progress))
+        yield (PUT, self.mbox, ("KILLING_DONE", job_ids, progress))
 
     # -- server handlers (server.cpp) -----------------------------------------
     def on_submitter_bye(self, message):
         self.submitters_finished += 1
         if self.submitters_finished == len(self.static_workloads):
-            self.events.append(self.kernel.now, "NOTIFY", '{"type":"no_more_static_job_to_submit"}')
+            self.events.append(self.kernel.now, "NOTIFY", {"type": "no_more_static_job_to_submit"})
 
     def on_job_submitted(self, message):
         now = self.kernel.now
         forward = self.options.forward_profiles
+        submitted = self.events.job_submitted
         for job in message[1]:
             job.state = "SUBMITTED"
             self.nb_submitted += 1
-            if forward:
-                data = '{"job_id":%s,"job":%s,"profile":%s}' % (dumps(job.id), job.json, self.job_profiles[job.id].json)
-            else:
-                data = '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json)
-            self.events.append(now, "JOB_SUBMITTED", data)
+            submitted(now, job, self.job_profiles[job.id] if forward else None)
 
     def on_job_completed(self, message):
         job = message[1]
@@ -460,7 +497,7 @@ class EmbeddedBatsim:
             self.end_ack = True
 
     def on_waiting_done(self, message):
-        self.events.append(self.kernel.now, "REQUESTED_CALL", "{}")
+        self.events.append(self.kernel.now, "REQUESTED_CALL", {})
         self.nb_waiters -= 1
 
     def on_killing_done(self, message):
@@ -474,14 +511,14 @@ class EmbeddedBatsim:
                 self.write_job(job)
                 self.jobs_to_delete.append(job.id)
         data = {"job_ids": list(job_ids), "job_progress": {j: progress[j] for j in job_ids if j in progress}}
-        self.events.append(self.kernel.now, "JOB_KILLED", dumps(data))
+        self.events.append(self.kernel.now, "JOB_KILLED", data)
         self.nb_killers -= 1
 
     def on_register_job(self, message):
         job = message[1]
         self.nb_submitted += 1
         if self.options.ack_dynamic_jobs:
-            self.events.append(self.kernel.now, "JOB_SUBMITTED", '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json))
+            self.events.job_submitted(self.kernel.now, job, None)
 
     def on_end_dynamic_register(self, message):
         self.registration_finished = True
@@ -565,31 +602,38 @@ class EmbeddedBatsim:
         return (CREATE, f"job_{job.id}", actor_gen, job)
 
     # -- the exchange with the scheduler (network.cpp, protocol.cpp) ----------
-    def request_reply(self, text: str):
+    def request_reply(self, message):
+        if self.python_wire and self.tracer.pending:
+            # the plugin computes in this process: if it kills it (os._exit), the rows are on disk
+            self.tracer.flush()
         start = time.perf_counter()
-        reply = self.connection.exchange(text)
+        reply = self.connection.exchange(message)
         self.scheduling_time_s += time.perf_counter() - start
-        if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
-            try:
-                now = float(reply[8:-15])
-            except ValueError:
-                pass
-            else:
-                if now > self.kernel.now:
-                    yield (SLEEP, now - self.kernel.now)
-                yield from put(self.mbox, ("SCHED_READY",))
+        if self.python_wire:
+            doc = reply  # pybatsim's reply as it would pass it to json.dumps
+            if type(doc) is dict and not doc.get("events", True) and type(doc.get("now")) is float:
+                yield from self.idle_reply(doc["now"])
                 return
-        try:
-            doc = json.loads(reply)
-        except json.JSONDecodeError as error:
-            self.fail(f"invalid JSON message from the scheduler: could not be parsed ({error.msg})")
+        else:
+            if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
+                try:
+                    now = float(reply[8:-15])
+                except ValueError:
+                    pass
+                else:
+                    yield from self.idle_reply(now)
+                    return
+            try:
+                doc = json.loads(reply)
+            except json.JSONDecodeError as error:
+                self.fail(f"invalid JSON message from the scheduler: could not be parsed ({error.msg})")
         if not isinstance(doc, dict):
             self.fail("invalid JSON message from the scheduler: not a JSON object")
         now = doc.get("now")
         if not isinstance(now, (int, float)) or isinstance(now, bool):
             self.fail("invalid JSON message from the scheduler: no numeric 'now' key")
         events = doc.get("events")
-        if not isinstance(events, list):
+        if not isinstance(events, (list, tuple) if self.python_wire else list):
             self.fail("invalid JSON message from the scheduler: 'events' should be an array")
         kernel = self.kernel
         parse_event = self.decisions.parse_event
@@ -599,7 +643,13 @@ class EmbeddedBatsim:
                 continue
             if timestamp > kernel.now:
                 yield (SLEEP, timestamp - kernel.now)
-            yield from put(self.mbox, message)
+            yield (PUT, self.mbox, message)
         if now > kernel.now:
             yield (SLEEP, now - kernel.now)
-        yield from put(self.mbox, ("SCHED_READY",))
+        yield (PUT, self.mbox, ("SCHED_READY",))
+
+    def idle_reply(self, now: float):
+        """A reply without decisions: the scheduler is ready again at its ``now``."""
+        if now > self.kernel.now:
+            yield (SLEEP, now - self.kernel.now)
+        yield (PUT, self.mbox, ("SCHED_READY",))

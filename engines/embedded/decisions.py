@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from adaptsched.engines.embedded.jobs import Job
 from adaptsched.formats.intervals import parse_hosts
+from adaptsched.formats.jsontext import reserialized
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
 
 SUPPORTED_EVENTS = (
@@ -111,7 +112,7 @@ class DecisionParser:
     def parse_kill_job(self, where, data):
         engine = self.engine
         ids = data.get("job_ids")
-        if len(data) != 1 or not isinstance(ids, list) or not ids:
+        if len(data) != 1 or not isinstance(ids, (list, tuple)) or not ids:
             engine.fail(f"{where}: the 'data' value should be {{'job_ids': [non-empty array]}}")
         if not all(isinstance(i, str) for i in ids):
             engine.fail(f"{where}: every job id should be a string")
@@ -171,7 +172,8 @@ class DecisionParser:
                 f"in workload '{workload_name}'"
             )
         try:
-            workload.profiles[profile_name] = parse_profile(profile_name, data["profile"], ("scheduler", f"{where}: "))
+            profile = reserialized(data["profile"])  # as Batsim re-reads it: floats to 6 decimals
+            workload.profiles[profile_name] = parse_profile(profile_name, profile, ("scheduler", f"{where}: "))
         except Exception as error:  # InputError: report as a decision error
             engine.fail(str(error).split(": ", 1)[-1])
         return ("PROFILE_REGISTERED_BY_DP",)
@@ -204,7 +206,7 @@ class DecisionParser:
                 f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
                 "accessible (profiles are freed with their last job unless profile reuse is enabled)"
             )
-        desc = dict(desc)
+        desc = reserialized(desc)  # as Batsim re-reads it: floats (walltime, subtime) to 6 decimals
         desc["id"] = job_id
         try:
             job = Job(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))

@@ -17,16 +17,26 @@ the same actors (``batsim.py``) on a kernel that reproduces that interleaving
   ``GET``), which changes nothing observable: the wait only registers the actor
   on its transfer, in the same order relative to the other party, and no other
   actor's simcall or position in the ready list depends on it.
-- Time only moves when no actor is ready (``solve``). Transfers take zero time on
-  the platforms we generate, but still complete in a later solve. Every action
+- Time only moves when no actor is ready (``solve``). Transfers take 1e-20 s on
+  the platforms we generate (see Transfers below) and complete in a later solve. Every action
   done by the earliest end finishes in that solve: sleeps and wait timeouts
   within SimGrid's timing precision (1e-9 s), executions within 1e-14 of their
   work. They finish in creation order (ptask_L07 keeps one started-action list),
   and the waiters of each are answered in the order they started waiting.
 
-Network-less platforms with an instantaneous loopback (what ``adaptsched platform``
-generates) make every transfer take zero time; on other platforms real Batsim
-adds message latencies that this kernel does not model.
+Transfers. On the platforms ``adaptsched platform`` generates (no links; SimGrid's
+implicit loopback set to 1e20 B/s, no latency) each of Batsim's 1-byte messages takes
+``TRANSFER_S`` = 1 / 1e20 s: the solve that completes them moves SimGrid's clock by that
+much, and subtracts it from every running action. From t = 2**-12 s (about 2.4e-4 s) on,
+adding 1e-20 to the clock or subtracting it from a remaining duration of 2**-12 s or more
+changes no bit, so the kernel steps by ``TRANSFER_S`` only while the step still moves
+the clock: this gives the first rows of ``_machine_states.csv`` (a job starting at
+t = 9e-20 s) exactly as SimGrid. Later, SimGrid's 1e-20 steps change only actions with
+less than 2**-12 s left (a decision timestamped a few microseconds ahead, a 1e-5 s
+CALL_ME_LATER), by k x 1e-20 s over k messages; the clock then reaches their end at most
+one ulp apart, with a probability of about k x 1e-20 / ulp(now) (1e-10 per message near
+t = 1e5 s): unmodelled. On other platforms real Batsim adds message latencies that this
+kernel does not model.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
 WINDOW_S = 1e-6  # approximate ends this close to the earliest are checked exactly
+TRANSFER_S = 1.0 / 1e20  # one 1-byte message on the generated platforms' 1e20 B/s loopback
 
 
 class Actor:
@@ -228,7 +239,8 @@ class Kernel:
         As SimGrid: the step is the least remaining duration; a sleep (or wait
         timeout) whose remaining duration falls below the timing precision (1e-9 s)
         ends now, an execution when its remaining work falls below 1e-14 of the
-        whole; transfers take zero time. Everything that ends in the same solve
+        whole; transfers take ``TRANSFER_S`` (counted only near t = 0, where it moves the
+        clock), less than any other action. Everything that ends in the same solve
         ends in creation order. The heap holds approximate ends (start + duration),
         so the exact remaining durations are computed for every action whose
         approximate end is within ``WINDOW_S`` of the earliest.
@@ -240,12 +252,15 @@ class Kernel:
         if transfers:
             batch = transfers[:]
             transfers.clear()  # in place: run() holds this list
+            # the transfers' duration, when adding it still moves the clock (near t = 0)
+            delta = TRANSFER_S if self.now + TRANSFER_S != self.now else 0.0
             if not heap or heap[0][0] - self.now >= WINDOW_S:  # the common case
+                if delta:
+                    self._step(delta)
                 for _, comm in batch:
                     self._finish(comm)
                 return
             finished = batch
-            delta = 0.0
             candidates = self._candidates(heap[0][0])
         elif not heap:
             return

@@ -110,6 +110,15 @@ class JobsTracer:
             self._file.flush()
             self._pending = 0
 
+    @property
+    def pending(self) -> int:
+        """Rows written but maybe not yet on disk."""
+        return self._pending
+
+    def flush(self):
+        self._file.flush()
+        self._pending = 0
+
     def time_computing(self) -> float:
         """Host-seconds spent computing: sum over jobs and hosts of finish - start, exactly."""
         return math.fsum(t for start, finish, hosts in self.busy for t in (finish, -start) for _ in range(hosts))

@@ -39,7 +39,22 @@ def _line_chart(path, title, xlabel, ylabel, series):
 def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wall_s, command="") -> Path:
     """Writes ``folder/report.md``, ``runs.csv`` and the PNG charts; returns the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / "runs.csv", "w", newline="") as handle:
+    write_csv(folder / "runs.csv", plan, results)
+    lines = header(results, days=days, seeds=seeds, hosts=hosts, engine=engine, wall_s=wall_s, command=command)
+    more, table = table1_section(results, seeds)
+    lines += more
+    lines += figures_section(folder, results)
+    lines += ["", "## The paper's findings, checked", "", *findings_table(findings(results, table))]
+    lines += invariants_section(results)
+    lines += ["", DIFFERENCES]
+    path = folder / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_csv(path: Path, plan, results) -> None:
+    """One row per run: its place in the plan and its metrics."""
+    with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["run", "study", "strategy", "mode", "load", "min_fraction", "seed", *COLUMNS])
         for name, options, load, seed, study in plan:
@@ -57,15 +72,30 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
                         *[r[c] for c in COLUMNS],
                     ]
                 )
-    lines = [
+
+
+def header(results, *, days, seeds, hosts, engine, wall_s, command) -> list[str]:
+    return [
         "# Downey (1996): processor allocation strategies, reproduced",
         "",
-        f"{hosts} processors, {days} simulated days per workload, {engine} engine, FIFO queue. "
+        f"{hosts} processors, {days} simulated days per workload"
+        + (
+            ""
+            if (days, seeds) == (120, 3)
+            else " (a shortened run: the paper's size is 120 days, 3 workloads for Table 1)"
+        )
+        + f", {engine} engine, FIFO queue. "
         f"This invocation: {wall_s / 60:.1f} min; the {len(results)} runs took "
         f"{sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all (one per CPU at a time). "
         f"Data: `runs.csv`.",
         "",
         *([f"Made by `{command}`.", ""] if command else []),
+    ]
+
+
+def table1_section(results, seeds):
+    """Table 1 beside the paper's; returns its lines and {strategy: [mean per column]}."""
+    lines = [
         f"## Table 1: greedy strategies at offered load 0.75 (mean of {seeds} workloads; paper in parentheses)",
         "",
         "| strategy | load | utilization | turnaround (s) | queue (s) | cluster size (CV) | p90 slowdown |",
@@ -81,7 +111,11 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
             f"{v[3]:,.0f} ({p[3]:,}) | {v[4]:.1f} ({v[5]:.2f}) (paper {p[4]} ({p[5]})) | "
             f"{v[6]:.1f} ({p[6]}) |"
         )
-    # figures
+    return lines, table
+
+
+def figures_section(folder: Path, results) -> list[str]:
+    """Figures 11, 12 and 13 as PNG, and Figure 11's utilizations as a table."""
     charts = []
     for mode, style in (("stubborn", "o--"), ("greedy", "s-")):
         series = []
@@ -117,7 +151,7 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
                 series,
             )
         )
-    lines += ["", "## Figures 11, 12 and 13", ""] + [f"![{c}]({c})" for c in charts]
+    lines = ["", "## Figures 11, 12 and 13", ""] + [f"![{c}]({c})" for c in charts]
     lines += [
         "",
         "| load | " + " | ".join(f"{s} greedy | {s} stubborn" for s in STRATEGIES[:4]) + " | ASP |",
@@ -132,9 +166,11 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
             ]
         cells.append(f"{_mean(results, [f'fig11_greedy_ASP_rho{l:g}'], 'utilization'):.3f}")
         lines.append(f"| {l:g} | " + " | ".join(cells) + " |")
-    lines += ["", "(utilization; cluster sizes and the other metrics are in `runs.csv`)"]
+    return lines + ["", "(utilization; cluster sizes and the other metrics are in `runs.csv`)"]
 
-    # the paper's qualitative findings
+
+def findings(results, table) -> list:
+    """The paper's qualitative findings (:mod:`.findings`) on our runs."""
     fig11 = {
         (s, l, mode): results[f"fig11_{mode}_{s}_rho{l:g}"]
         for l in LOADS
@@ -142,14 +178,16 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
         for mode in ("greedy", "stubborn")
         if f"fig11_{mode}_{s}_rho{l:g}" in results
     }
-    checks = [
+    return [
         claims.greedy_beats_stubborn(fig11, STRATEGIES[:4], LOADS),
         claims.sev_lowest_p90_slowdown({s: table[s][6] for s in STRATEGIES}),
         claims.asp_highest_cluster_cv({s: table[s][5] for s in STRATEGIES}),
     ]
-    lines += ["", "## The paper's findings, checked", "", *findings_table(checks)]
+
+
+def invariants_section(results) -> list[str]:
     bad = [(n, v) for n, r in results.items() for v in r.get("violations", [])]
-    lines += [
+    return [
         "",
         "## Invariants",
         "",
@@ -158,10 +196,6 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
             "**all hold**." if not bad else f"**{len(bad)} violations**: " + "; ".join(f"{n}: {v}" for n, v in bad[:10])
         ),
     ]
-    lines += ["", DIFFERENCES]
-    path = folder / "report.md"
-    path.write_text("\n".join(lines) + "\n")
-    return path
 
 
 DIFFERENCES = """## Why our numbers differ from the paper's

@@ -156,7 +156,13 @@ def header(res, engine, *, seeds, hosts, trace, conversion, wall_s) -> list[str]
         f"backfilling: order D with guarantees). This invocation: {wall_s / 60:.1f} min; the "
         f"{sum(len(v) for v in res.runs.values())} runs took "
         f"{sum(r['wall_s'] for v in res.runs.values() for r in v) / 60:.1f} "
-        f"min in all (one per CPU at a time; an interrupted reproduction resumes).",
+        f"min in all (one per CPU at a time; an interrupted reproduction resumes)."
+        + (
+            " **A shortened run**: the full reproduction replays the whole trace with 5 seeds "
+            "(docs/perkovic-keleher.md gives its results)."
+            if seeds < 5 or any(k.startswith("after the first") for k in getattr(conversion, "excluded", {}))
+            else ""
+        ),
         "",
     ]
 

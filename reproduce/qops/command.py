@@ -8,7 +8,7 @@ from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
 
-from .plan import TRACES
+from .plan import DEFAULT_SEGMENT, TRACES, parse_segment
 
 NAME = "qops"
 HELP = (
@@ -30,6 +30,27 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--qos-trace", action="append", choices=tuple(TRACES), help="only this trace (repeatable; default both)"
     )
+    parser.add_argument(
+        "--segment",
+        action="append",
+        type=segment,
+        metavar="first|last|START:END",
+        help=f"which part of each trace: its first --jobs jobs (the paper's reading), its last --jobs jobs, "
+        f"or the converted jobs START to END (0-based, END excluded); repeatable: the report compares "
+        f"them with the paper's Table 1 (default {DEFAULT_SEGMENT})",
+    )
+
+
+def segment(text: str) -> str:
+    """argparse type of ``--segment`` (a usage error, exit 2, when malformed)."""
+    import argparse
+
+    try:
+        return parse_segment(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected first, last or START:END (whole numbers, START < END), got {text!r}"
+        ) from None
 
 
 def run(args) -> int:
@@ -43,6 +64,7 @@ def run(args) -> int:
         scheduler_address=args.scheduler_address,
         traces=traces,
         trace_files=trace_files(traces, args.trace),
+        segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -84,6 +106,7 @@ def reproduce(
     scheduler_address: str | None = None,
     traces=tuple(TRACES),
     trace_files: dict | None = None,
+    segments=(DEFAULT_SEGMENT,),
     report_dir=None,
     command: str = "",
     say=print,
@@ -102,7 +125,7 @@ def reproduce(
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, batsim = prepare(out, engine, batsim)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files)
+    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
     say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
     platforms = {}
     for trace in traces:
@@ -130,6 +153,7 @@ def reproduce(
         engine=engine,
         wall_s=time.perf_counter() - begin,
         inputs=inputs,
+        segments=segments,
         command=command,
     )
     say(f"report: {report}")

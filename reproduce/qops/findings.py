@@ -79,3 +79,13 @@ def gains_grow_with_cost(best: Mapping[tuple, float]) -> Finding | None:
         all(a <= b for a, b in itertools.pairwise(gains)),
         ", ".join(f"C={c}: {100 * g:+.0f} %" for c, g in zip(costs, gains)),
     )
+
+
+def table1_distance(
+    ours: Mapping[tuple, Sequence[float]], paper: Mapping[tuple, Sequence[int]] = PAPER_TABLE1
+) -> float:
+    """Mean absolute difference, in percentage points, between our improvements over QoPS
+    (fractions, per OC-factor) and the paper's Table 1 (percentages), over the scenarios
+    ``(C, U, load)`` both have; NaN when none."""
+    diffs = [abs(100 * g - p) for key, gains in ours.items() if key in paper for g, p in zip(gains, paper[key])]
+    return sum(diffs) / len(diffs) if diffs else float("nan")

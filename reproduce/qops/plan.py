@@ -38,8 +38,63 @@ TABLE1 = (
 WINDOWS_H = (1, 4, 16, 32, 48, 64, 128)
 
 
-def scenario_name(trace, cost, urgent, load, estimates):
-    return f"{trace}_C{cost}_U{int(urgent * 100)}_{load}_{estimates}"
+#: Which part of each trace: its first ``jobs`` jobs (the paper: "the first 10,000 jobs"),
+#: its last ``jobs`` jobs, or the converted jobs START to END (0-based, END excluded).
+SEGMENTS = ("first", "last")
+DEFAULT_SEGMENT = "first"
+
+
+def parse_segment(text: str) -> str:
+    """``first``, ``last`` or ``START:END`` (whole numbers, START < END), normalized; raises
+    ValueError (argparse's usage error) otherwise."""
+    if text in SEGMENTS:
+        return text
+    start, sep, end = text.partition(":")
+    if not (sep and start.strip().isdigit() and end.strip().isdigit() and int(start) < int(end)):
+        raise ValueError(text)
+    return f"{int(start)}:{int(end)}"
+
+
+def segment_slug(segment: str) -> str:
+    """The suffix of a segment's file and run names: none for ``first`` (the names runs had
+    before segments existed, so that their results are reused)."""
+    if segment == "first":
+        return ""
+    return "_last" if segment == "last" else "_jobs" + segment.replace(":", "-")
+
+
+def segment_text(segment: str, jobs: int) -> str:
+    """The segment in words, for the report."""
+    if segment in SEGMENTS:
+        return f"{segment} {jobs:,} jobs"
+    start, end = segment.split(":")
+    return f"jobs {int(start):,} to {int(end):,}"
+
+
+def scenario_name(trace, cost, urgent, load, estimates, segment="first"):
+    return f"{trace}_C{cost}_U{int(urgent * 100)}_{load}_{estimates}{segment_slug(segment)}"
+
+
+def select(workload: dict, segment: str, jobs: int) -> dict:
+    """The jobs of ``segment`` of a converted workload, submission times shifted so that the
+    first of them is submitted at 0, unused profiles dropped."""
+    if segment == "last":
+        chosen = workload["jobs"][-jobs:]
+    else:
+        start, end = (int(x) for x in segment.split(":"))
+        chosen = workload["jobs"][start:end]
+    if not chosen:
+        raise ValueError(f"segment {segment}: no job there ({len(workload['jobs'])} jobs converted)")
+    offset = min(j["subtime"] for j in chosen)
+    out_jobs = [dict(j, subtime=j["subtime"] - offset) for j in chosen]
+    used = {j["profile"] for j in out_jobs}
+    metadata = dict(workload.get("metadata", {}), segment=segment, segment_jobs=len(out_jobs))
+    return dict(
+        workload,
+        jobs=out_jobs,
+        profiles={k: v for k, v in workload["profiles"].items() if k in used},
+        metadata=metadata,
+    )
 
 
 def schedulers():
@@ -95,50 +150,78 @@ def load_variance(workload: dict, window_h: float) -> float:
 
 
 def scenario_workload(
-    inputs: Path, trace, cost, urgent, load, estimates, *, jobs: int, trace_files: dict | None = None
+    inputs: Path,
+    trace,
+    cost,
+    urgent,
+    load,
+    estimates,
+    *,
+    jobs: int,
+    trace_files: dict | None = None,
+    segment: str = "first",
 ) -> Path:
     """The annotated workload of a scenario, written once into ``inputs``."""
+    from adaptsched.errors import InputError
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
     from adaptsched.workloads.traces import find_trace
 
-    path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates)}.json"
+    path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates, segment)}.json"
     if path.is_file():
         return path
     hosts = TRACES[trace][1]
     source = find_trace(trace, (trace_files or {}).get(trace))
-    workload, _ = convert_swf(source, hosts=hosts, first=jobs)
+    if segment == "first":
+        workload, _ = convert_swf(source, hosts=hosts, first=jobs)
+    else:
+        workload, _ = convert_swf(source, hosts=hosts)
+        try:
+            workload = select(workload, segment, jobs)
+        except ValueError as error:
+            raise InputError(source, f"--segment {error}") from None
     workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact", seed=1)
     if load == "high":
         workload, _ = high_load(workload, fraction=0.4, seed=1)
     return write_workload(workload, path)
 
 
-def scenarios(traces) -> list[tuple]:
-    """(trace, C, U, load, estimates) of every scenario: Table 1 with exact estimates, then
-    sec. 5.4's real estimates."""
-    out = [(t, c, u, l, "exact") for t in traces for c, u, l in TABLE1]
-    out += [(t, 10, u, "orig", "real") for t in traces for u in (0.2, 0.5, 0.8)]
+def scenarios(traces, segments=(DEFAULT_SEGMENT,)) -> list[tuple]:
+    """(trace, C, U, load, estimates, segment) of every scenario: Table 1 with exact
+    estimates, then sec. 5.4's real estimates; for each segment in turn."""
+    out = []
+    for segment in segments:
+        out += [(t, c, u, l, "exact", segment) for t in traces for c, u, l in TABLE1]
+        out += [(t, 10, u, "orig", "real", segment) for t in traces for u in (0.2, 0.5, 0.8)]
     return out
 
 
-def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None):
+def table2_run(window_h, segment="first") -> str:
+    return f"table2_window{window_h}h{segment_slug(segment)}"
+
+
+def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None, segments=(DEFAULT_SEGMENT,)):
     """(scenarios, plan, batch): ``plan`` lists (scenario name, scheduler label, run name),
     ``batch`` (trace, :class:`~adaptsched.reproduce.runner.Job`) of every run, Table 2's
-    included; the workloads are written into ``inputs``."""
+    included (on the first segment); the workloads are written into ``inputs``."""
     from adaptsched.reproduce.runner import Job
 
-    chosen = scenarios(traces)
+    chosen = scenarios(traces, segments)
     batch, plan = [], []
-    for trace, cost, urgent, load, estimates in chosen:
-        name = scenario_name(trace, cost, urgent, load, estimates)
-        path = scenario_workload(inputs, trace, cost, urgent, load, estimates, jobs=jobs, trace_files=trace_files)
+    for trace, cost, urgent, load, estimates, segment in chosen:
+        name = scenario_name(trace, cost, urgent, load, estimates, segment)
+        path = scenario_workload(
+            inputs, trace, cost, urgent, load, estimates, jobs=jobs, trace_files=trace_files, segment=segment
+        )
         for label, scheduler, options in schedulers():
             run_name = f"{name}_{label.replace(' ', '')}"
             batch.append((trace, Job(run_name, scheduler, options, str(path))))
             plan.append((name, label, run_name))
     if "SDSC-SP2" in traces:
-        path = scenario_workload(inputs, "SDSC-SP2", 10, 0.5, "high", "exact", jobs=jobs, trace_files=trace_files)
+        segment = segments[0]
+        path = scenario_workload(
+            inputs, "SDSC-SP2", 10, 0.5, "high", "exact", jobs=jobs, trace_files=trace_files, segment=segment
+        )
         for w in WINDOWS_H:
-            batch.append(("SDSC-SP2", Job(f"table2_window{w}h", "dvqops", {"window_h": float(w)}, str(path))))
+            batch.append(("SDSC-SP2", Job(table2_run(w, segment), "dvqops", {"window_h": float(w)}, str(path))))
     return chosen, plan, batch

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,34 +18,62 @@ from adaptsched.reproduce.common import Finding, findings_table
 
 from . import findings as claims
 from .findings import PAPER_TABLE1, PAPER_TABLE2
-from .plan import OC_FACTORS, WINDOWS_H, load_variance, scenario_name, schedulers
+from .plan import OC_FACTORS, WINDOWS_H, load_variance, scenario_name, schedulers, segment_text, table2_run
 
 
-def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine, wall_s, inputs, command="") -> Path:
-    """Writes ``folder/report.md``, ``revenue.csv`` and the PNG charts; returns the report's path."""
+class Row(NamedTuple):
+    """One scenario's revenues: VQoPS's and DVQoPS's improvements over QoPS."""
+
+    trace: str
+    cost: int
+    urgent: float
+    load: str
+    estimates: str
+    segment: str
+    gains: list  # per OC-factor
+    dvqops: float
+    qops_revenue: float
+
+    @property
+    def label(self) -> str:
+        tag = "" if self.segment == "first" else f" ({self.segment})"
+        return f"{self.trace} C={self.cost} U={int(self.urgent * 100)} % {self.load} {self.estimates}{tag}"
+
+
+def write_report(
+    folder: Path, scenarios, plan, results, *, traces, jobs, engine, wall_s, inputs, segments=("first",), command=""
+) -> Path:
+    """Writes ``folder/report.md``, ``revenue.csv`` and the PNG charts; returns the report's path.
+    Acceptance by class, Table 2 and the DVQoPS chart are on the first of ``segments``."""
     folder.mkdir(parents=True, exist_ok=True)
     rows = revenue_rows(scenarios, plan, results)
     write_csv(folder / "revenue.csv", rows)
+    parts = " and ".join(segment_text(s, jobs) for s in segments)
     lines = [
         "# Islam et al. (2007): QoPS, VQoPS and DVQoPS, reproduced",
         "",
-        f"First {jobs:,} jobs of each trace, {engine} engine. This invocation {wall_s / 60:.1f} min; the "
+        f"{parts[0].upper()}{parts[1:]} of each trace"
+        + ("" if jobs == 10000 else " (a shortened run: the paper used 10,000 jobs of each trace)")
+        + f", {engine} engine. This invocation {wall_s / 60:.1f} min; the "
         f"{len(results)} runs took {sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all.",
         "",
         *([f"Made by `{command}`.", ""] if command else []),
     ]
-    more, gaps = table1_section(rows, traces)
+    more, gaps = table1_section(rows, traces, segments, jobs)
     lines += more
+    lines += segments_section(rows, traces, segments, jobs)
     lines += dvqops_section(gaps)
     found = [claims.dvqops_near_best_static(gaps)]
-    for trace in traces:
-        best = by_trace(rows, trace)
-        found += [_on(trace, claims.gains_grow_with_load(best)), _on(trace, claims.gains_grow_with_cost(best))]
+    for segment in segments:
+        for trace in traces:
+            best = by_trace(rows, trace, segment)
+            tag = trace if segment == "first" else f"{trace} ({segment})"
+            found += [_on(tag, claims.gains_grow_with_load(best)), _on(tag, claims.gains_grow_with_cost(best))]
     lines += ["", "## The paper's findings, checked", "", *findings_table(f for f in found if f is not None)]
-    lines += acceptance_section(results, traces)
-    lines += table2_section(results, inputs)
+    lines += acceptance_section(results, traces, segments[0])
+    lines += table2_section(results, inputs, segments[0])
     revenue_chart(folder / "revenue.png", rows)
-    choices_chart(folder / "dvqops_choices.png", results, traces)
+    choices_chart(folder / "dvqops_choices.png", results, traces, segments[0])
     lines += ["", "![revenue](revenue.png)", "", "![DVQoPS choices](dvqops_choices.png)"]
     lines += deadline_section(results)
     lines += ["", DIFFERENCES]
@@ -53,19 +82,18 @@ def write_report(folder: Path, scenarios, plan, results, *, traces, jobs, engine
     return path
 
 
-def revenue_rows(scenarios, plan, results) -> list[tuple]:
-    """(trace, C, U, load, estimates, [VQoPS gain per OC-factor], DVQoPS gain, QoPS revenue)
-    of every scenario whose QoPS run is done; gains relative to QoPS."""
+def revenue_rows(scenarios, plan, results) -> list[Row]:
+    """The :class:`Row` of every scenario whose QoPS run is done."""
     revenue = {run: results[run]["all"]["revenue"] for _, _, run in plan if run in results}
     rows = []
-    for trace, cost, urgent, load, estimates in scenarios:
-        name = scenario_name(trace, cost, urgent, load, estimates)
+    for trace, cost, urgent, load, estimates, segment in scenarios:
+        name = scenario_name(trace, cost, urgent, load, estimates, segment)
         base = revenue.get(f"{name}_QoPS")
         if not base:
             continue
         gains = [revenue.get(f"{name}_VQoPS{oc:g}", np.nan) / base - 1 for oc in OC_FACTORS]
         dv = revenue.get(f"{name}_DVQoPS", np.nan) / base - 1
-        rows.append((trace, cost, urgent, load, estimates, gains, dv, base))
+        rows.append(Row(trace, cost, urgent, load, estimates, segment, gains, dv, base))
     return rows
 
 
@@ -74,47 +102,98 @@ def _on(trace, finding):
     return finding and Finding(f"{trace}: {finding.claim}", finding.holds, finding.numbers)
 
 
-def by_trace(rows, trace) -> dict:
+def by_trace(rows, trace, segment="first") -> dict:
     """{(C, U, load): best static improvement} of one trace's exact-estimate scenarios."""
-    return {(c, u, l): max(gains) for t, c, u, l, e, gains, _, _ in rows if e == "exact" and t == trace}
+    return {
+        (r.cost, r.urgent, r.load): max(r.gains)
+        for r in rows
+        if r.estimates == "exact" and r.trace == trace and r.segment == segment
+    }
 
 
 def write_csv(path: Path, rows) -> None:
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(
-            ["trace", "C", "U", "load", "estimates", "qops_revenue", *[f"vqops_{oc:g}" for oc in OC_FACTORS], "dvqops"]
+            [
+                "trace",
+                "C",
+                "U",
+                "load",
+                "estimates",
+                "segment",
+                "qops_revenue",
+                *[f"vqops_{oc:g}" for oc in OC_FACTORS],
+                "dvqops",
+            ]
         )
-        for trace, cost, urgent, load, estimates, gains, dv, base in rows:
-            writer.writerow([trace, cost, urgent, load, estimates, base, *gains, dv])
-
-
-def table1_section(rows, traces):
-    """Table 1 per trace; returns its lines and {scenario: DVQoPS's gap to the best static}."""
-    lines, gaps = [], {}
-    for trace in traces:
-        lines += [
-            f"## Table 1 on {trace}: revenue improvement over QoPS (paper in parentheses)",
-            "",
-            "| C | urgent | load | estimates | "
-            + " | ".join(f"OC {oc:g}" for oc in OC_FACTORS)
-            + " | DVQoPS | DVQoPS vs best static |",
-            "|---|---:|---|---|" + "---:|" * (len(OC_FACTORS) + 2),
-        ]
-        for t, cost, urgent, load, estimates, gains, dv, _base in rows:
-            if t != trace:
-                continue
-            paper = PAPER_TABLE1.get((cost, urgent, load)) if estimates == "exact" else None
-            cells = [f"{100 * g:+.0f} %" + (f" ({p:+d} %)" if paper else "") for g, p in zip(gains, paper or [0] * 5)]
-            gap = claims.dvqops_gap(dv, gains)
-            lines.append(
-                f"| {cost}x | {int(urgent * 100)} % | {load} | {estimates} | "
-                + " | ".join(cells)
-                + f" | {100 * dv:+.0f} % | {100 * gap:+.1f} % |"
+        for r in rows:
+            writer.writerow(
+                [r.trace, r.cost, r.urgent, r.load, r.estimates, r.segment, r.qops_revenue, *r.gains, r.dvqops]
             )
-            gaps[f"{trace} C={cost} U={int(urgent * 100)} % {load} {estimates}"] = gap
-        lines.append("")
+
+
+def table1_section(rows, traces, segments, jobs):
+    """Table 1 per segment and trace; returns its lines and {scenario: DVQoPS's gap to the
+    best static OC-factor}."""
+    lines, gaps = [], {}
+    for segment in segments:
+        for trace in traces:
+            where = "" if segments == ("first",) else f", {segment_text(segment, jobs)}"
+            lines += [
+                f"## Table 1 on {trace}{where}: revenue improvement over QoPS (paper in parentheses)",
+                "",
+                "| C | urgent | load | estimates | "
+                + " | ".join(f"OC {oc:g}" for oc in OC_FACTORS)
+                + " | DVQoPS | DVQoPS vs best static |",
+                "|---|---:|---|---|" + "---:|" * (len(OC_FACTORS) + 2),
+            ]
+            for r in rows:
+                if r.trace != trace or r.segment != segment:
+                    continue
+                paper = PAPER_TABLE1.get((r.cost, r.urgent, r.load)) if r.estimates == "exact" else None
+                cells = [
+                    f"{100 * g:+.0f} %" + (f" ({p:+d} %)" if paper else "") for g, p in zip(r.gains, paper or [0] * 5)
+                ]
+                gap = claims.dvqops_gap(r.dvqops, r.gains)
+                lines.append(
+                    f"| {r.cost}x | {int(r.urgent * 100)} % | {r.load} | {r.estimates} | "
+                    + " | ".join(cells)
+                    + f" | {100 * r.dvqops:+.0f} % | {100 * gap:+.1f} % |"
+                )
+                gaps[r.label] = gap
+            lines.append("")
     return lines, gaps
+
+
+def segments_section(rows, traces, segments, jobs) -> list[str]:
+    """Which part of the traces comes closer to the paper's Table 1 (issue 15): the mean
+    distance, in percentage points, between our improvements and the paper's."""
+    if len(segments) < 2:
+        return []
+    lines = [
+        "## Which part of the trace: distance to the paper's Table 1",
+        "",
+        "Mean absolute difference between our revenue improvements and the paper's, in percentage "
+        "points, over the exact-estimate scenarios and the five OC-factors (lower is closer).",
+        "",
+        "| trace | part | original load | high load | all of Table 1 |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for trace in traces:
+        for segment in segments:
+            ours = {
+                (r.cost, r.urgent, r.load): r.gains
+                for r in rows
+                if r.trace == trace and r.segment == segment and r.estimates == "exact"
+            }
+            cells = [
+                claims.table1_distance({k: v for k, v in ours.items() if k[2] == "orig"}),
+                claims.table1_distance({k: v for k, v in ours.items() if k[2] == "high"}),
+                claims.table1_distance(ours),
+            ]
+            lines.append(f"| {trace} | {segment_text(segment, jobs)} | " + " | ".join(f"{c:.0f}" for c in cells) + " |")
+    return lines + [""]
 
 
 def dvqops_section(gaps) -> list[str]:
@@ -130,7 +209,7 @@ def dvqops_section(gaps) -> list[str]:
     ]
 
 
-def acceptance_section(results, traces) -> list[str]:
+def acceptance_section(results, traces, segment="first") -> list[str]:
     lines = [
         "",
         "## Accepted jobs by class (exact estimates, C = 10, U = 50 %, original load)",
@@ -141,7 +220,7 @@ def acceptance_section(results, traces) -> list[str]:
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for trace in traces:
-        name = scenario_name(trace, 10, 0.5, "orig", "exact")
+        name = scenario_name(trace, 10, 0.5, "orig", "exact", segment)
         for label, _, _ in schedulers():
             r = results.get(f"{name}_{label.replace(' ', '')}")
             if r:
@@ -156,11 +235,12 @@ def acceptance_section(results, traces) -> list[str]:
     return lines
 
 
-def table2_section(results, inputs: Path) -> list[str]:
-    t2 = [(w, results.get(f"table2_window{w}h")) for w in WINDOWS_H]
+def table2_section(results, inputs: Path, segment="first") -> list[str]:
+    t2 = [(w, results.get(table2_run(w, segment))) for w in WINDOWS_H]
     if not any(r for _, r in t2):
         return []
-    workload = json.loads((inputs / f"{scenario_name('SDSC-SP2', 10, 0.5, 'high', 'exact')}.json").read_text())
+    name = scenario_name("SDSC-SP2", 10, 0.5, "high", "exact", segment)
+    workload = json.loads((inputs / f"{name}.json").read_text())
     lines = [
         "",
         "## Table 2: fixed rollback windows (SDSC, exact, C = 10, U = 50 %, high load)",
@@ -183,11 +263,15 @@ def revenue_chart(path: Path, rows) -> None:
 
     fig = Figure(figsize=(9, 4.2), dpi=110)
     ax = fig.add_subplot()
-    labels = [f"{t[:4]} C{c} U{int(u * 100)} {l[0]} {e[0]}" for t, c, u, l, e, *_ in rows]
+    labels = [
+        f"{r.trace[:4]} C{r.cost} U{int(r.urgent * 100)} {r.load[0]} {r.estimates[0]}"
+        + ("" if r.segment == "first" else f" {r.segment}")
+        for r in rows
+    ]
     x = np.arange(len(rows))
     for i, oc in enumerate(OC_FACTORS):
-        ax.bar(x + (i - 3) * 0.13, [100 * r[5][i] for r in rows], 0.13, label=f"VQoPS {oc:g}")
-    ax.bar(x + 3 * 0.13, [100 * r[6] for r in rows], 0.13, label="DVQoPS", color="black")
+        ax.bar(x + (i - 3) * 0.13, [100 * r.gains[i] for r in rows], 0.13, label=f"VQoPS {oc:g}")
+    ax.bar(x + 3 * 0.13, [100 * r.dvqops for r in rows], 0.13, label="DVQoPS", color="black")
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("revenue vs QoPS (%)")
     ax.axhline(0, color="grey", lw=0.8)
@@ -196,7 +280,7 @@ def revenue_chart(path: Path, rows) -> None:
     fig.savefig(path)
 
 
-def choices_chart(path: Path, results, traces) -> None:
+def choices_chart(path: Path, results, traces, segment="first") -> None:
     """DVQoPS's OC-factor and window over time (C = 10, U = 80 %, high load); the window axis
     is made with the first trajectory drawn, whichever trace has it."""
     from matplotlib.figure import Figure
@@ -205,7 +289,7 @@ def choices_chart(path: Path, results, traces) -> None:
     ax = fig.add_subplot()
     ax2 = None
     for trace in traces:
-        r = results.get(f"{scenario_name(trace, 10, 0.8, 'high', 'exact')}_DVQoPS")
+        r = results.get(f"{scenario_name(trace, 10, 0.8, 'high', 'exact', segment)}_DVQoPS")
         if r and r.get("trajectory"):
             tr = np.array(r["trajectory"])
             ax.step(tr[:, 0] / 86400, tr[:, 1], where="post", label=f"{trace} OC-factor")

@@ -9,8 +9,15 @@ Option ``mistake`` (pybatsim -o '{"mistake": ...}'):
   past_call    asks to be called back in the past
   quotes       sets metadata containing double quotes
   crash        raises an exception when the third job is submitted
+  exit         calls sys.exit(3) when the third job is submitted
+  hang         loops forever when the third job is submitted
+  os_exit      calls os._exit(4) when the third job is submitted
 Otherwise it is plain FCFS on the lowest host ids.
 """
+
+import os
+import sys
+import time
 
 from batsim.batsim import BatsimScheduler
 from procset import ProcSet
@@ -26,6 +33,15 @@ class FaultySched(BatsimScheduler):
         self.seen += 1
         if self.mistake == "crash" and self.seen == 3:
             raise RuntimeError("faultySched: deliberate crash at the third submission")
+        if self.mistake == "exit" and self.seen == 3:
+            print("faultySched: deliberate sys.exit at the third submission")
+            sys.exit(3)
+        if self.mistake == "os_exit" and self.seen == 3:
+            os._exit(4)
+        if self.mistake == "hang" and self.seen == 3:
+            print("faultySched: deliberate hang at the third submission", flush=True)
+            while True:
+                time.sleep(0.05)
         self.waiting.append(job)
 
     def onJobCompletion(self, job):

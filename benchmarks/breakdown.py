@@ -1,0 +1,115 @@
+"""Where an in-process run's time goes: loading, the engine, pybatsim, the scheduler, per message.
+
+Runs one simulation on the embedded engine with the in-process transport and splits its CPU
+time (``time.process_time``: what this process computed, less sensitive than wall time to the
+other processes of a busy machine) by clocks around the hand-overs (no profiler, whose per-call
+overhead would distort the small functions of the engine):
+
+- *loading*: reading and checking the workload, platform and plugin (before the first message);
+- *scheduler*: time inside the plugin's handlers (``onJobSubmission``, ``onNoMoreEvents``...,
+  each wrapped in a clock);
+- *pybatsim*: time inside pybatsim's ``Batsim._read_bat_msg`` minus the scheduler's;
+- *engine*: the rest of the simulation (the kernel, Batsim's actors, decision checks, outputs).
+
+    .venv/bin/python benchmarks/breakdown.py [--scheduler easy] [--first 20000] [--trace T]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import adaptsched.engines.inprocess as inprocess
+from adaptsched.engines.run import run
+from adaptsched.platforms.simgrid import write_cluster
+from adaptsched.workloads.convert import convert_swf, write_workload
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+clock = time.process_time  # the run is one thread: the plugin shares the engine's process
+HANDLERS = (
+    "onAfterBatsimInit",
+    "onSimulationBegins",
+    "onSimulationEnds",
+    "onJobSubmission",
+    "onJobCompletion",
+    "onJobsKilled",
+    "onRequestedCall",
+    "onNoMoreJobsInWorkloads",
+    "onBeforeEvents",
+    "onNoMoreEvents",
+)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scheduler", default="easy")
+    parser.add_argument("--trace", default=str(DEFAULT_TRACE))
+    parser.add_argument("--hosts", type=int, default=338)
+    parser.add_argument("--first", type=int, help="only the first N jobs")
+    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "breakdown"))
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    workload, _ = convert_swf(args.trace, hosts=args.hosts, first=args.first)
+    workload_path = write_workload(workload, out / "workload.json")
+    platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")
+
+    clocks = {"scheduler": 0.0, "exchange": 0.0, "first_message": None, "exchanges": 0}
+    load_scheduler = inprocess.load_scheduler
+
+    def timed(method):
+        def wrapper(*a, **k):
+            start = clock()
+            try:
+                return method(*a, **k)
+            finally:
+                clocks["scheduler"] += clock() - start
+
+        return wrapper
+
+    def loading_and_wrapping(scheduler, options):
+        obj = load_scheduler(scheduler, options)
+        for name in HANDLERS:
+            if hasattr(obj, name):
+                setattr(obj, name, timed(getattr(obj, name)))
+        return obj
+
+    exchange = inprocess.InProcessConnection.exchange
+
+    def timed_exchange(self, message):
+        start = clock()
+        if clocks["first_message"] is None:
+            clocks["first_message"] = start
+        try:
+            return exchange(self, message)
+        finally:
+            clocks["exchange"] += clock() - start
+            clocks["exchanges"] += 1
+
+    inprocess.load_scheduler = loading_and_wrapping
+    inprocess.InProcessConnection.exchange = timed_exchange
+    start = clock()
+    try:
+        run(args.scheduler, workload_path, platform_path, out / args.scheduler, progress=False, say=lambda *a: None)
+    finally:
+        inprocess.load_scheduler = load_scheduler
+        inprocess.InProcessConnection.exchange = exchange
+    wall = clock() - start
+    loading = clocks["first_message"] - start
+    scheduler = clocks["scheduler"]
+    pybatsim = clocks["exchange"] - scheduler
+    engine = wall - loading - clocks["exchange"]
+    n = clocks["exchanges"]
+    print(f"{args.scheduler}, {len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages")
+    print("| part | s | share | us per message |")
+    print("|---|---:|---:|---:|")
+    for name, value in (("loading", loading), ("engine", engine), ("pybatsim", pybatsim), ("scheduler", scheduler)):
+        print(f"| {name} | {value:.2f} | {100 * value / wall:.0f}% | {1e6 * value / n:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Barsanti & Sodan, Adaptive Job Scheduling via Predictive Job Resource Allocation (SCOJO-P)."""

@@ -1,0 +1,563 @@
+"""SCOJO-P, Cirne-Berman and the traditional frame (core/scojo.py): hand-worked cases of
+issue 11 sec. 8.2, invariants on random workloads, and molded rows through the engine (8.5).
+
+Speedup of a SCOJO-P job of N_opt = 4 (core/speedup.py): S(n) = 2.6 + 0.5 (n - 4) below 4,
+2.6 + 0.15 (n - 4) above; runtime(n) = rt_opt 2.6 / S(n). Of N_opt = 8: S(8) = 5.2.
+"""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from adaptsched.core.base import Job
+from adaptsched.core.replay import replay
+from adaptsched.core.scojo import ArrivalModel, CirneBerman, PriorityEasy, ScojoP, job_class, shape_of
+from adaptsched.core.speedup import ScojoP as ScojoPModel
+
+
+def moldable(id, submit, n_opt, rt, walltime=None):
+    spec = {"model": "scojo-p", "runtime_opt_s": rt, "n_opt": n_opt}
+    return Job(id, submit, n_opt, walltime or rt + 1, {"moldable": spec})
+
+
+def rigid(id, submit, res, rt):
+    return Job(id, submit, res, rt)
+
+
+def occupy(sched, id, res, end_s, start_s=0.0):
+    """A job running on the scheduler's lowest free hosts until end_s."""
+    hosts = list(range(sched.nb_hosts - sched.pool.nb_free, sched.nb_hosts - sched.pool.nb_free + res))
+    sched.assume_running(Job(id, start_s, res, end_s - start_s), start_s, end_s, hosts)
+
+
+def sizes(decisions):
+    """job id -> hosts of everything started (originals and molded copies)."""
+    out = {job_id: len(hosts) for job_id, hosts in decisions.starts}
+    out.update({launch.parent_id: launch.res for launch in decisions.launches})
+    return out
+
+
+# -- classes and aging -------------------------------------------------------------------
+def test_classes_by_runtime_at_n_opt():
+    assert [job_class(x) for x in (0.5, 59.9, 60, 3599, 3600, 1e6)] == [0, 0, 1, 1, 2, 2]
+    assert shape_of(moldable("a", 0, 8, 3600), 128).klass == 2  # walltime 3601 is not read
+
+
+@pytest.mark.parametrize("aging,late_order", [("top", ["L", "S", "M"]), ("one-class", ["S", "L", "M"])])
+def test_aging(aging, late_order):
+    """L (long, 4000 s) is aged after 5 x 4000 s: to the top level, or up to medium only,
+    where it precedes M (medium, 3000 s, arrived later, not aged yet)."""
+    sched = PriorityEasy(8, aging=aging)
+    for job in (rigid("L", 0, 4, 4000), rigid("M", 10000, 4, 3000), rigid("S", 100, 4, 30)):
+        sched.submit(job, job.submit_s)
+    assert [j.id for j in sched.priority_order(10000)] == ["S", "M", "L"]
+    assert [j.id for j in sched.priority_order(19999)] == ["S", "M", "L"]
+    assert [j.id for j in sched.priority_order(20000)] == late_order
+    # short jobs never age
+    assert sched.level(sched.queue.jobs[2], 1e9) == 1
+
+
+def test_trad_runs_every_job_rigid_at_n_opt_with_easy():
+    """8 hosts: A (6 hosts, ends at 100) runs; head H (4 hosts, short) waits for 100 with 2 extra
+    hosts then; B (2 hosts, ends at 50) backfills; C (2 hosts, 200 s) does not fit any more."""
+    sched = PriorityEasy(8)
+    occupy(sched, "A", 6, 100)
+    for job in (rigid("H", 0, 4, 30), moldable("B", 0, 2, 50), moldable("C", 0, 2, 200)):
+        sched.submit(job, 0)
+    assert sizes(sched.schedule(0)) == {"B": 2}
+
+
+# -- Fig. 1 ------------------------------------------------------------------------------
+def fig1(nb_hosts, running, job, others=(), **options):
+    sched = ScojoP(nb_hosts, prediction=False, **options)
+    for i, (res, end) in enumerate(running):
+        occupy(sched, f"r{i}", res, end)
+    for other in (job, *others):
+        sched.submit(other, 0)
+    return sched, sched.target(job, 0.0, list(others))
+
+
+def test_fig1_n_opt_when_s_1_is_within_tolerance():
+    # (8 + 6) / 16 = 0.875: within 0.05 of 0.9 at once
+    sched, target = fig1(16, [(6, 1000)], moldable("J", 0, 8, 100))
+    assert target == 8 and sched.target_iterations == 1
+
+
+def test_fig1_16_host_toy_by_hand():
+    """Running: 4 hosts past J's runtime. s = 1: n = 8, load (8 + 4)/16 = 0.75; s' = 0.9/0.75
+    = 1.2, n = round(9.6) = 10, load (10 + 4)/16 = 0.875: within tolerance, target 10."""
+    sched, target = fig1(16, [(4, 1000)], moldable("J", 0, 8, 100))
+    assert target == 10 and sched.target_iterations == 2
+
+
+def test_fig1_stops_when_the_rounded_size_does_not_change():
+    """8 hosts run past J's runtime; J: N_opt 4. s = 1: load 12/16 = 0.75; s = 1.2: n = 5,
+    load 13/16 = 0.8125 (better); s = 1.33: n = round(5.3) = 5 again: stop, target 5."""
+    sched, target = fig1(16, [(8, 1000)], moldable("J", 0, 4, 100))
+    assert target == 5 and sched.target_iterations == 2
+
+
+def test_fig1_counts_waiting_jobs_and_partial_overlaps():
+    """Running: 8 hosts until 50 (half of J's 100 s); waiting W: rigid 4 hosts, 200 s.
+    s = 1: n = 4: W = 400 + 8 x 50 + 4 x 100 = 1200, load 0.75. s = 1.2: n = 5, T = 100 x
+    2.6 / 2.75 = 94.545: W = 5 T + 400 + 4 T, load (9 T + 400) / (16 T) = 0.8269; s = 1.306:
+    n = round(5.22) = 5: stop. Target 5."""
+    sched, target = fig1(16, [(8, 50)], moldable("J", 0, 4, 100), [rigid("W", 0, 4, 200)])
+    assert target == 5
+    T = 100 * 2.6 / 2.75
+    load, span = sched.load(sched.queue.jobs[0], 5, 1.2, 0.0, [sched.queue.jobs[1]])
+    assert span == pytest.approx(T) and load == pytest.approx((9 * T + 400) / (16 * T))
+
+
+def test_fig1_target_within_the_bounds():
+    # an empty machine: load 4/16, s up to 2: N_max = 8
+    assert fig1(16, [], moldable("J", 0, 4, 100))[1] == 8
+    # a full future: s down to 1/2: N_min = 2
+    others = [rigid(f"W{i}", 0, 16, 1000) for i in range(4)]
+    assert fig1(16, [], moldable("J", 0, 4, 100), others)[1] == 2
+    # a floor set by Fig. 3 holds
+    sched = ScojoP(16, prediction=False)
+    job = moldable("J", 0, 4, 100)
+    sched.submit(job, 0)
+    for other in others:
+        sched.submit(other, 0)
+    sched.floor["J"] = 3
+    assert sched.target(job, 0.0, others) == 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 64),
+    st.lists(st.tuples(st.integers(1, 32), st.floats(1, 5000)), max_size=4),
+    st.lists(st.tuples(st.integers(1, 32), st.floats(1, 5000), st.booleans()), max_size=6),
+    st.floats(1, 20000),
+    st.floats(0.3, 1.2),
+)
+def test_fig1_property_target_in_lo_n_max(n_opt, running, waiting, rt, ideal):
+    sched = ScojoP(128, prediction=False, ideal_load=ideal)
+    for i, (res, end) in enumerate(running):
+        occupy(sched, f"r{i}", res, end)
+    job = moldable("J", 0, n_opt, rt)
+    others = [moldable(f"w{i}", 0, n, t) if m else rigid(f"w{i}", 0, n, t) for i, (n, t, m) in enumerate(waiting)]
+    for j in (job, *others):
+        sched.submit(j, 0)
+    shape = sched.shapes["J"]
+    target = sched.target(job, 0.0, others)
+    assert shape.n_min <= target <= shape.n_max
+    assert sched.target_iterations <= 20
+
+
+def test_fig1_prediction_adds_the_expected_arrivals():
+    """One long job arriving per half hour, all day: over J's 100 s, 100/1800 of one, of mean
+    N_opt 16 and runtime 7200 s, adds 16 x 100 x 100/1800 host-s at s = 1."""
+    stats = {
+        "arrivals_per_day": {"short": [0] * 48, "medium": [0] * 48, "long": [1] * 48},
+        "mean_n_opt": {"short": 1, "medium": 1, "long": 16},
+        "mean_runtime_opt_s": {"short": 10, "medium": 100, "long": 7200},
+    }
+    model = ArrivalModel.from_json(stats, 128)
+    assert model.arrivals(2, 0.0, 100.0) == pytest.approx(100 / 1800)
+    assert model.arrivals(2, 0.0, 2 * 86400) == pytest.approx(96)
+    assert model.work(0.0, 100.0, 1.0) == pytest.approx(16 * 100 * 100 / 1800)
+    # s = 2: 32 hosts for 0.8125 x 7200 s, still past 100 s
+    assert model.work(0.0, 100.0, 2.0) == pytest.approx(32 * 100 * 100 / 1800)
+    whole = ArrivalModel.from_json(stats, 128, whole_buckets=True)
+    assert whole.arrivals(2, 10.0, 100.0) == pytest.approx(1.0)  # the whole first bucket
+    half = ArrivalModel.from_json({**stats, "moldable_fraction": 0.5}, 128)
+    assert half.work(0.0, 100.0, 2.0) == pytest.approx((0.5 * 32 + 0.5 * 16) * 100 * 100 / 1800)
+
+
+def test_stats_file_option(tmp_path):
+    from adaptsched.core.options import OptionError
+
+    with pytest.raises(OptionError, match="stats"):
+        ScojoP(16, stats=str(tmp_path / "missing.json"))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"arrivals_per_day": {}}))
+    with pytest.raises(OptionError, match="not a scojo-stats file"):
+        ScojoP(16, stats=str(bad))
+
+
+# -- Fig. 3 ------------------------------------------------------------------------------
+def fig3(end_of_a):
+    """8 free of 16 hosts... A (10 hosts) ends at end_of_a; J: N_opt 8, rt 100; target 8."""
+    sched = ScojoP(16, prediction=False)
+    occupy(sched, "A", 10, end_of_a)
+    job = moldable("J", 0, 8, 100)
+    sched.submit(job, 0)
+    return sched, sched.start_or_wait(job, 8, 0.0)
+
+
+def test_fig3_now():
+    """6 free: now on 6 responds in 100 x 5.2 / 4.2 = 123.8 s; at 50 on 8, in 150 s: now."""
+    _, (start, size, _) = fig3(50)
+    assert (start, size) == (0.0, 6)
+
+
+def test_fig3_later_and_the_floor_is_fixed():
+    """At 10 on 8: 110 s < 123.8 s: later. Through plan(): J (target 13 by Fig. 1 then) waits,
+    its floor is set, and it starts at 10 on at least that floor."""
+    _, (start, size, extra) = fig3(10)
+    assert (start, size, extra) == (10, 8, 8)
+    sched = ScojoP(16, prediction=False)
+    occupy(sched, "A", 10, 10)
+    sched.submit(moldable("J", 0, 8, 100), 0)
+    assert not sizes(sched.schedule(0.0))
+    floor = sched.floor["J"]
+    assert 8 <= floor <= 16
+    sched.complete("A", 10.0)
+    started = sizes(sched.schedule(10.0))
+    assert started["J"] >= floor
+
+
+def test_fig3_skips_sizes_below_the_floor():
+    sched, _ = fig3(50)
+    sched.floor["J"] = 7  # 6 free now is below it: wait for 50
+    assert sched.start_or_wait(sched.queue.jobs[0], 8, 0.0)[:2] == (50, 8)
+
+
+def test_rigid_jobs_are_never_resized():
+    sched = ScojoP(16, prediction=False)
+    occupy(sched, "A", 10, 10)
+    sched.submit(rigid("R", 0, 8, 100), 0)
+    assert not sizes(sched.schedule(0.0))  # plain EASY: waits for its 8 hosts
+    sched.complete("A", 10.0)
+    assert sizes(sched.schedule(10.0)) == {"R": 8}
+
+
+# -- Fig. 4 ------------------------------------------------------------------------------
+@pytest.mark.parametrize("bf_ratio,expected", [("available", {"B": 4}), ("literal", {"B": 1, "C": 1})])
+def test_fig4_s_bf(bf_ratio, expected):
+    """16 hosts, A (12) until 100; head H (rigid 16, arrived first) reserves 100 with no extra.
+    B, C: N_opt 2, 50 s: work 200 host-s for a 4 x 100 hole: s_bf = 2: B on 4 (40.6 s) fills
+    it. Literal (work / available = 1/2): B and C on 1 host each (81.25 s, by 100)."""
+    sched = ScojoP(16, prediction=False, bf_ratio=bf_ratio)
+    occupy(sched, "A", 12, 100)
+    for job in (rigid("H", 0, 16, 30), moldable("B", 0, 2, 50), moldable("C", 0, 2, 50)):
+        sched.submit(job, 0)
+    assert sizes(sched.schedule(0.0)) == expected
+
+
+def test_fig4_the_full_easy_condition():
+    """16 hosts, A (8) until 100; head H (rigid 12) reserves 100 with 4 extra hosts. D (N_opt 4,
+    500 s) is no candidate (longer than the hole): s_bf = 1, it runs past 100 on the 4 extra
+    hosts. E (rigid 2, 500 s) fits now but neither ends by 100 nor fits in the extra left."""
+    sched = ScojoP(16, prediction=False)
+    occupy(sched, "A", 8, 100)
+    for job in (rigid("H", 0, 12, 30), moldable("D", 0, 4, 500), rigid("E", 0, 2, 500)):
+        sched.submit(job, 0)
+    assert sizes(sched.schedule(0.0)) == {"D": 4}
+
+
+# -- Cirne-Berman ------------------------------------------------------------------------
+@pytest.mark.parametrize("end_of_a,expected", [(100, 2), (50, 8)])
+def test_cirne_berman_takes_the_earliest_completion(end_of_a, expected):
+    """8 hosts, A (6) until end_of_a; J: N_opt 4, 100 s. On 2 now: ends at 162.5. On n >= 3 at
+    end_of_a: best on 8, 81.25 s: 181.25 (A until 100: 2 wins), 131.25 (until 50: 8 wins)."""
+    sched = CirneBerman(8)
+    occupy(sched, "A", 6, end_of_a)
+    sched.submit(moldable("J", 0, 4, 100), 0)
+    decisions = sched.schedule(0.0)
+    if expected == 2:
+        assert sizes(decisions) == {"J": 2}
+    else:
+        assert not sizes(decisions) and sched.fixed["J"] == 8
+        sched.complete("A", end_of_a)
+        assert sizes(sched.schedule(end_of_a)) == {"J": 8}
+    # sizes from 8 down; (A until 50) on 2, now + 162.5 s already exceeds 131.25: not tried
+    assert sched.whatif_runs == (7 if end_of_a == 100 else 6)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]))
+def test_cirne_berman_counts_what_if_equals_replaying_the_frame(seed, aging):
+    jobs = random_jobs(seed, 20, 8, 0.7)
+    runs = [(job, job.walltime_s - 1 if "moldable" in job.fields else job.walltime_s) for job in jobs]
+    fast = CirneBerman(8, aging=aging)
+    slow = CirneBerman(8, aging=aging, whatif="replay")
+    a, b = replay(fast, runs), replay(slow, runs)
+    assert {k: (o.start_s, len(o.hosts)) for k, o in a.items()} == {k: (o.start_s, len(o.hosts)) for k, o in b.items()}
+    assert fast.whatif_runs == slow.whatif_runs > 0
+
+
+def test_replay_from_a_live_state():
+    """A what-if starts from running jobs (hosts taken) and waiting jobs submitted at start_s,
+    and stops when the job asked for starts."""
+    sched = PriorityEasy(4)
+    a = Job("A", 0, 3, 100)
+    out = replay(
+        sched,
+        [],
+        running=[(a, 0.0, 100.0, [0, 1, 2])],
+        waiting=[(rigid("W", 5, 2, 10), 10.0), (rigid("X", 6, 1, 500), 500.0)],
+        start_s=20.0,
+        stop_when_started="W",
+    )
+    assert out["X"].attempts[0].start_s == 20.0 and out["X"].attempts[0].hosts == (3,)  # backfilled
+    assert out["W"].start_s == 100.0 and out["W"].end_s == 110.0
+
+
+# -- every scheduler on random workloads ---------------------------------------------------
+def random_jobs(draw_seed, nb_jobs, nb_hosts, fraction):
+    import random
+
+    rnd = random.Random(draw_seed)
+    jobs = []
+    for i in range(nb_jobs):
+        n = rnd.randint(1, nb_hosts)
+        rt = rnd.choice([rnd.uniform(1, 59), rnd.uniform(60, 3599), rnd.uniform(3600, 20000)])
+        submit = rnd.uniform(0, 20000)
+        jobs.append(moldable(str(i), submit, n, rt) if rnd.random() < fraction else rigid(str(i), submit, n, rt))
+    return jobs
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["trad", "scojo-p", "non-pred", "cb"]), st.sampled_from([0.5, 1.0]))
+def test_invariants_on_random_workloads(seed, which, fraction):
+    nb_hosts = 16
+    jobs = random_jobs(seed, 25, nb_hosts, fraction)
+    sched = {
+        "trad": lambda: PriorityEasy(nb_hosts),
+        "scojo-p": lambda: ScojoP(nb_hosts),
+        "non-pred": lambda: ScojoP(nb_hosts, prediction=False),
+        "cb": lambda: CirneBerman(nb_hosts),
+    }[which]()
+    out = replay(sched, [(job, job.walltime_s - 1 if "moldable" in job.fields else job.walltime_s) for job in jobs])
+    for job in jobs:
+        o = out[job.id]
+        assert o.start_s is not None and o.start_s >= job.submit_s, job
+        n = len(o.hosts)
+        if "moldable" not in job.fields or which == "trad":
+            assert n == job.res
+        model = ScojoPModel(job.walltime_s - 1, job.res, nb_hosts) if "moldable" in job.fields else None
+        if model is not None:
+            assert model.n_min <= n <= model.n_max
+            assert o.end_s - o.start_s == pytest.approx(model.runtime(n), abs=1e-6)
+    assert sched.idle()
+
+
+# -- molded rows through the embedded engine (sec. 8.5) -------------------------------------
+def check_scojo_rows(prefix, workload):
+    """Every job completed; each ran runtime(n) (the model's) within 1e-6 s, n in [N_min, N_max]
+    (rigid jobs: their request). Returns the number of jobs run on another size than N_opt."""
+    from adaptsched.analysis import load_jobs
+    from adaptsched.formats.intervals import alloc_stats
+
+    jobs = load_jobs(prefix).set_index("job_id")
+    by_id = {str(j["id"]): j for j in workload["jobs"]}
+    delays = {name: p.get("delay") for name, p in workload["profiles"].items()}
+    assert len(jobs) == len(by_id) and (jobs["final_state"] == "COMPLETED_SUCCESSFULLY").all()
+    resized = 0
+    for (job_id, row), n in zip(jobs.iterrows(), alloc_stats(jobs["allocated_resources"].to_numpy())[0]):
+        spec = by_id[str(job_id)]
+        if "moldable" in spec:
+            m = spec["moldable"]
+            model = ScojoPModel(m["runtime_opt_s"], m["n_opt"], workload["nb_res"])
+            assert model.n_min <= n <= model.n_max, job_id
+            assert abs(row["execution_time"] - model.runtime(int(n))) <= 1e-6, job_id
+            resized += int(n) != m["n_opt"]
+        else:
+            assert n == spec["res"] and abs(row["execution_time"] - delays[spec["profile"]]) <= 1e-6
+    return resized
+
+
+@pytest.fixture(scope="module")
+def small_scojo_workload(tmp_path_factory):
+    from adaptsched.workloads.convert import write_workload
+    from adaptsched.workloads.downey import generate
+    from adaptsched.workloads.moldable import annotate
+
+    workload, _ = annotate(generate(1, 0.8, hosts=32, seed=11), model="scojo-p", fraction=0.8, seed=3)
+    for job in workload["jobs"]:  # the exact runtimes of Batsim's messages
+        if "moldable" in job:
+            job["moldable"]["runtime_opt_s"] = round(job["moldable"]["runtime_opt_s"], 6)
+    for profile in workload["profiles"].values():
+        profile["delay"] = round(profile["delay"], 6)
+    folder = tmp_path_factory.mktemp("scojo")
+    return workload, write_workload(workload, folder / "w.json")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheduler", ["scojo-trad", "scojo-p", "cirne-berman"])
+def test_molded_rows_through_the_embedded_engine(tmp_path, small_scojo_workload, scheduler):
+    from adaptsched.engines.run import run
+
+    workload, path = small_scojo_workload
+    run(scheduler, path, 32, tmp_path / "run", progress=False, say=lambda *a: None)
+    resized = check_scojo_rows(tmp_path / "run", workload)
+    assert (resized == 0) if scheduler == "scojo-trad" else (resized > 5)
+
+
+# -- metrics (analysis/scojo.py, sec. 5.1) -------------------------------------------------
+def test_scojo_metrics_by_hand(tmp_path):
+    """4 hosts, 20 jobs, cut 5%: jobs 0 and 19 dropped. Job k (k = 1..18) submitted at 10 k.
+    Jobs 1-6 short (rt_opt 20 s, N_opt 2), run on 1 host (shrunk); 7-12 medium (100 s,
+    N_opt 2) on 2; 13-18 long (4000 s, N_opt 1), rigid on 1."""
+    from test_analysis import row, write_run
+
+    from adaptsched.analysis.scojo import scojo_metrics
+
+    jobs, rows, profiles = [], [], {}
+    for k in range(20):
+        rt, n_opt = (20.0, 2) if k <= 6 else (100.0, 2) if k <= 12 else (4000.0, 1)
+        moldable_job = k <= 12
+        profiles[f"d{rt:g}"] = {"type": "delay", "delay": rt}
+        spec = {"id": str(k), "subtime": 10.0 * k, "res": n_opt, "profile": f"d{rt:g}", "walltime": rt + 1}
+        if moldable_job:
+            spec["moldable"] = {"model": "scojo-p", "runtime_opt_s": rt, "n_opt": n_opt}
+        jobs.append(spec)
+        size = 1 if k <= 6 else n_opt
+        runtime = rt * 1.625 if size < n_opt else rt  # S(1) = 0.4 N_opt for N_opt = 2
+        wait = 5.0 * (k % 3)
+        alloc = "0" if size == 1 else "0-1"
+        rows.append(row(k, 10.0 * k, n_opt, "COMPLETED_SUCCESSFULLY", 10.0 * k + wait, runtime, alloc))
+    workload = {"nb_res": 4, "jobs": jobs, "profiles": profiles}
+    m = scojo_metrics(write_run(tmp_path, "run", rows), workload)
+    assert m["kept"] == 18 and m["window_s"] == [10.0, 180.0]
+    short, medium, long = (m["classes"][c] for c in ("short", "medium", "long"))
+    assert (short["jobs"], medium["jobs"], long["jobs"]) == (6, 6, 6)
+    assert (short["shrunk"], short["kept"], medium["kept"], long["kept"]) == (6, 0, 6, 6)
+    waits = [5.0 * (k % 3) for k in range(1, 7)]
+    assert short["wait_mean_s"] == pytest.approx(sum(waits) / 6)
+    assert short["response_mean_s"] == pytest.approx(sum(waits) / 6 + 32.5)
+    # short: rt_opt 20 < 30: max(resp / 30, 1); long: resp / 4000, no floor
+    assert short["bsld_mean"] == pytest.approx(sum(max((w + 32.5) / 30, 1) for w in waits) / 6)
+    long_waits = [5.0 * (k % 3) for k in range(13, 19)]
+    assert long["bsld_mean"] == pytest.approx(sum((w + 4000) / 4000 for w in long_waits) / 6)
+    assert sum(m["histograms"]["long"]) == 6 and m["histograms"]["long"][8] == 6  # (3000, 10000]
+    # every job's host-seconds inside [10, 180] (not a valid schedule: hosts overlap here)
+    busy = 0.0
+    for k in range(20):
+        rt, n_opt = (20.0, 2) if k <= 6 else (100.0, 2) if k <= 12 else (4000.0, 1)
+        size = 1 if k <= 6 else n_opt
+        start = 10.0 * k + 5.0 * (k % 3)
+        end = start + (rt * 1.625 if size < n_opt else rt)
+        busy += size * max(0.0, min(end, 180.0) - max(start, 10.0))
+    assert m["utilization"] == pytest.approx(busy / (4 * 170))
+    # 10% cut: 2 jobs each end
+    assert scojo_metrics(write_run(tmp_path, "run", rows), workload, cut=0.1)["kept"] == 16
+
+
+# -- workloads: scojo-stats, mold-annotate --a-max ----------------------------------------
+def test_scojo_stats_by_hand():
+    """Short jobs (N_opt 2, then 4) at 00:10 on two days, a long rigid one (4 hosts, 7200 s)
+    at 12:40 on the first: the submissions span exactly one day."""
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    def job(i, t, res, rt, mold):
+        spec = {"id": i, "subtime": t, "res": res, "profile": f"d{rt}", "walltime": rt + 1}
+        if mold:
+            spec["moldable"] = {"model": "scojo-p", "runtime_opt_s": rt, "n_opt": res}
+        return spec
+
+    workload = {
+        "nb_res": 16,
+        "jobs": [job(1, 600, 2, 10, True), job(2, 45600, 4, 7200, False), job(3, 86400 + 600, 4, 20, True)],
+        "profiles": {"d10": {"type": "delay", "delay": 10}, "d7200": {"type": "delay", "delay": 7200}},
+    }
+    workload["profiles"]["d20"] = {"type": "delay", "delay": 20}
+    stats = scojo_stats([workload])
+    assert stats["days"] == pytest.approx(1.0)  # 600 to 87000
+    assert stats["arrivals_per_day"]["short"][0] == pytest.approx(2.0)  # both at 00:10
+    assert stats["arrivals_per_day"]["long"][25] == pytest.approx(1.0)  # 12:40 is bucket 25
+    assert sum(stats["arrivals_per_day"]["medium"]) == 0
+    assert stats["mean_n_opt"]["short"] == 3 and stats["mean_runtime_opt_s"]["short"] == 15
+    assert stats["mean_runtime_opt_s"]["long"] == 7200  # the rigid job's delay, not its walltime
+    assert stats["moldable_fraction"] == pytest.approx(2 / 3) and stats["ratio_model"] == {"model": "scojo-p"}
+    # the scheduler reads it back
+    model = ArrivalModel.from_json(stats, 16)
+    assert model.arrivals(0, 600.0, 1800.0 - 600.0) == pytest.approx(2.0 * 1200 / 1800)
+
+
+def test_mold_annotate_a_max_number():
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.workloads.downey import generate
+    from adaptsched.workloads.moldable import annotate
+
+    workload = generate(1, 0.5, hosts=16, seed=1)
+    out, summary = annotate(workload, model="downey", a_max="3000", seed=4)
+    assert summary["a_max"] == "3000"
+    assert max(j["moldable"]["A"] for j in out["jobs"]) > 16  # beyond the machine
+    assert all(j["max_res"] <= 16 for j in out["jobs"])
+    with pytest.raises(AdaptschedError, match="a-max"):
+        annotate(workload, model="downey", a_max="0.5")
+
+
+# -- the reproduction's claims (reproduce/scojo_p/findings.py) on synthetic results ----------
+def summary(response_h, wait_h=None, util=0.8, shrunk=0, expanded=0, n_opt=12.0):
+    """A summary whose classes short, medium, long, all have these mean responses (h)."""
+    wait_h = wait_h or [x / 2 for x in response_h]
+    classes = {
+        c: {
+            "response_mean_s": r * 3600,
+            "wait_mean_s": w * 3600,
+            "shrunk": shrunk,
+            "expanded": expanded,
+            "n_opt_mean": n_opt,
+        }
+        for c, r, w in zip(("short", "medium", "long", "all"), response_h, wait_h)
+    }
+    return {"utilization": util, "classes": classes}
+
+
+PAPER_LIKE = {
+    "trad": summary([3, 3, 10, 5]),
+    "scojo-p": summary([0.3, 0.3, 2.5, 1.5], [0.1, 0.1, 0.5, 0.4], util=0.79, shrunk=900, expanded=100),
+    "non-pred": summary([0.35, 0.35, 2.7, 1.6]),
+    "cb": summary([0.9, 0.9, 5, 3.5], [0.3, 0.3, 2.0, 1.0], util=0.89, shrunk=100, expanded=800),
+}
+
+
+def test_scojo_claims_hold_on_results_shaped_like_the_papers():
+    from adaptsched.reproduce.scojo_p import findings as f
+
+    for check in (
+        f.response_vs_traditional,
+        f.scojo_vs_cirne_berman,
+        f.class_response_ratios,
+        f.class_wait_ratios,
+        f.utilization,
+        f.non_predictive_a_little_worse,
+        f.adaptations,
+    ):
+        assert check(PAPER_LIKE).holds, check(PAPER_LIKE)
+    # W2 long jobs: wait 2.0 -> 0.66 (-67 %), response 5 -> 2.6 (-48 %)
+    w2 = {"scojo-p": summary([1, 1, 2.6, 2], [1, 1, 0.66, 1]), "cb": summary([1, 1, 5, 2], [1, 1, 2.0, 1])}
+    assert f.w2_long_jobs(w2).holds
+    partial = {"scojo-p": summary([0.3, 0.3, 2.5, 1.44]), "cb": summary([0.9, 0.9, 5, 3.7])}
+    assert f.fraction_effect(PAPER_LIKE, partial).holds
+    assert f.best_ideal_load({0.7: 3.0, 0.8: 2.0, 0.9: 1.02, 1.0: 1.0}).holds
+    downey = {
+        "scojo-p": summary([1, 1, 1, 2.9], n_opt=69),
+        "cb": summary([1, 1, 1, 3]),
+        "non-pred": summary([1, 1, 1, 2.8]),
+    }
+    assert f.downey_variant(downey, PAPER_LIKE).holds
+
+
+def test_scojo_claims_fail_on_contrary_or_missing_results():
+    from adaptsched.reproduce.scojo_p import findings as f
+
+    contrary = {**PAPER_LIKE, "scojo-p": summary([3, 3, 10, 5], util=0.95, shrunk=1, expanded=50)}
+    assert not f.response_vs_traditional(contrary).holds
+    assert not f.scojo_vs_cirne_berman(contrary).holds
+    assert not f.class_response_ratios(contrary).holds
+    assert not f.utilization(contrary).holds  # CB below SCOJO-P
+    assert not f.adaptations(contrary).holds
+    assert not f.non_predictive_a_little_worse({**PAPER_LIKE, "non-pred": summary([1, 1, 1, 2.0])}).holds
+    assert not f.best_ideal_load({0.7: 1.0, 0.9: 1.2}).holds
+    assert not f.best_ideal_load({0.7: 1.0}).holds  # no run at 0.9
+    missing = {"trad": PAPER_LIKE["trad"]}
+    for check in (
+        f.response_vs_traditional,
+        f.scojo_vs_cirne_berman,
+        f.class_wait_ratios,
+        f.utilization,
+        f.adaptations,
+    ):
+        result = check(missing)
+        assert not result.holds and result.numbers
+    assert not f.fraction_effect(PAPER_LIKE, {}).holds
+    assert not f.downey_variant({}, PAPER_LIKE).holds

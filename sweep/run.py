@@ -360,6 +360,11 @@ class QuietInterrupt(WorkerPlugin):
             signal.signal(signal.SIGINT, _exit_quietly)
 
 
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "unknown error"
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
 def start_client(scheduler_address: str | None, workers: int | None, *, say=print):
     """(client, cluster or None, number of worker threads). ``scheduler_address``: a running
     cluster's scheduler; otherwise a LocalCluster of ``workers`` single-threaded worker
@@ -561,11 +566,13 @@ def run_grid(
                 bar.update(r.name)
             elif attempt == 0:
                 futures.add(submit(r, 1))
-                bar.note(f"  {r.name}: failed ({answer['error']}), trying once more")
+                bar.note(f"  {r.name}: failed ({_first_line(answer['error'])}), trying once more")
             else:
-                message = answer["error"] + (f"\n{answer['log_tail']}" if answer.get("log_tail") else "")
+                message = answer["error"]
+                if answer.get("log_tail") and "last lines of" not in message:  # not already in the error
+                    message += f"\n{answer['log_tail']}"
                 failed[r.name] = message
-                bar.update(r.name, f"FAILED twice: {message}")
+                bar.update(r.name, f"FAILED twice: {_first_line(message)}")
             client_s += time.perf_counter() - handled
     except KeyboardInterrupt:
         interrupted = True

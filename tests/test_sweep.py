@@ -231,3 +231,29 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
     finally:
         for process in reversed(processes):
             _stop(process)
+
+
+CRASH = """
+from batsim.batsim import BatsimScheduler
+
+
+class Crash(BatsimScheduler):
+    def onSimulationBegins(self):
+        raise RuntimeError("deliberate crash")
+"""
+
+
+@pytest.mark.slow
+def test_failed_run_is_retried_once_then_reported_with_its_log(tmp_path, capsys):
+    (tmp_path / "crash.py").write_text(CRASH)
+    text = GOOD.replace('name = "backfill"', 'name = "crash.py"').replace('["D", "P"]', '["D"]')
+    text = text.replace('options = { order = ["D"], guarantees = [true, false] }', "")
+    spec = spec_file(tmp_path, text + '\n[[schedulers]]\nname = "fcfs"\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--out", str(out), "--workers", "1", "--progress", "off"]) == 1
+    said = capsys.readouterr()
+    assert "trying once more" in said.out and "FAILED twice" in said.out
+    assert "deliberate crash" in said.out  # the run's last log lines
+    assert "1 of 2 runs failed twice" in said.err and "\n" not in said.err.strip()
+    rows = (out / "runs.csv").read_text().splitlines()
+    assert sorted(row.split(",")[1] for row in rows[1:]) == ["done", "failed"]

@@ -43,6 +43,7 @@ def run(args) -> int:
         engine=args.engine,
         batsim=args.batsim,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -50,7 +51,9 @@ def run(args) -> int:
     return 0
 
 
-def engine_check(tests: int, hosts: int, seed: int, *, out, engine, batsim, workers, say) -> dict:
+def engine_check(
+    tests: int, hosts: int, seed: int, *, out, engine, batsim, workers, scheduler_address=None, say
+) -> dict:
     """The first ``tests`` tests under the six variants through the ``evolving`` plugin."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.reproduce.runner import Job, prepare, run_batch
@@ -65,7 +68,16 @@ def engine_check(tests: int, hosts: int, seed: int, *, out, engine, batsim, work
     batch = [Job(name, "evolving", {"variant": v}, str(paths[t - 1])) for name, t, v in plan]
     say(f"engine check: {len(batch)} runs ({tests} tests x 6 variants, {engine} engine)")
     results = run_batch(
-        batch, None, platform, out / engine, engine=engine, batsim=batsim, analyse=analyse_run, workers=workers, say=say
+        batch,
+        None,
+        platform,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
     )
     failures, copies = [], 0
     as_planned = sound = equal = 0
@@ -102,6 +114,7 @@ def reproduce(
     engine: str = "embedded",
     batsim=None,
     workers=None,
+    scheduler_address: str | None = None,
     report_dir=None,
     command: str = "",
     say=print,
@@ -126,7 +139,15 @@ def reproduce(
     checked = None
     if engine_tests:
         checked = engine_check(
-            min(engine_tests, tests), hosts, seed, out=out, engine=engine, batsim=batsim, workers=workers, say=say
+            min(engine_tests, tests),
+            hosts,
+            seed,
+            out=out,
+            engine=engine,
+            batsim=batsim,
+            workers=workers,
+            scheduler_address=scheduler_address,
+            say=say,
         )
     gantt = {v: schedule(cases[0], hosts, v) for v in VARIANTS}
     report = write_report(

@@ -44,6 +44,7 @@ def run(args) -> int:
         engine=args.engine,
         batsim=args.batsim,
         workers=args.workers,
+        scheduler_address=args.scheduler_address,
         report_dir=args.report_dir,
         command=args.command_line,
         say=args.say,
@@ -61,6 +62,7 @@ def reproduce(
     engine: str = "embedded",
     batsim=None,
     workers=None,
+    scheduler_address: str | None = None,
     report_dir=None,
     command: str = "",
     say=print,
@@ -81,7 +83,16 @@ def reproduce(
     say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({engine} engine)")
     batch = [Job(run.name, run.scheduler, options, path) for run, options, path in prepared]
     results = run_batch(
-        batch, None, platform, out / engine, engine=engine, batsim=batsim, analyse=analyse_run, workers=workers, say=say
+        batch,
+        None,
+        platform,
+        out / engine,
+        engine=engine,
+        batsim=batsim,
+        analyse=analyse_run,
+        workers=workers,
+        scheduler_address=scheduler_address,
+        say=say,
     )
     report = write_report(
         Path(report_dir) if report_dir else out / f"report-{engine}",

@@ -26,6 +26,12 @@ scheduler asks to be called back then (CALL_ME_LATER).
 Each job's first reservation is recorded in its metadata (``reservation_s``);
 the guarantee ``start <= reservation_s`` holds for every job.
 
+A job without a walltime (Batsim's -1, e.g. Downey's generated jobs) occupies its hosts
+for ever in the profile until it ends. A job that therefore fits at no time gets no
+reservation yet: it waits, unplaced, and is placed (then promised) at the first pass after
+a job ended early, before that pass's arrivals; jobs behind it may start meanwhile, as no
+reservation of theirs can delay a job that has none.
+
 :class:`ReservationPlanner` is this pass as a template (:meth:`~ReservationPlanner.reservation_pass`)
 with the hooks its variants change: the order of compression and of starts, how an
 arrival is admitted (QoPS may refuse it), how a job is placed (adaptation may reshape
@@ -53,6 +59,7 @@ class ReservationPlanner(ReservingScheduler):
         self.profile = AvailabilityProfile(nb_hosts)
         self.reservation: dict[str, float] = {}  # waiting job id -> reserved start
         self.arrivals: list[Job] = []
+        self.unplaced: list[Job] = []  # waiting jobs that fit at no time (behind jobs without walltime)
         self.freed_early = False
         self.next_start = INF  # earliest reservation of a waiting job
         self.wake_requested: float | None = None
@@ -68,9 +75,12 @@ class ReservationPlanner(ReservingScheduler):
         return self.queue.jobs
 
     def admit(self, job: Job, now: float) -> bool:
-        """Reserves an arrival at its earliest fit (and records the promise); False rejects it."""
+        """Reserves an arrival at its earliest fit (and records the promise); False rejects it.
+        A job that fits at no time (hosts held by jobs without walltime) waits unplaced."""
         start = self.place(job, self.profile, now)
-        assert start is not None  # the last step of the profile is the empty machine
+        if start is None:
+            self.unplaced.append(job)
+            return True
         self.reserve(job, start)
         self.promise(job, start)
         return True
@@ -101,6 +111,10 @@ class ReservationPlanner(ReservingScheduler):
         if self.freed_early:
             self.compress(now)
             self.freed_early = False
+            if self.unplaced:
+                unplaced, self.unplaced = self.unplaced, []
+                for job in unplaced:
+                    self.admit(job, now)
         for job in self.arrivals:
             if job.id in self.reservation or job.id in self.running:
                 continue
@@ -114,7 +128,7 @@ class ReservationPlanner(ReservingScheduler):
             for job in self.start_order():
                 # A due job may still lack hosts: Batsim can report the completion that
                 # frees them in a later message of the same instant. It starts then.
-                start = self.reservation[job.id]
+                start = self.reservation.get(job.id, INF)  # INF: unplaced
                 if start <= now + EPS_S and job.res <= free and self.movable(job):
                     due.append((job, start))
                     del self.reservation[job.id]
@@ -175,6 +189,8 @@ class ReservationPlanner(ReservingScheduler):
     def drop(self, job: Job) -> None:
         """Forgets a waiting job (its work done elsewhere) and frees its reservation."""
         self.queue.remove_all([job])
+        if job in self.unplaced:
+            self.unplaced.remove(job)
         start = self.reservation.pop(job.id, None)
         if start is not None:
             self.profile.release(start, start + job.walltime_s, job.res)

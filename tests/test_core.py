@@ -142,6 +142,27 @@ def test_conservative_by_hand():
     assert sched.audit == [("d", 20, 15)]  # b ended 5 s early: d moved from 20 to 15
 
 
+def test_conservative_with_jobs_without_walltime():
+    """Batsim's walltime -1 (Downey's generated jobs): a running job holds its hosts for ever in
+    the plan, so a wider arrival fits at no time. It waits unplaced (no reservation, no promise),
+    a narrow later job backfills meanwhile, and it is placed and started when the job ends.
+    By hand, 4 hosts: a (3 hosts, no walltime, runs 20 s) starts at 0; b (2 hosts) arrives at 1
+    and fits at no time; c (1 host, 5 s) arrives at 2 and starts at once; a ends at 20, b starts."""
+    jobs = [
+        (Job("a", 0, 3, -1), 20.0),
+        (Job("b", 1, 2, 10), 10.0),
+        (Job("c", 2, 1, 5), 5.0),
+    ]
+    sched = ConservativeBackfilling(4)
+    out = replay(sched, jobs)
+    assert {name: (o.start_s, o.end_s) for name, o in out.items()} == {
+        "a": (0, 20),
+        "b": (20, 30),
+        "c": (2, 7),
+    }
+    assert sched.unplaced == []
+
+
 def test_conservative_does_not_let_a_later_job_delay_an_earlier_reservation():
     # a holds 2 of 4 hosts until 10. b (4 hosts) is reserved at 10. c (2 hosts, walltime 20)
     # fits now but would run past 10 on hosts b needs: EASY would start it only if it used

@@ -62,18 +62,7 @@ def test_every_shared_trace_converts_and_runs_soundly(tmp_path, trace, scheduler
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "scheduler",
-    [
-        "easy",
-        pytest.param(
-            "conservative",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="core/conservative.py asserts that every job fits some day, but Downey's "
-                "generated jobs have no walltime: a running job holds its hosts forever in the "
-                "availability profile and a wider job gets no reservation (AssertionError in admit)",
-            ),
-        ),
-    ],
+    ["easy", "conservative"],
 )
 def test_a_generated_workload_runs_soundly(tmp_path, scheduler):
     from adaptsched.workloads.downey import generate

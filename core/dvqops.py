@@ -25,7 +25,9 @@ With ``empty`` (the reading before issue 15) each replay starts from an empty ma
 underestimates contention at high load. Our interpretation where the paper is silent: a job
 runs for its actual runtime if it has completed by now, else for its estimate; the revenue
 counts every simulated job of the window, and with ``recorded`` also every inherited waiting
-job, at its simulated completion (the running jobs' is the same whatever the factor).
+job, at its simulated completion (the running jobs' is the same whatever the factor); in
+the choice of the window, each window's simulation counts only its own arrivals, so that
+no job counts twice and short windows gain nothing from their number.
 Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata
 records the OC-factor and window in force at its arrival (``oc_factor``, ``window_h``), so
 the trajectory can be plotted from the output.
@@ -78,9 +80,10 @@ def what_if_revenue(
     start_s: float,
     end_s: float,
     state: MachineState = EMPTY,
+    inherited: bool = True,
 ) -> float:
     """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from
-    ``state`` at ``start_s`` (the revenue of its waiting jobs included)."""
+    ``state`` at ``start_s`` (the revenue of its waiting jobs included if ``inherited``)."""
     jobs = [
         (Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime)
         for j, runtime in history
@@ -101,7 +104,7 @@ def what_if_revenue(
             reserved={job.id: reserved for job, _, reserved in state.waiting},
             start_s=start_s,
         )
-    counted = [job.id for job, _ in jobs] + [job.id for job, _, _ in state.waiting]
+    counted = [job.id for job, _ in jobs] + ([job.id for job, _, _ in state.waiting] if inherited else [])
     return sum(
         job_value(o.job, o.end_s)
         for o in (out[i] for i in counted)
@@ -246,8 +249,9 @@ class Dvqops(Qops):
             if t - window_s >= (self.origin_s or 0.0):
                 before = self.state_at(t - window_s, history)
                 oc = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor, t - window_s, t, before)
-            state = self.state_at(t, history)
-            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, min(t + window_s, end_s), state)
+            state = self.state_at(t, history)  # (its queue is counted with the window it arrived in)
+            end = min(t + window_s, end_s)
+            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, end, state, inherited=False)
             t += window_s
         return total
 

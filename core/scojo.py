@@ -797,7 +797,10 @@ class CirneBerman(PriorityEasy):
                 best_n, best_end, best_start = n, start + runtime, start
         if best_n > shape.n_opt:
             self.expansions += 1
-            if start_opt is not None and start_opt == best_start:
+            if start_opt is None:  # not tried (it would end too late): a diagnostic, not counted
+                start_opt = self.what_if_start(job, shape.n_opt, now)
+                self.whatif_runs -= 1
+            if start_opt == best_start:
                 self.free_expansions += 1
         return best_n
 

@@ -710,6 +710,10 @@ class CirneBerman(PriorityEasy):
         super().__init__(nb_hosts, **options)
         self.unsized: list[Job] = []
         self.whatif_runs = 0
+        # expansions beyond N_opt, and those whose simulated start is the same as at N_opt
+        # (the job gains runtime at no cost in waiting: in a backlog most are of this kind)
+        self.expansions = 0
+        self.free_expansions = 0
         # (job id, now), running jobs' (end, hosts), waiting jobs' what-if rows: shared by its sizes
         self._state: (
             tuple[tuple[str, float], list[tuple[float, int]], list[tuple[float, int, float, int, float]]] | None
@@ -780,14 +784,24 @@ class CirneBerman(PriorityEasy):
         N_max down: runtime(n) does not decrease as n does (both models' speedups rise up to
         N_max), so once now + runtime(n) exceeds the best completion no smaller size can win."""
         shape = self.shapes[job.id]
-        best_n, best_end = shape.n_opt, INF
+        best_n, best_end, best_start = shape.n_opt, INF, INF
+        start_opt: float | None = None  # the simulated start on N_opt, if tried
         for n in range(shape.n_max, shape.n_min - 1, -1):
             runtime = shape.runtime(n)
             if now + runtime > best_end:
                 break
-            end = self.what_if_start(job, n, now) + runtime
-            if end <= best_end:
-                best_n, best_end = n, end
+            start = self.what_if_start(job, n, now)
+            if n == shape.n_opt:
+                start_opt = start
+            if start + runtime <= best_end:
+                best_n, best_end, best_start = n, start + runtime, start
+        if best_n > shape.n_opt:
+            self.expansions += 1
+            if start_opt is None:  # not tried (it would end too late): a diagnostic, not counted
+                start_opt = self.what_if_start(job, shape.n_opt, now)
+                self.whatif_runs -= 1
+            if start_opt == best_start:
+                self.free_expansions += 1
         return best_n
 
     def plan(self, now: float) -> None:

@@ -270,6 +270,25 @@ def test_cirne_berman_takes_the_earliest_completion(end_of_a, expected):
     assert sched.whatif_runs == (7 if end_of_a == 100 else 6)
 
 
+@pytest.mark.parametrize("b_size,expected", [(8, 4), (6, 2)])
+def test_cirne_berman_expands_for_free_behind_a_queue(b_size, expected):
+    """Why Cirne-Berman expands so much on a busy machine: 8 hosts, A (8) until 100, B (rigid,
+    b_size, 100 s) waiting; J: N_opt 2 (1..4), 100 s, medium like B and behind it. B on 8: J
+    starts at 200 whatever its size, so it takes N_max (ends 200 + 81.25) for nothing in
+    waiting, at efficiency 0.4. B on 6: J on 2 starts with B at 100 (ends 200), on 4 at 200
+    (ends 281.25): N_opt wins."""
+    sched = CirneBerman(8)
+    occupy(sched, "A", 8, 100)
+    sched.submit(rigid("B", 0, b_size, 100), 0)
+    sched.submit(moldable("J", 0, 2, 100), 0)
+    assert not sizes(sched.schedule(0.0))
+    assert sched.fixed["J"] == expected
+    assert (sched.expansions, sched.free_expansions) == ((1, 1) if expected == 4 else (0, 0))
+    sched.complete("A", 100)
+    started = sizes(sched.schedule(100.0))
+    assert started == ({"B": 8} if b_size == 8 else {"B": 6, "J": 2})
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]))
 def test_cirne_berman_counts_what_if_equals_replaying_the_frame(seed, aging):

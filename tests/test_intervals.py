@@ -72,3 +72,28 @@ def test_interval_map_agrees_with_a_list(assignments):
 def test_repeated_terms_sum_exactly_as_one_by_one(pairs):
     one_by_one = math.fsum(v for v, count in pairs for _ in range(count))
     assert math.fsum(t for v, count in pairs for t in repeated((v,), count)) == one_by_one
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 12)), max_size=40))
+def test_host_pool_gives_the_lowest_free_ids_as_a_list_would(steps):
+    from adaptsched.core.hosts import HostPool
+
+    pool, free, held = HostPool(40), list(range(40)), []
+    for allocate, n in steps:
+        if allocate and n <= len(free):
+            hosts = pool.allocate(n)
+            assert list(hosts) == free[:n]
+            free = free[n:]
+            held.append(hosts)
+        elif held:
+            hosts = held.pop(n % len(held))
+            pool.release(hosts)
+            free = sorted(free + list(hosts))
+        assert pool.nb_free == len(free) and list(pool.free()) == free
+        assert pool.free().runs == IntervalSet.from_ids(free).runs  # maximal runs
+    if free:
+        taken = free[::2]
+        pool.take(taken)
+        assert list(pool.free()) == free[1::2]
+        with pytest.raises(ValueError):
+            pool.take(taken[:1])

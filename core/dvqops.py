@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
@@ -281,7 +282,7 @@ class Dvqops(Qops):
         if self.recorded:
             self._record_state(now)
 
-    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
         entry = self.by_id.get(job.id)
         if entry is not None:

@@ -499,7 +499,9 @@ class ScojoP(PriorityEasy):
 
     # -- (b) Fig. 3 ---------------------------------------------------------------------
     def start_or_wait(self, job: Job, target: int, now: float) -> tuple[float, int, int]:
-        """Fig. 3: (start time, size, hosts free then beyond the size) of the least response."""
+        """Fig. 3: (start time, size, hosts free then beyond the size) of the least response.
+        The start time is now with a size above the free hosts when a running job is past its
+        expected end: the job then waits for that end."""
         shape = self.shapes[job.id]
         free = self.pool.nb_free
         if free >= target:
@@ -513,10 +515,13 @@ class ScojoP(PriorityEasy):
         ends = list(self.by_end)
         i = 0
         while i < len(ends) and available < target:
-            t = ends[i].end_s
-            while i < len(ends) and ends[i].end_s == t:
+            end = ends[i].end_s
+            while i < len(ends) and ends[i].end_s == end:
                 available += ends[i].res
                 i += 1
+            # a job past its expected end (an engine's clock a microsecond behind ours) frees
+            # its hosts at the earliest now, but they are not free yet: plan() waits for them
+            t = max(end, now)
             n = min(target, available)
             if n < lo:
                 continue
@@ -581,7 +586,7 @@ class ScojoP(PriorityEasy):
             else:
                 target = self.target(job, now, pending)
                 head_start, n, extra = self.start_or_wait(job, target, now)
-                if head_start == now:
+                if head_start == now and n <= free:
                     self.begin(job, now, n)
                     started.append(job)
                     continue

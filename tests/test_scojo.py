@@ -212,6 +212,21 @@ def test_fig3_later_and_the_floor_is_fixed():
     assert started["J"] >= floor
 
 
+def test_fig3_waits_for_a_job_past_its_expected_end():
+    """An engine's clock may run a microsecond behind the expected ends: at 100, A (6 of 8
+    hosts) should have ended but has not. Fig. 3's walk counts its hosts from now on (J's
+    response on them: runtime only), but they are not free: J waits for them (it used to be
+    started on hosts that were not free, found by a 10k-job run), then starts when A ends."""
+    sched = ScojoP(8, prediction=False)
+    occupy(sched, "A", 6, 100)
+    sched.submit(moldable("J", 100, 4, 100), 100)
+    assert not sizes(sched.schedule(100.0))
+    floor = sched.floor["J"]
+    assert 3 <= floor <= 8
+    sched.complete("A", 100.000001)
+    assert sizes(sched.schedule(100.000001))["J"] >= floor
+
+
 def test_fig3_skips_sizes_below_the_floor():
     sched, _ = fig3(50)
     sched.floor["J"] = 7  # 6 free now is below it: wait for 50

@@ -55,6 +55,12 @@ def main(argv=None):
     parser.add_argument("--urgent", type=float, default=0.8)
     parser.add_argument("--skip-static", action="store_true")
     parser.add_argument("--starts", default="empty,recorded", help="DVQoPS what_if_start values to run")
+    parser.add_argument("--option", action="append", default=[], help="another DVQoPS option, K=V (repeatable)")
+    parser.add_argument(
+        "--json-out",
+        type=Path,
+        help="also append the JSON line to this file (docs/results/qops/dvqops_high_load.jsonl: the report shows it)",
+    )
     args = parser.parse_args(argv)
     hosts = TRACES[args.trace][1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +82,12 @@ def main(argv=None):
         if args.skip_static
         else [(f"VQoPS {oc:g}", Qops, {"value_aware": True, "oc_factor": oc}) for oc in OC_FACTORS]
     )
-    runs += [(f"DVQoPS {start}", Dvqops, {"what_if_start": start}) for start in args.starts.split(",")]
+    extra = dict(o.split("=", 1) for o in args.option)
+    more = "".join(f" {k}={v}" for k, v in extra.items())
+    runs += [
+        (f"DVQoPS {start}{more}", Dvqops, Dvqops.Options.parse({"what_if_start": start, **extra}).changed())
+        for start in args.starts.split(",")
+    ]
     for label, cls, options in runs:
         begin = time.perf_counter()
         value, missed = revenue(cls(hosts, **options), jobs)
@@ -87,12 +98,13 @@ def main(argv=None):
             f"  {label:16s} revenue {value / 1e6:9.2f} M  {gap}  missed {missed}  {time.perf_counter() - begin:.0f} s",
             flush=True,
         )
-    print(
-        json.dumps(
-            {"trace": args.trace, "jobs": args.jobs, "segment": args.segment, "load": args.load, "revenue": rows}
-        ),
-        flush=True,
+    record = json.dumps(
+        {"trace": args.trace, "jobs": args.jobs, "segment": args.segment, "load": args.load, "revenue": rows}
     )
+    print(record, flush=True)
+    if args.json_out:
+        with open(args.json_out, "a") as handle:
+            handle.write(record + "\n")
 
 
 if __name__ == "__main__":

@@ -172,3 +172,11 @@ def test_qops_table1_distance_in_percentage_points():
     assert qops.table1_distance(both, paper) == pytest.approx(5.0)  # 0, 0, 20, 0; (2, ...) not in the paper
     assert math.isnan(qops.table1_distance({}, paper))
     assert qops.table1_distance({k: [v / 100 for v in vs] for k, vs in qops.PAPER_TABLE1.items()}) == pytest.approx(0)
+
+
+def test_qops_dvqops_at_high_load():
+    f = qops.dvqops_near_best_static_at_high_load({"SDSC": -0.009, "CTC": -0.048})
+    assert f.holds and f.numbers == "SDSC: -0.9 %; CTC: -4.8 %"
+    f = qops.dvqops_near_best_static_at_high_load({"SDSC": -0.009, "CTC": -0.064})
+    assert not f.holds and f.claim.endswith("at high load")
+    assert qops.dvqops_near_best_static_at_high_load({}) is None

@@ -332,3 +332,11 @@ def test_simulation_begins_in_process_is_what_json_makes_of_its_text(tmp_path):
     EmbeddedBatsim(platform, [load_workload(path)], python, str(tmp_path / "python")).run()
     assert python.messages[0] == text.messages[0]
     assert python.messages[0]["events"][0]["data"]["compute_resources"][3]["name"] == "host3"
+
+
+@pytest.mark.parametrize("nb_hosts", [1, 9, 10, 338, 1024])
+def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
+    from adaptsched.platforms.simgrid import cluster_platform
+
+    path = write_cluster(nb_hosts, tmp_path / "c.xml")
+    assert cluster_platform(nb_hosts, path) == read_platform(path)

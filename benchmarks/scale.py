@@ -13,9 +13,9 @@ the default) as a fresh ``adaptsched run`` process, and records wall time, CPU t
 Writes ``scale.md`` and ``scale.json`` to ``--report`` (default docs/results/engines/),
 rewritten after every case so that what is measured is on disk; run outputs go to ``--out``.
 Each row carries the commit it was measured at: with ``--merge`` the rows already in
-``scale.json`` are kept (a case measured again at the same commit replaces its row), so a
-grid too long for one sitting can be measured in parts, and before/after rows of an
-optimisation sit in one table.
+``scale.json`` are kept (re-read at each write, so two runs can share a report; a case
+measured again at the same commit replaces its row), so a grid too long for one sitting can
+be measured in parts, and before/after rows of an optimisation sit in one table.
 
 Arrival rate: the model's own AARR (10.23) offers a load of 1.05 on 1,024 hosts, more than
 the machine can do: the queue then grows without bound, and every backfilling scheduler's
@@ -172,7 +172,22 @@ def targets(rows: list[dict]) -> list[str]:
     return lines
 
 
-def write_report(report: Path, rows: list[dict], context: dict) -> str:
+def merged(report: Path, rows: list[dict]) -> list[dict]:
+    """``rows`` over those in ``report``'s scale.json now (another run may have added some)."""
+    try:
+        old = json.loads((report / "scale.json").read_text())["rows"]
+    except (OSError, ValueError, KeyError):
+        old = []
+    key = lambda r: (r["commit"], r["scheduler"], r["hosts"], r["jobs"])  # noqa: E731
+    mine = {key(r) for r in rows}
+    result = [r for r in old if key(r) not in mine] + rows
+    result.sort(key=lambda r: (r["scheduler"], r["hosts"], r["jobs"]))
+    return result
+
+
+def write_report(report: Path, rows: list[dict], context: dict, *, merge: bool = False) -> str:
+    if merge:
+        rows = merged(report, rows)
     lines = [
         "# Scale: the embedded engine (in-process) on generated Lublin-Feitelson traces",
         "",
@@ -228,9 +243,7 @@ def main(argv=None) -> int:
 
     out, report = Path(args.out), Path(args.report)
     (out / "traces").mkdir(parents=True, exist_ok=True)
-    rows: list[dict] = []
-    if args.merge and (report / "scale.json").is_file():
-        rows = json.loads((report / "scale.json").read_text())["rows"]
+    rows: list[dict] = []  # this run's; with --merge, the report's other rows are re-read at each write
     context = {
         "machine": f"{platform.node()}, {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
         "aarr": args.aarr,
@@ -256,8 +269,8 @@ def main(argv=None) -> int:
                     else row["status"]
                 )
                 print(f"{scheduler} on {hosts} hosts, {jobs} jobs: {extra} (load {row['load']})", flush=True)
-                write_report(report, rows, context)
-    print(write_report(report, rows, context))
+                write_report(report, rows, context, merge=args.merge)
+    print(write_report(report, rows, context, merge=args.merge))
     print(f"written: {report / 'scale.md'}, {report / 'scale.json'}")
     return 0
 

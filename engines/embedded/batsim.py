@@ -319,7 +319,15 @@ class EmbeddedBatsim:
             "workloads": {name: w.path for name, w in self.workloads.items()},
             "profiles": profiles,
         }
-        self.events.append(self.kernel.now, "SIMULATION_BEGINS", data)
+        direct = self.python_wire and all(
+            type(k) is str and type(v) is str for h in self.platform.compute_hosts for k, v in h.properties.items()
+        )
+        if direct:  # what json.loads makes of their text, built at once (100,000 hosts: seconds less)
+            data["compute_resources"] = []
+            self.events.append(self.kernel.now, "SIMULATION_BEGINS", data)
+            self.events.events[-1]["data"]["compute_resources"] = resources
+        else:
+            self.events.append(self.kernel.now, "SIMULATION_BEGINS", data)
 
     # -- actors ---------------------------------------------------------------
     def server(self):

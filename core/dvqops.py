@@ -37,9 +37,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import pairwise
+from typing import Any, NamedTuple
 
 from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
@@ -72,7 +74,24 @@ class MachineState:
 EMPTY = MachineState()
 
 
-def what_if_revenue(
+def same_decisions(tests: list[tuple[float, int, float]], oc_a: float, oc_b: float) -> bool:
+    """Whether VQoPS at ``oc_a`` and ``oc_b`` decide every one of a replay's opportunity-cost
+    ``tests`` (:attr:`Qops.value_tests`) alike: then, the replay being deterministic, the two
+    replays are the same decision for decision."""
+    return all((gain <= oc_a * res * est_s) == (gain <= oc_b * res * est_s) for gain, res, est_s in tests)
+
+
+class WhatIf(NamedTuple):
+    """A what-if replay's values: those earned by the window's arrivals and by the inherited
+    queue (each done job's value at its simulated completion, in arrival, then queue, order),
+    and its opportunity-cost tests."""
+
+    arrivals: list[float]
+    waiting: list[float]
+    tests: list[tuple[float, int, float]]
+
+
+def what_if_values(
     nb_hosts: int,
     history: History,
     oc_factor: float,
@@ -80,18 +99,20 @@ def what_if_revenue(
     start_s: float,
     end_s: float,
     state: MachineState = EMPTY,
-    inherited: bool = True,
-) -> float:
-    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from
-    ``state`` at ``start_s`` (the revenue of its waiting jobs included if ``inherited``)."""
-    jobs = [
-        (Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime)
-        for j, runtime in history
-        if start_s <= j.submit_s < end_s
-    ]
+    submit_times: list[float] | None = None,
+) -> WhatIf:
+    """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
+    ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
+    never decrease (the window is then found by bisection)."""
+    if submit_times is not None:
+        window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
+    else:
+        window = [(j, runtime) for j, runtime in history if start_s <= j.submit_s < end_s]
+    jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
-        return 0.0
+        return WhatIf([], [], [])
     scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    scheduler.value_tests = []
     if state is EMPTY:
         out = replay(scheduler, jobs)
     else:
@@ -104,12 +125,33 @@ def what_if_revenue(
             reserved={job.id: reserved for job, _, reserved in state.waiting},
             start_s=start_s,
         )
-    counted = [job.id for job, _ in jobs] + ([job.id for job, _, _ in state.waiting] if inherited else [])
-    return sum(
-        job_value(o.job, o.end_s)
-        for o in (out[i] for i in counted)
-        if o.end_s is not None and not o.killed and not o.rejected
+
+    def values(ids: list[str]) -> list[float]:
+        return [
+            job_value(o.job, o.end_s)
+            for o in (out[i] for i in ids)
+            if o.end_s is not None and not o.killed and not o.rejected
+        ]
+
+    return WhatIf(
+        values([job.id for job, _ in jobs]), values([job.id for job, _, _ in state.waiting]), scheduler.value_tests
     )
+
+
+def what_if_revenue(
+    nb_hosts: int,
+    history: History,
+    oc_factor: float,
+    k_factor: int,
+    start_s: float,
+    end_s: float,
+    state: MachineState = EMPTY,
+    inherited: bool = True,
+) -> float:
+    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from
+    ``state`` at ``start_s`` (the revenue of its waiting jobs included if ``inherited``)."""
+    arrivals, waiting, _ = what_if_values(nb_hosts, history, oc_factor, k_factor, start_s, end_s, state)
+    return sum(arrivals + waiting if inherited else arrivals)
 
 
 def best_oc_factor(
@@ -181,6 +223,11 @@ class Dvqops(Qops):
         # The machine after each scheduling call: times, and (running ids, [(waiting id, reserved start)]).
         self.state_times: list[float] = []
         self.states: list[tuple[list[str], list[tuple[str, float]]]] = []
+        # Within one retune: its what-if replays (oc_factor, start, end) -> values, and the
+        # runtimes of the history it reads.
+        self._replays: dict[tuple[float, float], dict[float, WhatIf]] = {}
+        self._runtimes: tuple[History, dict[str, float]] | None = None
+        self._submits: tuple[History, list[float] | None] | None = None
 
     # -- history -----------------------------------------------------------------------
     def on_submit(self, job: Job, now: float) -> None:
@@ -219,7 +266,9 @@ class Dvqops(Qops):
         i = bisect_left(self.state_times, t) - 1
         if not self.recorded or i < 0:
             return EMPTY
-        runtime = {job.id: r for job, r in history}
+        if self._runtimes is None or self._runtimes[0] is not history:
+            self._runtimes = (history, {job.id: r for job, r in history})
+        runtime = self._runtimes[1]
         running_ids, waiting = self.states[i]
         state = MachineState()
         for job_id in running_ids:
@@ -241,22 +290,59 @@ class Dvqops(Qops):
         ]
 
     # -- the two what-if choices --------------------------------------------------------
+    #: Whether a retune reuses its what-if replays: the same replay (factor, window, state)
+    #: asked again in the same retune (the revenue of one window in the choice of the window
+    #: is one of the next window's OC-factor replays), or one at another factor that would
+    #: decide every opportunity-cost test alike (:func:`same_decisions`: at high load the
+    #: factors 0.1 to 0.4 often turn away the same jobs). False only to check that the
+    #: decisions do not depend on it.
+    reuse_replays = True
+
+    def _values(self, history: History, oc_factor: float, start_s: float, end_s: float) -> WhatIf:
+        """:func:`what_if_values` from the state recorded at ``start_s``, each replayed once per retune."""
+        done = self._replays.setdefault((start_s, end_s), {})
+        found = done.get(oc_factor)
+        if found is None and self.reuse_replays:
+            found = next((w for oc, w in done.items() if same_decisions(w.tests, oc, oc_factor)), None)
+        if found is None:
+            state = self.state_at(start_s, history)
+            submits = self._submit_times(history)
+            found = what_if_values(self.nb_hosts, history, oc_factor, self.k_factor, start_s, end_s, state, submits)
+        if self.reuse_replays:
+            done[oc_factor] = found
+        return found
+
+    def _submit_times(self, history: History) -> list[float] | None:
+        """The submission times of ``history`` if they never decrease (else None), once per history."""
+        if self._submits is None or self._submits[0] is not history:
+            times = [job.submit_s for job, _ in history]
+            self._submits = (history, times if all(a <= b for a, b in pairwise(times)) else None)
+        return self._submits[1]
+
+    def _best_oc_factor(self, history: History, start_s: float, end_s: float) -> float:
+        """:func:`best_oc_factor` from the state recorded at ``start_s``."""
+        revenues = []
+        for oc in self.oc_factors:
+            arrivals, waiting, _ = self._values(history, oc, start_s, end_s)
+            revenues.append((sum(arrivals + waiting), -oc))
+        return -max(revenues)[1]
+
     def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
         """Revenue of DVQoPS with a fixed window over [start_s, end_s): the OC-factor is
         re-chosen every window from the window before (the first one keeps the current)."""
         total, t, oc = 0.0, start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
-                before = self.state_at(t - window_s, history)
-                oc = best_oc_factor(self.nb_hosts, history, self.oc_factors, self.k_factor, t - window_s, t, before)
-            state = self.state_at(t, history)  # (its queue is counted with the window it arrived in)
-            end = min(t + window_s, end_s)
-            total += what_if_revenue(self.nb_hosts, history, oc, self.k_factor, t, end, state, inherited=False)
+                oc = self._best_oc_factor(history, t - window_s, t)
+            # (the queue inherited at t is counted with the window it arrived in)
+            arrivals, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
+            total += sum(arrivals)
             t += window_s
         return total
 
     def retune(self, now: float) -> None:
         history = None
+        self._replays = {}
         if now >= self.next_window_s and not self.fixed_window:
             history = self._known()
             start = now - self.max_window_s
@@ -265,12 +351,10 @@ class Dvqops(Qops):
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
-            start = now - self.window_s
-            self.oc_factor = best_oc_factor(
-                self.nb_hosts, history, self.oc_factors, self.k_factor, start, now, self.state_at(start, history)
-            )
+            self.oc_factor = self._best_oc_factor(history, now - self.window_s, now)
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
+        self._replays, self._runtimes, self._submits = {}, None, None
 
     def plan(self, now: float) -> None:
         if self.arrivals and self.origin_s is not None:
@@ -281,7 +365,7 @@ class Dvqops(Qops):
         if self.recorded:
             self._record_state(now)
 
-    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
         entry = self.by_id.get(job.id)
         if entry is not None:

@@ -79,6 +79,10 @@ class Qops(ReservationPlanner):
         self.terms: dict[str, QosTerms] = {}  # job id -> its QoS terms, read once
         self.waiting: list[Job] = []  # accepted waiting jobs, in QoPS order
         self.decisions_log: list[tuple[float, str, bool, int | None]] = []  # (time, job, accepted, position)
+        # VQoPS: if a list, every opportunity-cost test, (revenue gain, res, estimate): the job
+        # was accepted iff not gain <= oc_factor * res * estimate. Two OC-factors on the same side of
+        # every test make the same decisions (DVQoPS reuses a what-if replay so).
+        self.value_tests: list[tuple[float, int, float]] | None = None
 
     # -- the planner's hooks: QoPS's own queue order, admission control ---------------
     def on_submit(self, job: Job, now: float) -> None:
@@ -163,6 +167,8 @@ class Qops(ReservationPlanner):
                 (self.revenue(f[1], [self.reservation[j.id] for j in f[1]]) + self.revenue(f[2], f[3]), -f[0], f)
                 for f in found
             )
+            if self.value_tests is not None:
+                self.value_tests.append((total - current, job.res, job.walltime_s))
             if total - current <= self.oc_factor * job.res * job.walltime_s:
                 self.decisions_log.append((now, job.id, False, None))
                 return False

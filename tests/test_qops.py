@@ -262,3 +262,51 @@ def test_dvqops_records_the_machine_state_its_what_ifs_start_from(start):
             assert out[job.id].start_s <= reserved_s  # reservations only move earlier
         checked += len(state.running) + len(state.waiting)
     assert checked > 0 or start == "empty"
+
+
+def test_same_decisions_compares_every_opportunity_cost_test():
+    from adaptsched.core.dvqops import same_decisions
+
+    tests = [(5.0, 2, 10.0), (-1.0, 4, 100.0)]  # gain 5 against oc x 20; a loss: always rejected
+    assert same_decisions(tests, 0.1, 0.2)  # 5 > 2 and 5 > 4: accepted at both
+    assert not same_decisions(tests, 0.2, 0.4)  # 5 <= 8: rejected at 0.4
+    assert same_decisions(tests, 0.25, 0.25) and same_decisions([], 0.0, 0.4)
+
+
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, monkeypatch):
+    # A busy day on 16 hosts with jobs ending before their estimates (so that the queue is
+    # compressed): DVQoPS reusing its what-if replays within a retune (the same replay asked
+    # twice, or one at another OC-factor deciding every test alike) chooses the same factors
+    # and windows and schedules every job as DVQoPS replaying each what-if anew, with fewer
+    # replays.
+    import random
+
+    import adaptsched.core.dvqops as dvqops
+
+    rnd = random.Random(11)
+    jobs = []
+    for i in range(24 * 8):
+        t = i * 450.0
+        estimate = rnd.uniform(600, 5400)
+        urgent = rnd.random() < 0.4
+        res = rnd.choice((2, 4, 8, 12))
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        jobs.append((qjob(str(i), t, res, estimate, t + 5 * estimate, price=price, urgent=urgent), estimate))
+    jobs = [(j, rt * rnd.choice((1.0, 1.0, 0.5))) for j, rt in jobs]
+
+    class Anew(dvqops.Dvqops):
+        reuse_replays = False
+
+    calls = []
+    original = dvqops.what_if_values
+    monkeypatch.setattr(dvqops, "what_if_values", lambda *a, **k: calls.append(1) or original(*a, **k))
+    runs = {}
+    for cls in (dvqops.Dvqops, Anew):
+        calls.clear()
+        sched = cls(16, max_window_h=4, what_if_start=start)
+        out = replay(sched, jobs)
+        runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, len(calls))
+    assert len({oc for _, oc, _ in runs[Anew][0]}) > 1  # (the window is chosen every 4 h)
+    assert runs[dvqops.Dvqops][:2] == runs[Anew][:2]
+    assert runs[dvqops.Dvqops][2] < runs[Anew][2]

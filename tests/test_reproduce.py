@@ -10,7 +10,8 @@ import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, assert_usage_error, cli
 
-from adaptsched.reproduce.perkovic_keleher.plan import mixes
+from adaptsched.reproduce.perkovic_keleher.plan import READINGS, mixes
+from adaptsched.reproduce.perkovic_keleher.report import Results, readings_section
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -40,6 +41,49 @@ def test_mixes_cover_every_technique():
         "widening": True,
     }
     assert options["BF"] == {"order": "D", "guarantees": True}
+    assert options["R/L-NG starvation_weight=0"] == {
+        "order": "R/L",
+        "guarantees": False,
+        "seed": 3,
+        "starvation_weight": 0.0,
+    }
+    assert options["P/L-NG priority_levels=1e9"]["priority_levels"] == 10**9
+    assert len({m.label for m in mixes()}) == len(mixes())  # the default reading is the orders study's
+
+
+def test_readings_study_alone_runs_the_default_reading_too():
+    chosen = mixes(("readings",))
+    assert all(m.study == "readings" for m in chosen)
+    labels = [m.label for m in chosen]
+    assert labels[:3] == ["BF", "P/L-NG", "R/L-NG"] and "R/L-NG all three" in labels
+    assert len(chosen) == 3 * (1 + len(READINGS))
+
+
+def test_readings_section_on_synthetic_results():
+    # BF 10 (delay 1000 s) under every reading; the default gives P/L-NG -30 %, R/L-NG -60 %;
+    # starvation_weight=0 moves R/L-NG's slowdown to -70 % (toward the paper's -77 %)
+    chosen = mixes(("readings",))
+    results = {}
+    for m in chosen:
+        bsld = {"BF": 10.0, "P/L-NG": 7.0, "R/L-NG": 4.0}[m.base]
+        if m.reading == "starvation_weight=0" and m.base == "R/L-NG":
+            bsld = 3.0
+        wait = {"BF": 1000.0, "P/L-NG": 800.0, "R/L-NG": 500.0}[m.base]
+        for seed in (1, 2) if m.randomized else (None,):
+            results[m.slug(seed)] = {"overall": {"bsld_mean": bsld, "wait_mean_s": wait}}
+    lines = readings_section(chosen, Results(chosen, results, seeds=2))
+    text = "\n".join(lines)
+    assert "| paper (full trace) | | | -57 % | -38 % | | -77 % | -65 % |" in text
+    assert "| default (old) | 10.00 | 7.00 (7.00–7.00) | -30 % | -20 % | 4.00 (4.00–4.00) | -60 % | -50 % |" in text
+    assert (
+        "| `starvation_weight=0` | 10.00 | 7.00 (7.00–7.00) | -30 % same | -20 % same "
+        "| 3.00 (3.00–3.00) | -70 % toward | -50 % same |" in text
+    )
+    assert (
+        "* R/L-NG bsld (paper -77 %, default -60 %): `starvation_weight=0` (-70 %); closest: `starvation_weight=0`."
+        in text
+    )
+    assert "* P/L-NG bsld (paper -57 %, default -30 %): none; closest: the default." in text
 
 
 @pytest.mark.slow
@@ -131,6 +175,28 @@ def test_reproduce_qops_end_to_end(tmp_path):
     for png in ("revenue.png", "dvqops_choices.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
     assert len((folder / "revenue.csv").read_text().splitlines()) == 1 + 9
+
+
+def test_qops_report_shows_dvqops_at_high_load_beside_the_papers_5_percent(tmp_path):
+    from adaptsched.reproduce.qops.report import WHY_NOT_HIGH_LOAD, Row, high_load_section, read_measured
+
+    # this run: QoPS 100, best static OC 0.4 at +60 % (160), DVQoPS +56 % (156): -2.5 %
+    row = Row("SDSC-SP2", 10, 0.8, "high", "exact", "last", [0.1, 0.2, 0.3, 0.5, 0.6], 0.56, 100.0)
+    other = row._replace(load="orig", dvqops=0.0)  # not a high-load row: not shown
+    lines, gaps = high_load_section([row, other], [], 1500)
+    text = "\n".join(lines)
+    assert "| SDSC-SP2, last 1,500 jobs | this run | 0.4 | 0.00 M | 0.00 M | -2.5 % | within 5 % | yes |" in text
+    assert WHY_NOT_HIGH_LOAD not in text and list(gaps.values()) == [pytest.approx(-0.025)]
+    # a measured record (benchmarks/dvqops_state.py --json-out) 10 % behind: the reason is given
+    record = {"trace": "CTC-SP2", "jobs": 10000, "segment": "last", "load": "high"}
+    record["revenue"] = {"VQoPS 0": 80.0, "VQoPS 0.4": 100.0, "DVQoPS recorded": 90.0}
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, load="orig")) + "\n")
+    assert len(read_measured(path)) == 1 and read_measured(tmp_path / "none.jsonl") == []
+    lines, gaps = high_load_section([row], read_measured(path), 1500)
+    text = "\n".join(lines)
+    assert "| CTC-SP2, last 10,000 jobs | `benchmarks/dvqops_state.py` (recorded) | 0.4 |" in text
+    assert "| -10.0 % | within 5 % | **no** |" in text and WHY_NOT_HIGH_LOAD in text
 
 
 def test_qops_segments_select_the_part_of_the_trace():

@@ -54,6 +54,19 @@ def dvqops_near_best_static(gaps: Mapping[str, float]) -> Finding | None:
     )
 
 
+def dvqops_near_best_static_at_high_load(gaps: Mapping[str, float]) -> Finding | None:
+    """Sec. 5.3 at high load (Figure 7(b), Figure 8): DVQoPS within 5 % of the best static
+    OC-factor. ``gaps``: run label (trace, part, size) -> :func:`dvqops_gap`, high-load runs only."""
+    if not gaps:
+        return None
+    failing = [s for s, gap in gaps.items() if gap < -DVQOPS_TOLERANCE]
+    return Finding(
+        "DVQoPS within 5 % of the best static OC-factor at high load",
+        not failing,
+        "; ".join(f"{s}: {100 * g:+.1f} %" for s, g in gaps.items()),
+    )
+
+
 def gains_grow_with_load(best: Mapping[tuple, float]) -> Finding | None:
     """Table 1: value-awareness gains more at high load (C = 10, U = 80 %).
     ``best``: (C, U, load) -> best static improvement over QoPS."""

@@ -63,7 +63,10 @@ def write_report(
     lines += more
     lines += segments_section(rows, traces, segments, jobs)
     lines += dvqops_section(gaps)
-    found = [claims.dvqops_near_best_static(gaps)]
+    measured = read_measured(folder / MEASURED)
+    high, high_gaps = high_load_section(rows, measured, jobs)
+    lines += high
+    found = [claims.dvqops_near_best_static(gaps), claims.dvqops_near_best_static_at_high_load(high_gaps)]
     for segment in segments:
         for trace in traces:
             best = by_trace(rows, trace, segment)
@@ -207,6 +210,70 @@ def dvqops_section(gaps) -> list[str]:
         + (f"{worst} at {100 * gaps[worst]:+.1f} %" if gaps else "-")
         + ").",
     ]
+
+
+#: Measurements of ``benchmarks/dvqops_state.py --json-out`` kept beside the report (the
+#: 10,000-job DVQoPS runs being longer than a shortened reproduction): shown in the high-load
+#: section if the report folder holds this file.
+MEASURED = "dvqops_high_load.jsonl"
+
+
+def read_measured(path: Path) -> list[dict]:
+    """The benchmark's records (one JSON object a line: trace, jobs, segment, load, revenue
+    by label), the high-load ones; [] without the file."""
+    if not path.is_file():
+        return []
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in records if r.get("load") == "high"]
+
+
+def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
+    """DVQoPS against the best static OC-factor at high load (C = 10, U = 80 %, exact), beside
+    the paper's "within 5 %": this reproduction's runs, then ``measured`` ones (benchmark
+    records); the reason when a gap exceeds 5 %. Returns the lines and {run: gap}."""
+    entries = []  # (label, source, best factor, best revenue, DVQoPS revenue)
+    for r in rows:
+        if (r.cost, r.urgent, r.load, r.estimates) == (10, 0.8, "high", "exact") and not np.isnan(r.dvqops):
+            best = int(np.nanargmax(r.gains))
+            revenue = r.qops_revenue * (1 + r.gains[best]), r.qops_revenue * (1 + r.dvqops)
+            entries.append((f"{r.trace}, {segment_text(r.segment, jobs)}", "this run", OC_FACTORS[best], *revenue))
+    for m in measured:
+        static = {oc: m["revenue"].get(f"VQoPS {oc:g}") for oc in OC_FACTORS}
+        static = {oc: v for oc, v in static.items() if v is not None}
+        for label, value in m["revenue"].items():
+            if label.startswith("DVQoPS") and static:
+                best = max(static, key=static.__getitem__)
+                where = f"{m['trace']}, {segment_text(m.get('segment', 'first'), m['jobs'])}"
+                options = label.removeprefix("DVQoPS").strip()
+                source = "`benchmarks/dvqops_state.py`" + (f" ({options})" if options else "")
+                entries.append((where, source, best, static[best], value))
+    if not entries:
+        return [], {}
+    lines = [
+        "",
+        '## DVQoPS at high load, beside the paper\'s "within 5 %"',
+        "",
+        "C = 10, U = 80 %, exact estimates, 40 % of the jobs duplicated. Paper (sec. 5.3, Figures 7(b) "
+        "and 8): DVQoPS within 5 % of the best static OC-factor.",
+        "",
+        "| trace, part | runs | best static OC-factor | its revenue | DVQoPS | gap | paper | within 5 % |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    gaps = {}
+    for where, source, best, best_value, value in entries:
+        gap = value / best_value - 1
+        gaps[f"{where} ({source.strip('`')})"] = gap
+        lines.append(
+            f"| {where} | {source} | {best:g} | {best_value / 1e6:,.2f} M | {value / 1e6:,.2f} M | "
+            f"{100 * gap:+.1f} % | within 5 % | {'yes' if gap >= -claims.DVQOPS_TOLERANCE else '**no**'} |"
+        )
+    if any(g < -claims.DVQOPS_TOLERANCE for g in gaps.values()):
+        lines += ["", WHY_NOT_HIGH_LOAD]
+    return lines, gaps
+
+
+WHY_NOT_HIGH_LOAD = """**Why not within 5 %.** docs/qops.md ("DVQoPS from the recorded state") gives the
+measurements and the reason."""
 
 
 def acceptance_section(results, traces, segment="first") -> list[str]:

@@ -35,7 +35,7 @@ the trajectory can be plotted from the output.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
@@ -90,6 +90,22 @@ class WhatIf(NamedTuple):
     tests: list[tuple[float, int, float]]
 
 
+class SwitchingQops(Qops):
+    """VQoPS whose OC-factor changes over time: ``changes`` (time, factor), sorted by time; an
+    arrival at ``now`` is decided with the factor of the last change at or before ``now``."""
+
+    def __init__(self, nb_hosts: int, changes: list[tuple[float, float]], **options: Any):
+        super().__init__(nb_hosts, **options)
+        self.change_times = [t for t, _ in changes]
+        self.change_factors = [oc for _, oc in changes]
+
+    def admit(self, job: Job, now: float) -> bool:
+        i = bisect_right(self.change_times, now) - 1
+        if i >= 0:
+            self.oc_factor = self.change_factors[i]
+        return super().admit(job, now)
+
+
 def what_if_values(
     nb_hosts: int,
     history: History,
@@ -99,10 +115,12 @@ def what_if_values(
     end_s: float,
     state: MachineState = EMPTY,
     submit_times: list[float] | None = None,
+    changes: list[tuple[float, float]] | None = None,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
-    never decrease (the window is then found by bisection)."""
+    never decrease (the window is then found by bisection). ``changes``: (time, factor), the
+    OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``."""
     if submit_times is not None:
         window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
     else:
@@ -110,7 +128,10 @@ def what_if_values(
     jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
-    scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    if changes:
+        scheduler: Qops = SwitchingQops(nb_hosts, changes, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    else:
+        scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
     scheduler.value_tests = []
     if state is EMPTY:
         out = replay(scheduler, jobs)
@@ -182,6 +203,15 @@ class DvqopsOptions(QopsOptions):
         choices=("recorded", "empty"),
     )
 
+    window_choice: str = option(
+        "continuous",
+        "how the choice of the window simulates DVQoPS over the last max_window_h hours: one replay from "
+        "the state recorded then, its OC-factor changing every window (the paper's 'simulation starting "
+        "in the past', sec. 4.3), or one replay per window from the state recorded at its start (the "
+        "reading before: the factor of one window never pays for the jobs it took in the next)",
+        choices=("continuous", "piecewise"),
+    )
+
     def check(self) -> None:
         try:
             factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
@@ -219,6 +249,7 @@ class Dvqops(Qops):
         self.next_window_s = INF  # when the window is chosen again
         self.choices: list[tuple[float, float, float]] = []  # (time, oc_factor, window_s): for plots and tests
         self.recorded = o.what_if_start == "recorded"
+        self.continuous = o.window_choice == "continuous"
         # The machine after each scheduling call: times, and (running ids, [(waiting id, reserved start)]).
         self.state_times: list[float] = []
         self.states: list[tuple[list[str], list[tuple[str, float]]]] = []
@@ -327,16 +358,29 @@ class Dvqops(Qops):
         return -max(revenues)[1]
 
     def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
-        """Revenue of DVQoPS with a fixed window over [start_s, end_s): the OC-factor is
-        re-chosen every window from the window before (the first one keeps the current)."""
-        total, t, oc = 0.0, start_s, self.oc_factor
+        """Revenue of the arrivals of [start_s, end_s) under DVQoPS with a fixed window: the
+        OC-factor is re-chosen every window from the window before (the first one keeps the
+        current). ``window_choice``: one replay over the whole span, the factor changing at
+        each window (``continuous``), or one replay per window, each from the state recorded
+        at its start (``piecewise``)."""
+        changes, t, oc = [], start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
                 oc = self._best_oc_factor(history, t - window_s, t)
+            changes.append((t, oc))
+            t += window_s
+        if self.continuous:
+            state = self.state_at(start_s, history)
+            submits = self._submit_times(history)
+            arrivals, _, _ = what_if_values(
+                self.nb_hosts, history, changes[0][1], self.k_factor, start_s, end_s, state, submits, changes
+            )
+            return sum(arrivals)
+        total = 0.0
+        for t, oc in changes:
             # (the queue inherited at t is counted with the window it arrived in)
             arrivals, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
             total += sum(arrivals)
-            t += window_s
         return total
 
     def retune(self, now: float) -> None:

@@ -212,6 +212,13 @@ class DvqopsOptions(QopsOptions):
         choices=("continuous", "piecewise"),
     )
 
+    ties: str = option(
+        "smallest",
+        "among candidates of equal what-if revenue (OC-factors, windows) keep the smallest, or the one in "
+        "force if it is among them (the paper is silent; sec. 4.3.2 asks for stable choices)",
+        choices=("smallest", "current"),
+    )
+
     def check(self) -> None:
         try:
             factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
@@ -250,6 +257,7 @@ class Dvqops(Qops):
         self.choices: list[tuple[float, float, float]] = []  # (time, oc_factor, window_s): for plots and tests
         self.recorded = o.what_if_start == "recorded"
         self.continuous = o.window_choice == "continuous"
+        self.keep_on_ties = o.ties == "current"
         # The machine after each scheduling call: times, and (running ids, [(waiting id, reserved start)]).
         self.state_times: list[float] = []
         self.states: list[tuple[list[str], list[tuple[str, float]]]] = []
@@ -349,13 +357,21 @@ class Dvqops(Qops):
             self._submits = (history, times if all(a <= b for a, b in pairwise(times)) else None)
         return self._submits[1]
 
-    def _best_oc_factor(self, history: History, start_s: float, end_s: float) -> float:
-        """:func:`best_oc_factor` from the state recorded at ``start_s``."""
+    def _best_oc_factor(self, history: History, start_s: float, end_s: float, current: float) -> float:
+        """:func:`best_oc_factor` from the state recorded at ``start_s`` (ties: ``ties``)."""
         revenues = []
         for oc in self.oc_factors:
             arrivals, waiting, _ = self._values(history, oc, start_s, end_s)
             revenues.append((sum(arrivals + waiting), -oc))
-        return -max(revenues)[1]
+        return self._tie(revenues, current)
+
+    def _tie(self, scores: list[tuple[float, float]], current: float) -> float:
+        """The candidate of highest score, ``scores`` being (score, -candidate); among equals the
+        current one (``ties`` = ``current``) if it is one of them, else the smallest."""
+        best = max(scores)
+        if self.keep_on_ties and any(score == best[0] and -c == current for score, c in scores):
+            return current
+        return -best[1]
 
     def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
         """Revenue of the arrivals of [start_s, end_s) under DVQoPS with a fixed window: the
@@ -366,7 +382,7 @@ class Dvqops(Qops):
         changes, t, oc = [], start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
-                oc = self._best_oc_factor(history, t - window_s, t)
+                oc = self._best_oc_factor(history, t - window_s, t, oc)
             changes.append((t, oc))
             t += window_s
         if self.continuous:
@@ -390,11 +406,11 @@ class Dvqops(Qops):
             history = self._known()
             start = now - self.max_window_s
             scores = [(self.simulate_dvqops(history, w, start, now), -w) for w in self.windows_s]
-            self.window_s = -max(scores)[1]
+            self.window_s = self._tie(scores, self.window_s)
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
-            self.oc_factor = self._best_oc_factor(history, now - self.window_s, now)
+            self.oc_factor = self._best_oc_factor(history, now - self.window_s, now, self.oc_factor)
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
         self._replays, self._runtimes, self._submits = {}, None, None

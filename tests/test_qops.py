@@ -320,3 +320,14 @@ def test_switching_qops_decides_each_arrival_with_the_factor_then_in_force():
     assert not out["0"].rejected and out["1"].rejected
     out = replay(SwitchingQops(4, [(0.0, 0.0), (60.0, 0.4)], value_aware=True), [(j, 10.0) for j in jobs])
     assert not out["0"].rejected and not out["1"].rejected
+
+
+def test_dvqops_ties_keep_the_smallest_or_the_factor_in_force():
+    from adaptsched.core.dvqops import Dvqops
+
+    scores = [(10.0, -0.0), (10.0, -0.4), (5.0, -0.1)]  # (what-if revenue, -OC-factor)
+    assert Dvqops(8)._tie(scores, 0.4) == 0.0  # the smallest of the best
+    keep = Dvqops(8, ties="current")
+    assert keep._tie(scores, 0.4) == 0.4  # in force and among the best: kept
+    assert keep._tie(scores, 0.1) == 0.0  # in force but worse: the smallest of the best
+    assert keep._tie([(3.0, -3600.0), (3.0, -7200.0)], 7200.0) == 7200.0  # windows alike

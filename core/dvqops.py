@@ -11,7 +11,13 @@ every arrival (accepted or rejected) and:
 * **Rollback window** (Figure 4b; or fixed: ``window_h``): every ``max_window_h`` hours (64), for each candidate
   window w in 1, 2, 4, ..., ``max_window_h`` hours, simulates DVQoPS itself over the last
   ``max_window_h`` hours with window w (the OC-factor re-chosen every w hours from the
-  arrivals of the w hours before) and keeps the w of highest simulated revenue.
+  arrivals of the w hours before) and keeps the w of highest simulated revenue. With
+  ``window_choice`` = ``continuous`` (the default) that simulation is one replay from the
+  state recorded ``max_window_h`` hours ago, its factor changing every w hours ("what
+  rollback window would have yielded the best revenue over the last max rollback window
+  hours"); ``piecewise`` (the reading before) replays each w-hour window from the state
+  recorded at its start, so that the jobs a factor took in one window never cost it
+  anything in the next, which favours short windows and low factors at high load.
 
 What-if simulations are in-process replays (:mod:`adaptsched.core.replay`) of the same
 planning code; they never touch the simulator. The paper's rollback "runs the simulation
@@ -28,6 +34,8 @@ counts every simulated job of the window, and with ``recorded`` also every inher
 job, at its simulated completion (the running jobs' is the same whatever the factor); in
 the choice of the window, each window's simulation counts only its own arrivals, so that
 no job counts twice and short windows gain nothing from their number.
+Among candidates of equal simulated revenue (factors or windows) the smallest is kept, or
+with ``ties`` = ``current`` the one in force if it is among them (the paper is silent).
 Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata
 records the OC-factor and window in force at its arrival (``oc_factor``, ``window_h``), so
 the trajectory can be plotted from the output.

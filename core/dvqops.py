@@ -11,7 +11,13 @@ every arrival (accepted or rejected) and:
 * **Rollback window** (Figure 4b; or fixed: ``window_h``): every ``max_window_h`` hours (64), for each candidate
   window w in 1, 2, 4, ..., ``max_window_h`` hours, simulates DVQoPS itself over the last
   ``max_window_h`` hours with window w (the OC-factor re-chosen every w hours from the
-  arrivals of the w hours before) and keeps the w of highest simulated revenue.
+  arrivals of the w hours before) and keeps the w of highest simulated revenue. With
+  ``window_choice`` = ``continuous`` (the default) that simulation is one replay from the
+  state recorded ``max_window_h`` hours ago, its factor changing every w hours ("what
+  rollback window would have yielded the best revenue over the last max rollback window
+  hours"); ``piecewise`` (the reading before) replays each w-hour window from the state
+  recorded at its start, so that the jobs a factor took in one window never cost it
+  anything in the next, which favours short windows and low factors at high load.
 
 What-if simulations are in-process replays (:mod:`adaptsched.core.replay`) of the same
 planning code; they never touch the simulator. The paper's rollback "runs the simulation
@@ -28,6 +34,8 @@ counts every simulated job of the window, and with ``recorded`` also every inher
 job, at its simulated completion (the running jobs' is the same whatever the factor); in
 the choice of the window, each window's simulation counts only its own arrivals, so that
 no job counts twice and short windows gain nothing from their number.
+Among candidates of equal simulated revenue (factors or windows) the smallest is kept, or
+with ``ties`` = ``current`` the one in force if it is among them (the paper is silent).
 Before the first choice the OC-factor is ``initial_oc_factor`` (0). Each job's metadata
 records the OC-factor and window in force at its arrival (``oc_factor``, ``window_h``), so
 the trajectory can be plotted from the output.
@@ -35,7 +43,7 @@ the trajectory can be plotted from the output.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
@@ -91,6 +99,22 @@ class WhatIf(NamedTuple):
     tests: list[tuple[float, int, float]]
 
 
+class SwitchingQops(Qops):
+    """VQoPS whose OC-factor changes over time: ``changes`` (time, factor), sorted by time; an
+    arrival at ``now`` is decided with the factor of the last change at or before ``now``."""
+
+    def __init__(self, nb_hosts: int, changes: list[tuple[float, float]], **options: Any):
+        super().__init__(nb_hosts, **options)
+        self.change_times = [t for t, _ in changes]
+        self.change_factors = [oc for _, oc in changes]
+
+    def admit(self, job: Job, now: float) -> bool:
+        i = bisect_right(self.change_times, now) - 1
+        if i >= 0:
+            self.oc_factor = self.change_factors[i]
+        return super().admit(job, now)
+
+
 def what_if_values(
     nb_hosts: int,
     history: History,
@@ -100,10 +124,12 @@ def what_if_values(
     end_s: float,
     state: MachineState = EMPTY,
     submit_times: list[float] | None = None,
+    changes: list[tuple[float, float]] | None = None,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
-    never decrease (the window is then found by bisection)."""
+    never decrease (the window is then found by bisection). ``changes``: (time, factor), the
+    OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``."""
     if submit_times is not None:
         window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
     else:
@@ -111,7 +137,10 @@ def what_if_values(
     jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
-    scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    if changes:
+        scheduler: Qops = SwitchingQops(nb_hosts, changes, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    else:
+        scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
     scheduler.value_tests = []
     if state is EMPTY:
         out = replay(scheduler, jobs)
@@ -183,6 +212,22 @@ class DvqopsOptions(QopsOptions):
         choices=("recorded", "empty"),
     )
 
+    window_choice: str = option(
+        "continuous",
+        "how the choice of the window simulates DVQoPS over the last max_window_h hours: one replay from "
+        "the state recorded then, its OC-factor changing every window (the paper's 'simulation starting "
+        "in the past', sec. 4.3), or one replay per window from the state recorded at its start (the "
+        "reading before: the factor of one window never pays for the jobs it took in the next)",
+        choices=("continuous", "piecewise"),
+    )
+
+    ties: str = option(
+        "smallest",
+        "among candidates of equal what-if revenue (OC-factors, windows) keep the smallest, or the one in "
+        "force if it is among them (the paper is silent; sec. 4.3.2 asks for stable choices)",
+        choices=("smallest", "current"),
+    )
+
     def check(self) -> None:
         try:
             factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
@@ -220,6 +265,8 @@ class Dvqops(Qops):
         self.next_window_s = INF  # when the window is chosen again
         self.choices: list[tuple[float, float, float]] = []  # (time, oc_factor, window_s): for plots and tests
         self.recorded = o.what_if_start == "recorded"
+        self.continuous = o.window_choice == "continuous"
+        self.keep_on_ties = o.ties == "current"
         # The machine after each scheduling call: times, and (running ids, [(waiting id, reserved start)]).
         self.state_times: list[float] = []
         self.states: list[tuple[list[str], list[tuple[str, float]]]] = []
@@ -319,25 +366,46 @@ class Dvqops(Qops):
             self._submits = (history, times if all(a <= b for a, b in pairwise(times)) else None)
         return self._submits[1]
 
-    def _best_oc_factor(self, history: History, start_s: float, end_s: float) -> float:
-        """:func:`best_oc_factor` from the state recorded at ``start_s``."""
+    def _best_oc_factor(self, history: History, start_s: float, end_s: float, current: float) -> float:
+        """:func:`best_oc_factor` from the state recorded at ``start_s`` (ties: ``ties``)."""
         revenues = []
         for oc in self.oc_factors:
             arrivals, waiting, _ = self._values(history, oc, start_s, end_s)
             revenues.append((sum(arrivals + waiting), -oc))
-        return -max(revenues)[1]
+        return self._tie(revenues, current)
+
+    def _tie(self, scores: list[tuple[float, float]], current: float) -> float:
+        """The candidate of highest score, ``scores`` being (score, -candidate); among equals the
+        current one (``ties`` = ``current``) if it is one of them, else the smallest."""
+        best = max(scores)
+        if self.keep_on_ties and any(score == best[0] and -c == current for score, c in scores):
+            return current
+        return -best[1]
 
     def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
-        """Revenue of DVQoPS with a fixed window over [start_s, end_s): the OC-factor is
-        re-chosen every window from the window before (the first one keeps the current)."""
-        total, t, oc = 0.0, start_s, self.oc_factor
+        """Revenue of the arrivals of [start_s, end_s) under DVQoPS with a fixed window: the
+        OC-factor is re-chosen every window from the window before (the first one keeps the
+        current). ``window_choice``: one replay over the whole span, the factor changing at
+        each window (``continuous``), or one replay per window, each from the state recorded
+        at its start (``piecewise``)."""
+        changes, t, oc = [], start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
-                oc = self._best_oc_factor(history, t - window_s, t)
+                oc = self._best_oc_factor(history, t - window_s, t, oc)
+            changes.append((t, oc))
+            t += window_s
+        if self.continuous:
+            state = self.state_at(start_s, history)
+            submits = self._submit_times(history)
+            arrivals, _, _ = what_if_values(
+                self.nb_hosts, history, changes[0][1], self.k_factor, start_s, end_s, state, submits, changes
+            )
+            return sum(arrivals)
+        total = 0.0
+        for t, oc in changes:
             # (the queue inherited at t is counted with the window it arrived in)
             arrivals, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
             total += sum(arrivals)
-            t += window_s
         return total
 
     def retune(self, now: float) -> None:
@@ -347,11 +415,11 @@ class Dvqops(Qops):
             history = self._known()
             start = now - self.max_window_s
             scores = [(self.simulate_dvqops(history, w, start, now), -w) for w in self.windows_s]
-            self.window_s = -max(scores)[1]
+            self.window_s = self._tie(scores, self.window_s)
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
-            self.oc_factor = self._best_oc_factor(history, now - self.window_s, now)
+            self.oc_factor = self._best_oc_factor(history, now - self.window_s, now, self.oc_factor)
             self.next_oc_s = now + self.window_s
             self.choices.append((now, self.oc_factor, self.window_s))
         self._replays, self._runtimes, self._submits = {}, None, None

@@ -65,9 +65,11 @@ def commit() -> str:
             ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
+            capture_output=True,
+            text=True,
         ).stdout.strip()
-        return head + ("+" if dirty else "")
+        return head + ("+" if dirty else "")  # "+": uncommitted changes (the reports aside)
     except (OSError, subprocess.CalledProcessError):
         return "?"
 
@@ -160,9 +162,11 @@ def targets(rows: list[dict]) -> list[str]:
         if r["jobs"] == 300_000:
             if r["scheduler"] == "conservative":
                 verdict = "met" if r["wall_s"] < CONSERVATIVE_300K_S else "NOT met"
+                by_cpu = "met" if r["cpu_s"] < CONSERVATIVE_300K_S else "NOT met"
                 lines.append(
                     f"- conservative on 300k jobs, {r['hosts']} hosts at {r['commit']}: {r['wall_s']:.0f} s wall "
-                    f"({verdict}; target under {CONSERVATIVE_300K_S:.0f} s)"
+                    f"({verdict}; target under {CONSERVATIVE_300K_S:.0f} s), {r['cpu_s']:.0f} s CPU "
+                    f"({by_cpu} on an idle core)"
                 )
             verdict = "met" if r["peak_mb"] < MEMORY_300K_MB else "NOT met"
             lines.append(

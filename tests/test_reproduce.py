@@ -189,14 +189,15 @@ def test_qops_report_shows_dvqops_at_high_load_beside_the_papers_5_percent(tmp_p
     assert WHY_NOT_HIGH_LOAD not in text and list(gaps.values()) == [pytest.approx(-0.025)]
     # a measured record (benchmarks/dvqops_state.py --json-out) 10 % behind: the reason is given
     record = {"trace": "CTC-SP2", "jobs": 10000, "segment": "last", "load": "high"}
-    record["revenue"] = {"VQoPS 0": 80.0, "VQoPS 0.4": 100.0, "DVQoPS recorded": 90.0}
+    record["revenue"] = {"VQoPS 0": 80.0, "VQoPS 0.4": 100.0, "DVQoPS recorded": 90.0, "DVQoPS empty": 70.0}
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps(record) + "\n" + json.dumps(dict(record, load="orig")) + "\n")
     assert len(read_measured(path)) == 1 and read_measured(tmp_path / "none.jsonl") == []
     lines, gaps = high_load_section([row], read_measured(path), 1500)
     text = "\n".join(lines)
-    assert "| CTC-SP2, last 10,000 jobs | `benchmarks/dvqops_state.py` (recorded) | 0.4 |" in text
+    assert "| CTC-SP2, last 10,000 jobs | `benchmarks/dvqops_state.py (recorded)` | 0.4 |" in text
     assert "| -10.0 % | within 5 % | **no** |" in text and WHY_NOT_HIGH_LOAD in text
+    assert "(empty)` | 0.4 |" in text and len(gaps) == 2  # another reading: shown, not in the finding
 
 
 def test_qops_segments_select_the_part_of_the_trace():

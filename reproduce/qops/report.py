@@ -231,12 +231,13 @@ def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
     """DVQoPS against the best static OC-factor at high load (C = 10, U = 80 %, exact), beside
     the paper's "within 5 %": this reproduction's runs, then ``measured`` ones (benchmark
     records); the reason when a gap exceeds 5 %. Returns the lines and {run: gap}."""
-    entries = []  # (label, source, best factor, best revenue, DVQoPS revenue)
+    entries = []  # (label, source, best factor, best revenue, DVQoPS revenue, its default options?)
     for r in rows:
         if (r.cost, r.urgent, r.load, r.estimates) == (10, 0.8, "high", "exact") and not np.isnan(r.dvqops):
             best = int(np.nanargmax(r.gains))
             revenue = r.qops_revenue * (1 + r.gains[best]), r.qops_revenue * (1 + r.dvqops)
-            entries.append((f"{r.trace}, {segment_text(r.segment, jobs)}", "this run", OC_FACTORS[best], *revenue))
+            where = f"{r.trace}, {segment_text(r.segment, jobs)}"
+            entries.append((where, "this run", OC_FACTORS[best], *revenue, True))
     for m in measured:
         static = {oc: m["revenue"].get(f"VQoPS {oc:g}") for oc in OC_FACTORS}
         static = {oc: v for oc, v in static.items() if v is not None}
@@ -245,29 +246,34 @@ def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
                 best = max(static, key=static.__getitem__)
                 where = f"{m['trace']}, {segment_text(m.get('segment', 'first'), m['jobs'])}"
                 options = label.removeprefix("DVQoPS").strip()
-                source = "`benchmarks/dvqops_state.py`" + (f" ({options})" if options else "")
-                entries.append((where, source, best, static[best], value))
+                source = "benchmarks/dvqops_state.py" + (f" ({options})" if options else "")
+                entries.append((where, source, best, static[best], value, options in ("", "recorded")))
     if not entries:
         return [], {}
     lines = [
         "",
         '## DVQoPS at high load, beside the paper\'s "within 5 %"',
         "",
-        "C = 10, U = 80 %, exact estimates, 40 % of the jobs duplicated. Paper (sec. 5.3, Figures 7(b) "
-        "and 8): DVQoPS within 5 % of the best static OC-factor.",
+        'C = 10, U = 80 %, exact estimates, 40 % of the jobs duplicated. The paper: DVQoPS "within 5 %" '
+        "of the best static OC-factor (sec. 5.2 and 5.3, said of the original load; of high load, Figure "
+        '7(b), only "the overall trend is still the same"). Runs with other DVQoPS options than the '
+        "defaults (in parentheses) are readings compared, not counted in the finding.",
         "",
         "| trace, part | runs | best static OC-factor | its revenue | DVQoPS | gap | paper | within 5 % |",
         "|---|---|---:|---:|---:|---:|---|---|",
     ]
-    gaps = {}
-    for where, source, best, best_value, value in entries:
+    gaps, failing = {}, False
+    for where, source, best, best_value, value, default in entries:
         gap = value / best_value - 1
-        gaps[f"{where} ({source.strip('`')})"] = gap
+        if default:
+            gaps[f"{where} ({source})"] = gap
+        failing = failing or gap < -claims.DVQOPS_TOLERANCE
         lines.append(
-            f"| {where} | {source} | {best:g} | {best_value / 1e6:,.2f} M | {value / 1e6:,.2f} M | "
-            f"{100 * gap:+.1f} % | within 5 % | {'yes' if gap >= -claims.DVQOPS_TOLERANCE else '**no**'} |"
+            f"| {where} | {'`' + source + '`' if source != 'this run' else source} | {best:g} | "
+            f"{best_value / 1e6:,.2f} M | {value / 1e6:,.2f} M | {100 * gap:+.1f} % | within 5 % | "
+            f"{'yes' if gap >= -claims.DVQOPS_TOLERANCE else '**no**'} |"
         )
-    if any(g < -claims.DVQOPS_TOLERANCE for g in gaps.values()):
+    if failing:
         lines += ["", WHY_NOT_HIGH_LOAD]
     return lines, gaps
 

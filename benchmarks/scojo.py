@@ -93,7 +93,8 @@ def main(argv=None) -> int:
         if sizes:
             detail = (
                 f"size choice: {len(sizes)} submissions, {1e3 * np.mean(sizes):.1f} ms mean, "
-                f"{1e3 * np.percentile(sizes, 99):.1f} ms p99, {sched.whatif_runs / len(sizes):.1f} what-ifs each"
+                f"{1e3 * np.percentile(sizes, 99):.1f} ms p99, {sched.whatif_runs / len(sizes):.1f} what-ifs each; "
+                f"{sched.expansions} expanded, {sched.free_expansions} with the start they had on N_opt"
             )
         print(f"| {name} | {wall:.1f} | {detail} |")
     return 0

@@ -30,13 +30,14 @@ import math
 
 from adaptsched.core.base import INF, Job
 from adaptsched.core.hosts import HostPool
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
 
 ADAPTATIONS = ("none", "half", "quarter", "greedy")
 GREEDY_THIRDS = ("double", "quarter")
 
 #: A job starting this pass: (job, its hosts, where its interval begins in the pass's profile).
-Starting = tuple[Job, list[int], float]
+Starting = tuple[Job, IntervalSet, float]
 
 
 def narrowed(width: int, k: int) -> tuple[int, float]:
@@ -124,10 +125,10 @@ class Shapes:
 def widen(starting: list[Starting], now: float, profile: AvailabilityProfile, pool: HostPool, shapes: Shapes) -> bool:
     """Start-time widening: widens each starting job, in the pass's order, to its widest
     alternative whose extra hosts are idle now and stay free (in ``profile``, which holds every
-    reservation) for the whole shorter run. Extends the jobs' host lists in place; returns
+    reservation) for the whole shorter run. Replaces the jobs' hosts in ``starting``; returns
     whether a job was widened (its shorter run frees the rest of its old interval)."""
     widened = False
-    for job, hosts, planned_s in starting:
+    for index, (job, hosts, planned_s) in enumerate(starting):
         if shapes.submitted[job.id][0] == 1:
             continue  # sequential jobs have no alternatives
         walltime = shapes.submitted[job.id][1]
@@ -138,8 +139,7 @@ def widen(starting: list[Starting], now: float, profile: AvailabilityProfile, po
             profile.release(begin_s, end_s, job.res)
             if profile.hole(width, now, walltime * scale) >= walltime * scale:
                 profile.reserve(now, now + walltime * scale, width)
-                hosts.extend(pool.allocate(width - job.res))
-                hosts.sort()
+                starting[index] = (job, hosts | pool.allocate(width - job.res), planned_s)
                 shapes.reshape(job, width, scale)
                 widened = True
                 break

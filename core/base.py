@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from sortedcontainers import SortedKeyList
 
 from adaptsched.core import options as opt
-from adaptsched.core.hosts import HostPool
+from adaptsched.core.hosts import HostPool, as_interval_set
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
 
@@ -58,7 +59,7 @@ class Running:
         self,
         job: Job,
         start_s: float,
-        hosts: list[int],
+        hosts: IntervalSet,
         *,
         end_s: float | None = None,
         exec_id: str | None = None,
@@ -89,7 +90,7 @@ class Launch:
     parent_id: str
     res: int
     walltime_s: float
-    hosts: list[int]
+    hosts: IntervalSet
     kind: str  # "speculative", "test", "resized" or "molded"
     scale: float = 1.0
     runtime_s: float | None = None  # if set, the copy's exact runtime (a profile of its own)
@@ -98,7 +99,7 @@ class Launch:
 
 @dataclass
 class Decisions:
-    starts: list[tuple[str, list[int]]] = field(default_factory=list)  # (job id, host ids)
+    starts: list[tuple[str, IntervalSet]] = field(default_factory=list)  # (job id, its hosts)
     launches: list[Launch] = field(default_factory=list)
     kills: list[str] = field(default_factory=list)  # ids of running jobs or copies
     rejects: list[str] = field(default_factory=list)  # job ids
@@ -187,12 +188,11 @@ class OnlineScheduler:
     def plan(self, now: float) -> None:
         raise NotImplementedError
 
-    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         """Starts a waiting job on ``hosts`` (allocated from the pool if None)."""
-        if hosts is None:
-            hosts = self.pool.allocate(job.res)
-        running = self.running[job.id] = Running(job, now, hosts)
-        self._decisions.starts.append((job.id, hosts))
+        allocated = self.pool.allocate(job.res) if hosts is None else as_interval_set(hosts)
+        running = self.running[job.id] = Running(job, now, allocated)
+        self._decisions.starts.append((job.id, allocated))
         return running
 
     def record(self, job: Job, **values: Any) -> None:
@@ -206,7 +206,7 @@ class OnlineScheduler:
         *,
         kind: str,
         end_s: float,
-        hosts: list[int] | None = None,
+        hosts: IntervalSet | list[int] | None = None,
         scale: float = 1.0,
         runtime_s: float | None = None,
         metadata: dict[str, Any] | None = None,
@@ -219,11 +219,10 @@ class OnlineScheduler:
         """
         self._copies[job.id] = count = self._copies.get(job.id, 0) + 1
         copy_id = f"{job.id}#{count}"
-        if hosts is None:
-            hosts = self.pool.allocate(job.res)
-        running = self.running[copy_id] = Running(job, now, hosts, end_s=end_s, exec_id=copy_id, kind=kind)
+        allocated = self.pool.allocate(job.res) if hosts is None else as_interval_set(hosts)
+        running = self.running[copy_id] = Running(job, now, allocated, end_s=end_s, exec_id=copy_id, kind=kind)
         self._decisions.launches.append(
-            Launch(copy_id, job.id, job.res, job.walltime_s, hosts, kind, scale, runtime_s, metadata)
+            Launch(copy_id, job.id, job.res, job.walltime_s, allocated, kind, scale, runtime_s, metadata)
         )
         return running
 
@@ -261,11 +260,12 @@ class OnlineScheduler:
         runtime = model.runtime(n) if runtime_s is None else runtime_s
         return self.mold(job, now, n, scale=model.speedup(requested) / model.speedup(n), runtime_s=runtime)
 
-    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:
         """Takes ``job`` as already running on ``hosts`` until ``end_s`` (no decision is sent):
         the state a what-if simulation starts from (:func:`adaptsched.core.replay.replay`)."""
-        self.pool.take(hosts)
-        running = self.running[job.id] = Running(job, start_s, hosts, end_s=end_s)
+        allocated = as_interval_set(hosts)
+        self.pool.take(allocated)
+        running = self.running[job.id] = Running(job, start_s, allocated, end_s=end_s)
         return running
 
     def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
@@ -312,7 +312,7 @@ class ReservingScheduler(OnlineScheduler):
             if self.record_reservations:
                 self.record(job, reservation_s=start_s)
 
-    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
         self.by_end.add(running)
         return running
@@ -322,7 +322,7 @@ class ReservingScheduler(OnlineScheduler):
         self.by_end.add(running)
         return running
 
-    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:
         running = super().assume_running(job, start_s, end_s, hosts)
         self.by_end.add(running)
         return running

@@ -44,6 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
 
 EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
@@ -162,7 +163,7 @@ class ReservationPlanner(ReservingScheduler):
                     self.audit.append((job.id, old, new))
 
     # -- a what-if replay's initial state ---------------------------------------------
-    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: list[int]) -> Running:
+    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:
         running = super().assume_running(job, start_s, end_s, hosts)
         self.profile.reserve(start_s, end_s, job.res)  # occupied until its expected end
         return running

@@ -49,6 +49,7 @@ from itertools import pairwise
 from typing import Any, NamedTuple
 
 from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
@@ -432,7 +433,7 @@ class Dvqops(Qops):
         if self.recorded:
             self._record_state(now)
 
-    def start(self, job: Job, now: float, hosts: list[int] | None = None) -> Running:
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
         entry = self.by_id.get(job.id)
         if entry is not None:

@@ -1,34 +1,100 @@
-"""Host ids: the pool of free hosts (first-fit, lowest ids)."""
+"""Host ids: the pool of free hosts (first-fit, lowest ids), kept as runs of ids.
+
+Allocating ``n`` hosts costs the runs it takes, releasing a job's hosts costs its runs (and a
+shift of the pool's list of runs), not the number of hosts (issue 14: a job of 50,000 hosts is
+one run, not 50,000 list items). Allocations are :class:`~adaptsched.core.intervals.IntervalSet`.
+"""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterable
+
+from adaptsched.core.intervals import IntervalSet
+
+
+def as_interval_set(hosts: IntervalSet | Iterable[int]) -> IntervalSet:
+    """``hosts`` as an IntervalSet (host ids in any order, distinct)."""
+    if isinstance(hosts, IntervalSet):
+        return hosts
+    ids = sorted(hosts)
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"host ids {ids} are not distinct")
+    return IntervalSet.from_ids(ids)
+
 
 class HostPool:
-    """Free host ids, kept sorted; jobs get the lowest free ids (non-contiguous)."""
+    """Free host ids, as sorted maximal runs; jobs get the lowest free ids (non-contiguous)."""
 
-    __slots__ = ("_free", "nb_hosts")
+    __slots__ = ("_free", "_nb_free", "nb_hosts")
 
     def __init__(self, nb_hosts: int):
         self.nb_hosts = nb_hosts
-        self._free = list(range(nb_hosts))
+        self._free: list[tuple[int, int]] = [(0, nb_hosts - 1)] if nb_hosts > 0 else []
+        self._nb_free = max(0, nb_hosts)
 
     @property
     def nb_free(self) -> int:
-        return len(self._free)
+        return self._nb_free
 
-    def allocate(self, n: int) -> list[int]:
-        if n > len(self._free):
-            raise ValueError(f"cannot allocate {n} hosts: only {len(self._free)} are free")
-        hosts, self._free = self._free[:n], self._free[n:]
-        return hosts
+    def free(self) -> IntervalSet:
+        """The free hosts (a copy)."""
+        return IntervalSet(self._free)
 
-    def take(self, hosts: list[int]) -> None:
+    def allocate(self, n: int) -> IntervalSet:
+        if n > self._nb_free:
+            raise ValueError(f"cannot allocate {n} hosts: only {self._nb_free} are free")
+        free = self._free
+        taken: list[tuple[int, int]] = []
+        i, left = 0, n
+        while left > 0:
+            a, b = free[i]
+            width = b - a + 1
+            if width <= left:
+                taken.append((a, b))
+                left -= width
+                i += 1
+            else:
+                taken.append((a, a + left - 1))
+                free[i] = (a + left, b)
+                left = 0
+        del free[:i]
+        self._nb_free -= n
+        return IntervalSet(taken)
+
+    def take(self, hosts: IntervalSet | Iterable[int]) -> None:
         """Marks these free hosts as used (a what-if simulation resuming a running job)."""
-        gone = set(hosts)
-        if len(gone) != len(hosts) or not gone.issubset(self._free):
-            raise ValueError(f"cannot take hosts {hosts}: not all free")
-        self._free = [h for h in self._free if h not in gone]
+        wanted = as_interval_set(hosts)
+        free = IntervalSet(self._free)
+        for a, b in wanted.runs:
+            i = bisect_left(free.runs, a + 1, key=lambda run: run[0]) - 1
+            if i < 0 or free.runs[i][1] < b:
+                raise ValueError(f"cannot take hosts {list(wanted)}: not all free")
+        remaining: list[tuple[int, int]] = []
+        runs = iter(wanted.runs)
+        cut = next(runs, None)
+        for a, b in self._free:
+            while cut is not None and cut[0] <= b:  # cuts inside this free run, lowest first
+                if cut[0] > a:
+                    remaining.append((a, cut[0] - 1))
+                a = cut[1] + 1
+                cut = next(runs, None)
+            if a <= b:
+                remaining.append((a, b))
+        self._free = remaining
+        self._nb_free -= wanted.size
 
-    def release(self, hosts: list[int]) -> None:
-        self._free.extend(hosts)
-        self._free.sort()
+    def release(self, hosts: IntervalSet | Iterable[int]) -> None:
+        released = as_interval_set(hosts)
+        free = self._free
+        for a, b in released.runs:
+            i = bisect_left(free, (a, b))  # free runs before i start before a
+            if i > 0 and free[i - 1][1] == a - 1:  # joins the run before
+                i -= 1
+                a = free[i][0]
+                del free[i]
+            if i < len(free) and free[i][0] == b + 1:  # joins the run after
+                b = free[i][1]
+                del free[i]
+            free.insert(i, (a, b))
+        self._nb_free += released.size

@@ -25,10 +25,12 @@ decisions start that job (or a copy of it): its outcome then has its start and p
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from adaptsched.core.base import Job, OnlineScheduler
+from adaptsched.core.intervals import IntervalSet
 
 SUCCESS, WALLTIME, KILLED = "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"
 
@@ -58,14 +60,14 @@ class Outcome:
 
 
 #: A running job a what-if simulation starts from: (job, start, expected end, hosts).
-RunningState = tuple[Job, float, float, list[int]]
+RunningState = tuple[Job, float, float, IntervalSet | list[int]]
 
 
 def replay(
     scheduler: OnlineScheduler,
     jobs: list[tuple[Job, float]],
     *,
-    running: list[RunningState] | None = None,
+    running: Sequence[RunningState] | None = None,
     waiting: list[tuple[Job, float]] | None = None,
     start_s: float | None = None,
     stop_when_started: str | None = None,
@@ -108,7 +110,13 @@ def replay(
     cancelled = set()  # seqs of end events superseded by kills
 
     def begin(
-        exec_id: str, job_id: str, kind: str, hosts: list[int], now: float, scale: float, walltime_s: float
+        exec_id: str,
+        job_id: str,
+        kind: str,
+        hosts: IntervalSet | list[int],
+        now: float,
+        scale: float,
+        walltime_s: float,
     ) -> None:
         nonlocal seq
         run = runtime[job_id] * scale

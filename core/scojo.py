@@ -499,7 +499,9 @@ class ScojoP(PriorityEasy):
 
     # -- (b) Fig. 3 ---------------------------------------------------------------------
     def start_or_wait(self, job: Job, target: int, now: float) -> tuple[float, int, int]:
-        """Fig. 3: (start time, size, hosts free then beyond the size) of the least response."""
+        """Fig. 3: (start time, size, hosts free then beyond the size) of the least response.
+        The start time is now with a size above the free hosts when a running job is past its
+        expected end: the job then waits for that end."""
         shape = self.shapes[job.id]
         free = self.pool.nb_free
         if free >= target:
@@ -513,10 +515,13 @@ class ScojoP(PriorityEasy):
         ends = list(self.by_end)
         i = 0
         while i < len(ends) and available < target:
-            t = ends[i].end_s
-            while i < len(ends) and ends[i].end_s == t:
+            end = ends[i].end_s
+            while i < len(ends) and ends[i].end_s == end:
                 available += ends[i].res
                 i += 1
+            # a job past its expected end (an engine's clock a microsecond behind ours) frees
+            # its hosts at the earliest now, but they are not free yet: plan() waits for them
+            t = max(end, now)
             n = min(target, available)
             if n < lo:
                 continue
@@ -581,7 +586,7 @@ class ScojoP(PriorityEasy):
             else:
                 target = self.target(job, now, pending)
                 head_start, n, extra = self.start_or_wait(job, target, now)
-                if head_start == now:
+                if head_start == now and n <= free:
                     self.begin(job, now, n)
                     started.append(job)
                     continue
@@ -710,6 +715,10 @@ class CirneBerman(PriorityEasy):
         super().__init__(nb_hosts, **options)
         self.unsized: list[Job] = []
         self.whatif_runs = 0
+        # expansions beyond N_opt, and those whose simulated start is the same as at N_opt
+        # (the job gains runtime at no cost in waiting: in a backlog most are of this kind)
+        self.expansions = 0
+        self.free_expansions = 0
         # (job id, now), running jobs' (end, hosts), waiting jobs' what-if rows: shared by its sizes
         self._state: (
             tuple[tuple[str, float], list[tuple[float, int]], list[tuple[float, int, float, int, float]]] | None
@@ -780,14 +789,24 @@ class CirneBerman(PriorityEasy):
         N_max down: runtime(n) does not decrease as n does (both models' speedups rise up to
         N_max), so once now + runtime(n) exceeds the best completion no smaller size can win."""
         shape = self.shapes[job.id]
-        best_n, best_end = shape.n_opt, INF
+        best_n, best_end, best_start = shape.n_opt, INF, INF
+        start_opt: float | None = None  # the simulated start on N_opt, if tried
         for n in range(shape.n_max, shape.n_min - 1, -1):
             runtime = shape.runtime(n)
             if now + runtime > best_end:
                 break
-            end = self.what_if_start(job, n, now) + runtime
-            if end <= best_end:
-                best_n, best_end = n, end
+            start = self.what_if_start(job, n, now)
+            if n == shape.n_opt:
+                start_opt = start
+            if start + runtime <= best_end:
+                best_n, best_end, best_start = n, start + runtime, start
+        if best_n > shape.n_opt:
+            self.expansions += 1
+            if start_opt is None:  # not tried (it would end too late): a diagnostic, not counted
+                start_opt = self.what_if_start(job, shape.n_opt, now)
+                self.whatif_runs -= 1
+            if start_opt == best_start:
+                self.free_expansions += 1
         return best_n
 
     def plan(self, now: float) -> None:

@@ -29,7 +29,7 @@ from adaptsched import schedulers as registry
 from adaptsched.core.options import OptionError
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
-from adaptsched.platforms.simgrid import read_platform, write_cluster
+from adaptsched.platforms.simgrid import cluster_platform, read_platform, write_cluster
 
 ENGINES = ("embedded", "batsim")
 #: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
@@ -218,7 +218,10 @@ def run(
     if core_class is not None and core_class.Options.parse(options).needs_dynamic_jobs():
         dynamic_jobs = profile_reuse = True  # job copies are registered while the simulation runs
     platform_path = resolve_platform(platform, prefix)
-    machines = read_platform(platform_path)
+    if isinstance(platform, int) or (isinstance(platform, str) and platform.isdigit()):
+        machines = cluster_platform(int(platform), platform_path)  # the file just written, not parsed
+    else:
+        machines = read_platform(platform_path)
     workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
     executable = None
     if engine == "batsim":

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from procset import ProcInt, ProcSet
 
+from adaptsched.core.intervals import IntervalSet
+
 
 def runs(hosts: Iterable[int]) -> list[tuple[int, int]]:
     """Maximal runs of consecutive ids in sorted, distinct host ids: [0,1,2,3,7] -> [(0,3), (7,7)]."""
@@ -76,6 +78,35 @@ def parse_hosts(text: str) -> list[int]:
     return hosts
 
 
+def parse_runs(text: str) -> IntervalSet:
+    """:func:`parse_hosts` as an :class:`~adaptsched.core.intervals.IntervalSet` (its cost is the
+    number of intervals in the text, not of hosts); ValueError if it is not one.
+
+    >>> parse_runs("4-5 1-3 7").runs
+    [(1, 5), (7, 7)]
+    """
+    pairs: list[tuple[int, int]] = []
+    last = -1
+    ordered = True
+    for part in text.split():
+        low_text, sep, high_text = part.partition("-")
+        try:
+            low = int(low_text)
+            high = int(high_text) if sep else low
+        except ValueError:
+            raise ValueError(f"invalid interval set '{text}'") from None
+        if low < 0 or high < low:
+            raise ValueError(f"invalid interval '{part}' in '{text}'")
+        if low <= last:
+            ordered = False
+        if ordered and pairs and low == last + 1:
+            pairs[-1] = (pairs[-1][0], high)
+        else:
+            pairs.append((low, high))
+        last = max(last, high)
+    return IntervalSet(pairs) if ordered else IntervalSet.from_runs(pairs)
+
+
 class Allocation(ProcSet):
     """A ProcSet that knows its Batsim text (pybatsim sends ``str(job.allocation)``)."""
 
@@ -85,15 +116,15 @@ class Allocation(ProcSet):
         return self._text
 
 
-def procset(hosts: Sequence[int]) -> Allocation:
-    """ProcSet of sorted, distinct host ids.
+def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
+    """ProcSet of sorted, distinct host ids, or of an IntervalSet.
 
     ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
     allocations); the maximal runs of sorted ids are already ProcSet's canonical
     interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
     with its text, which pybatsim would otherwise format again.
     """
-    pairs = runs(hosts)
+    pairs = hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts)
     result = Allocation()
     result._itvs = [ProcInt(a, b) for a, b in pairs]
     result._text = text_of_runs(pairs)

@@ -172,6 +172,17 @@ def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
     return "\n".join(lines)
 
 
+def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
+    """What :func:`read_platform` reads from :func:`cluster_xml`'s file at ``path``, built
+    without parsing it (100,000 hosts: about a second of XML and properties less per run)."""
+    if nb_hosts < 1:
+        raise ValueError("a cluster needs at least one compute host")
+    flops = parse_speed(speed)
+    width = len(str(nb_hosts - 1))
+    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}) for i in range(nb_hosts))  # names sort as ids
+    return Platform(str(path), Host("master", flops, {"role": "master"}), hosts)
+
+
 def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
     path = Path(path)
     path.write_text(cluster_xml(nb_hosts, speed=speed))

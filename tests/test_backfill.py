@@ -114,3 +114,14 @@ def test_ng_passes_paper_keeps_the_invariants(order):
     out = replay(Backfill(338, order=order, guarantees=False, seed=2, ng_passes="paper"), jobs)
     assert all(o.start_s is not None for o in out.values())
     check_no_double_booking(out, 338)
+
+
+def test_bf_is_the_same_under_every_reading():
+    # The readings of reproduce perkovic-keleher (starvation weight, when -NG rebuilds, how
+    # P is drawn) act on the -NG orders only: BF (D with guarantees) never moves
+    from adaptsched.reproduce.perkovic_keleher.plan import READINGS
+
+    jobs = _trace_jobs(CTC_EXCERPT, 338, first=800)
+    plain = starts(replay(Backfill(338, order="D", guarantees=True), jobs))
+    for options in READINGS.values():
+        assert starts(replay(Backfill(338, order="D", guarantees=True, **options), jobs)) == plain

@@ -314,3 +314,29 @@ def test_registered_profiles_and_jobs_keep_six_decimals_as_batsim(tmp_path):
         "9.999999",
     ]
     assert {r["requested_time"] for j, r in jobs.items() if "#" in j} == {"333.333333"}
+
+
+def test_simulation_begins_in_process_is_what_json_makes_of_its_text(tmp_path):
+    # 100,000 hosts: the in-process message builds the resources directly, not through text
+    platform = read_platform(write_cluster(4, tmp_path / "p4.xml"))
+    path = write_json(tmp_path / "w1.json", W1)
+
+    class Python(ScriptedScheduler):
+        wire = "python"
+
+        def exchange(self, message):
+            return json.loads(super().exchange(json.dumps(message)))
+
+    text, python = ScriptedScheduler(4), Python(4)
+    EmbeddedBatsim(platform, [load_workload(path)], text, str(tmp_path / "text")).run()
+    EmbeddedBatsim(platform, [load_workload(path)], python, str(tmp_path / "python")).run()
+    assert python.messages[0] == text.messages[0]
+    assert python.messages[0]["events"][0]["data"]["compute_resources"][3]["name"] == "host3"
+
+
+@pytest.mark.parametrize("nb_hosts", [1, 9, 10, 338, 1024])
+def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
+    from adaptsched.platforms.simgrid import cluster_platform
+
+    path = write_cluster(nb_hosts, tmp_path / "c.xml")
+    assert cluster_platform(nb_hosts, path) == read_platform(path)

@@ -97,6 +97,27 @@ def test_pk_adaptation_and_combined_claims():
     assert not pk.rlng_delay_near_paper({"R/L-NG half+widen": 360.0}, 1000.0).holds
 
 
+def test_pk_readings_direction_and_closest():
+    # paper -57 %: the default at -33 %; a reading at -40 % moves toward it, at -20 % away,
+    # at -33.5 % it is the same (less than 1 point), past it at -70 % it is still nearer
+    assert pk.reading_direction(-0.33, -0.40, -0.57) == "toward"
+    assert pk.reading_direction(-0.33, -0.20, -0.57) == "away"
+    assert pk.reading_direction(-0.33, -0.335, -0.57) == "same"
+    assert pk.reading_direction(-0.33, -0.70, -0.57) == "toward"
+    assert pk.reading_direction(-0.33, -0.85, -0.57) == "away"  # overshoots by more than the gap
+    assert pk.reading_direction(-0.33, math.nan, -0.57) == ""
+    assert pk.PAPER_READING_GAINS == {
+        "P/L-NG bsld": -0.57,
+        "P/L-NG delay": -0.38,
+        "R/L-NG bsld": -0.77,
+        "R/L-NG delay": -0.65,
+    }
+    gains = {"default": -0.64, "starvation_weight=0": -0.68, "ng_passes=paper": -0.63}
+    assert pk.closest_reading(gains, -0.77) == "starvation_weight=0"
+    assert pk.closest_reading({"default": -0.5, "x": math.nan}, -0.77) == "default"
+    assert pk.closest_reading({"x": math.nan}, -0.77) is None
+
+
 # -- Downey ------------------------------------------------------------------------------
 def _metrics(u, t, q, p90):
     return {"utilization": u, "turnaround_s": t, "queue_s": q, "slowdown_p90": p90}

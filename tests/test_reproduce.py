@@ -10,7 +10,8 @@ import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT
 from test_cli import assert_clean_error, assert_usage_error, cli
 
-from adaptsched.reproduce.perkovic_keleher.plan import mixes
+from adaptsched.reproduce.perkovic_keleher.plan import READINGS, mixes
+from adaptsched.reproduce.perkovic_keleher.report import Results, readings_section
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -40,6 +41,49 @@ def test_mixes_cover_every_technique():
         "widening": True,
     }
     assert options["BF"] == {"order": "D", "guarantees": True}
+    assert options["R/L-NG starvation_weight=0"] == {
+        "order": "R/L",
+        "guarantees": False,
+        "seed": 3,
+        "starvation_weight": 0.0,
+    }
+    assert options["P/L-NG priority_levels=1e9"]["priority_levels"] == 10**9
+    assert len({m.label for m in mixes()}) == len(mixes())  # the default reading is the orders study's
+
+
+def test_readings_study_alone_runs_the_default_reading_too():
+    chosen = mixes(("readings",))
+    assert all(m.study == "readings" for m in chosen)
+    labels = [m.label for m in chosen]
+    assert labels[:3] == ["BF", "P/L-NG", "R/L-NG"] and "R/L-NG all three" in labels
+    assert len(chosen) == 3 * (1 + len(READINGS))
+
+
+def test_readings_section_on_synthetic_results():
+    # BF 10 (delay 1000 s) under every reading; the default gives P/L-NG -30 %, R/L-NG -60 %;
+    # starvation_weight=0 moves R/L-NG's slowdown to -70 % (toward the paper's -77 %)
+    chosen = mixes(("readings",))
+    results = {}
+    for m in chosen:
+        bsld = {"BF": 10.0, "P/L-NG": 7.0, "R/L-NG": 4.0}[m.base]
+        if m.reading == "starvation_weight=0" and m.base == "R/L-NG":
+            bsld = 3.0
+        wait = {"BF": 1000.0, "P/L-NG": 800.0, "R/L-NG": 500.0}[m.base]
+        for seed in (1, 2) if m.randomized else (None,):
+            results[m.slug(seed)] = {"overall": {"bsld_mean": bsld, "wait_mean_s": wait}}
+    lines = readings_section(chosen, Results(chosen, results, seeds=2))
+    text = "\n".join(lines)
+    assert "| paper (full trace) | | | -57 % | -38 % | | -77 % | -65 % |" in text
+    assert "| default (old) | 10.00 | 7.00 (7.00–7.00) | -30 % | -20 % | 4.00 (4.00–4.00) | -60 % | -50 % |" in text
+    assert (
+        "| `starvation_weight=0` | 10.00 | 7.00 (7.00–7.00) | -30 % same | -20 % same "
+        "| 3.00 (3.00–3.00) | -70 % toward | -50 % same |" in text
+    )
+    assert (
+        "* R/L-NG bsld (paper -77 %, default -60 %): `starvation_weight=0` (-70 %); closest: `starvation_weight=0`."
+        in text
+    )
+    assert "* P/L-NG bsld (paper -57 %, default -30 %): none; closest: the default." in text
 
 
 @pytest.mark.slow

@@ -212,6 +212,21 @@ def test_fig3_later_and_the_floor_is_fixed():
     assert started["J"] >= floor
 
 
+def test_fig3_waits_for_a_job_past_its_expected_end():
+    """An engine's clock may run a microsecond behind the expected ends: at 100, A (6 of 8
+    hosts) should have ended but has not. Fig. 3's walk counts its hosts from now on (J's
+    response on them: runtime only), but they are not free: J waits for them (it used to be
+    started on hosts that were not free, found by a 10k-job run), then starts when A ends."""
+    sched = ScojoP(8, prediction=False)
+    occupy(sched, "A", 6, 100)
+    sched.submit(moldable("J", 100, 4, 100), 100)
+    assert not sizes(sched.schedule(100.0))
+    floor = sched.floor["J"]
+    assert 3 <= floor <= 8
+    sched.complete("A", 100.000001)
+    assert sizes(sched.schedule(100.000001))["J"] >= floor
+
+
 def test_fig3_skips_sizes_below_the_floor():
     sched, _ = fig3(50)
     sched.floor["J"] = 7  # 6 free now is below it: wait for 50
@@ -268,6 +283,25 @@ def test_cirne_berman_takes_the_earliest_completion(end_of_a, expected):
         assert sizes(sched.schedule(end_of_a)) == {"J": 8}
     # sizes from 8 down; (A until 50) on 2, now + 162.5 s already exceeds 131.25: not tried
     assert sched.whatif_runs == (7 if end_of_a == 100 else 6)
+
+
+@pytest.mark.parametrize("b_size,expected", [(8, 4), (6, 2)])
+def test_cirne_berman_expands_for_free_behind_a_queue(b_size, expected):
+    """Why Cirne-Berman expands so much on a busy machine: 8 hosts, A (8) until 100, B (rigid,
+    b_size, 100 s) waiting; J: N_opt 2 (1..4), 100 s, medium like B and behind it. B on 8: J
+    starts at 200 whatever its size, so it takes N_max (ends 200 + 81.25) for nothing in
+    waiting, at efficiency 0.4. B on 6: J on 2 starts with B at 100 (ends 200), on 4 at 200
+    (ends 281.25): N_opt wins."""
+    sched = CirneBerman(8)
+    occupy(sched, "A", 8, 100)
+    sched.submit(rigid("B", 0, b_size, 100), 0)
+    sched.submit(moldable("J", 0, 2, 100), 0)
+    assert not sizes(sched.schedule(0.0))
+    assert sched.fixed["J"] == expected
+    assert (sched.expansions, sched.free_expansions) == ((1, 1) if expected == 4 else (0, 0))
+    sched.complete("A", 100)
+    started = sizes(sched.schedule(100.0))
+    assert started == ({"B": 8} if b_size == 8 else {"B": 6, "J": 2})
 
 
 @settings(max_examples=20, deadline=None)

@@ -11,8 +11,9 @@ time, as in Batsim.
 
 from __future__ import annotations
 
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.engines.embedded.jobs import Job
-from adaptsched.formats.intervals import parse_hosts
+from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
 
@@ -89,16 +90,16 @@ class DecisionParser:
             )
         return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
 
-    def parse_interval_set(self, where, text: str) -> list:
-        """Host ids of Batsim's interval-set text ("0-3 7"), sorted; their union if they overlap."""
+    def parse_interval_set(self, where, text: str) -> IntervalSet:
+        """Host ids of Batsim's interval-set text ("0-3 7"), as runs; their union if they overlap."""
         engine = self.engine
         try:
-            hosts = parse_hosts(text)
+            hosts = parse_runs(text)
         except ValueError as error:
             engine.fail(f"{where}: {error}")
-        if hosts and hosts[-1] >= engine.nb_hosts:
+        if hosts and hosts.max() >= engine.nb_hosts:
             engine.fail(
-                f"{where}: machine {hosts[-1]} does not exist (the platform has {engine.nb_hosts} "
+                f"{where}: machine {hosts.max()} does not exist (the platform has {engine.nb_hosts} "
                 f"compute machines, 0-{engine.nb_hosts - 1})"
             )
         return hosts

@@ -31,6 +31,19 @@ from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 VERSION = "4.2.1-adaptsched-embedded"
 
 
+def repeated(values, count: int):
+    """Terms whose exact sum is each value repeated ``count`` times, O(log count) of them:
+    value * 2^k for each bit k of ``count`` (exact: a power-of-two scaling), so that
+    ``math.fsum`` gives the very sum of the values repeated one by one (correctly rounded)."""
+    k = 1
+    while count:
+        if count & 1:
+            for value in values:
+                yield value * k
+        count >>= 1
+        k <<= 1
+
+
 class JobsTracer:
     def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512):
         self.jobs_path = f"{prefix}_jobs.csv"
@@ -121,20 +134,20 @@ class JobsTracer:
 
     def time_computing(self) -> float:
         """Host-seconds spent computing: sum over jobs and hosts of finish - start, exactly."""
-        return math.fsum(t for start, finish, hosts in self.busy for t in (finish, -start) for _ in range(hosts))
+        return math.fsum(t for start, finish, hosts in self.busy for t in repeated((finish, -start), hosts))
 
     def finalize(self, *, scheduling_time_s: float, last_changes):
         """Closes the jobs file and writes the schedule summary.
 
-        ``last_changes``: each host's last state change. A host's idle time that
-        Batsim counts is its time before that change minus its computing time.
+        ``last_changes``: (time, number of hosts) of the hosts' last state changes. A host's
+        idle time that Batsim counts is its time before that change minus its computing time.
         """
         if not self._file.closed:
             self._file.close()
         n = self.nb_jobs
         mean = (lambda total: total / n) if n else (lambda total: float("nan"))
         time_computing = self.time_computing()
-        time_idle = math.fsum(list(last_changes)) - time_computing
+        time_idle = math.fsum(t for value, count in last_changes for t in repeated((value,), count)) - time_computing
         sum_wait = math.fsum(self.starts + [-t for t in self.submits])
         sum_turnaround = math.fsum(self.finishes + [-t for t in self.submits])
         sum_slowdown = math.fsum(self.slowdowns)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -80,6 +81,8 @@ def reproduce(
     from .report import write_report
 
     begin = time.perf_counter()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load = os.getloadavg()[0]
     trace = find_trace(TRACE, trace)
     if seeds < 1:
         raise InputError("--seeds", f"need at least one seed, got {seeds}")
@@ -118,6 +121,8 @@ def reproduce(
         conversion=conversion,
         wall_s=time.perf_counter() - begin,
         command=command,
+        when=f"{started} to {time.strftime('%H:%M UTC', time.gmtime())}, load average {load:.1f} at the start "
+        f"and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} CPUs)",
     )
     say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report

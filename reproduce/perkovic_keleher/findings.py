@@ -148,3 +148,34 @@ def rlng_delay_near_paper(wait: Mapping[str, float], bf: float) -> Finding | Non
         wait[best] / bf <= RLNG_DELAY_AT_MOST,
         f"{best}: {share(wait[best] / bf)}",
     )
+
+
+#: The readings study (issue 15): the gains it compares, "LABEL METRIC" -> the paper's
+#: relative change vs BF (sec. 5), and the smallest change of a gain that counts as a move
+#: (1 percentage point: below it, two seeds cannot tell a reading from the default).
+PAPER_READING_GAINS = {
+    "P/L-NG bsld": PAPER_VS_BF["P/L-NG"][0],
+    "P/L-NG delay": PAPER_VS_BF["P/L-NG"][1],
+    "R/L-NG bsld": PAPER_VS_BF["R/L-NG"][0],
+    "R/L-NG delay": PAPER_VS_BF["R/L-NG"][1],
+}
+READING_MOVE = 0.01
+
+
+def reading_direction(default: float, reading: float, paper: float, *, move: float = READING_MOVE) -> str:
+    """Where a reading takes a gain vs BF, against the default reading's: "toward" the paper's
+    (nearer to it), "away", "same" (changed by less than ``move``), or "" (a number missing)."""
+    if not all(isinstance(x, float | int) and x == x for x in (default, reading, paper)):
+        return ""
+    if abs(reading - default) < move:
+        return "same"
+    return "toward" if abs(reading - paper) < abs(default - paper) else "away"
+
+
+def closest_reading(gains: Mapping[str, float], paper: float) -> str | None:
+    """The reading (a key of ``gains``: reading -> gain vs BF) whose gain is nearest the
+    paper's; the first of equals; None if no gain is known."""
+    known = {k: v for k, v in gains.items() if v == v}
+    if not known:
+        return None
+    return min(known, key=lambda k: abs(known[k] - paper))

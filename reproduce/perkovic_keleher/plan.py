@@ -17,7 +17,10 @@ Studies (BF = conservative backfilling = order ``D`` with guarantees):
 * ``adaptation`` (sec. 7, Figures 7 and 8): half size, quarter size and greedy adaptation
   (regular, half, double) on BF and on 1/L-NG;
 * ``combined`` (sec. 7, Figure 9): half size + start-time widening, without and with
-  speculative backfilling (50 %), on BF and on R/L-NG.
+  speculative backfilling (50 %), on BF and on R/L-NG;
+* ``readings`` (issue 15): BF, P/L-NG and R/L-NG under each alternative reading of the
+  paper's text (:data:`READINGS`, docs/perkovic-keleher.md "Readings"), beside the default
+  reading (the ``orders`` study's runs; run here too when that study is not).
 
 Randomized orders (P, R) run with ``seeds`` seeds (default 5): tables show the mean and the
 spread (min to max).
@@ -31,7 +34,19 @@ from dataclasses import dataclass
 TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes from
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
-STUDIES = ("orders", "speculation", "adaptation", "combined")
+STUDIES = ("orders", "speculation", "adaptation", "combined", "readings")
+
+#: Alternative readings of the paper's text (docs/perkovic-keleher.md, "Readings"): name ->
+#: the ``backfill`` options that take it. Each acts on the -NG orders only (BF runs under
+#: each as well, a check that it does not move).
+READINGS = {
+    "starvation_weight=0": {"starvation_weight": 0.0},  # "a small constant": none at all
+    "ng_passes=paper": {"ng_passes": "paper"},  # rebuild (redraw R) only at arrivals, early ends
+    "priority_levels=1e9": {"priority_levels": 10**9},  # a real-valued P drawn once
+    "all three": {"starvation_weight": 0.0, "ng_passes": "paper", "priority_levels": 10**9},
+}
+#: The orders the readings study runs: BF and the two whose gains the paper states (sec. 5).
+READING_ORDERS = (("D", True), ("P/L", False), ("R/L", False))
 
 
 def base_label(order: str, guarantees: bool) -> str:
@@ -51,6 +66,7 @@ class Mix:
     test_runs: bool = False
     adaptation: str = "none"
     widening: bool = False
+    reading: str = ""  # a key of READINGS; "" the default reading
 
     @property
     def base(self) -> str:
@@ -72,6 +88,8 @@ class Mix:
             out["adaptation"] = self.adaptation
         if self.widening:
             out["widening"] = True
+        if self.reading:
+            out.update(READINGS[self.reading])
         return out
 
     def slug(self, seed: int | None) -> str:
@@ -113,6 +131,12 @@ def mixes(studies=STUDIES) -> list[Mix]:
                     widening=True,
                 )
             )
+    if "readings" in studies:
+        for reading in ("", *READINGS):
+            if reading or "orders" not in studies:  # the default reading: the orders study's runs
+                for order, guarantees in READING_ORDERS:
+                    label = base_label(order, guarantees) + (f" {reading}" if reading else "")
+                    out.append(Mix(label, "readings", order, guarantees, reading=reading))
     return out
 
 

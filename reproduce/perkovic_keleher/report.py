@@ -19,13 +19,14 @@ from . import findings as claims
 from .findings import (
     PAPER_COMBINED_BSLD,
     PAPER_IMMEDIATE,
+    PAPER_READING_GAINS,
     PAPER_RLNG_DELAY,
     PAPER_TABLE2,
     PAPER_TABLE3,
     PAPER_VS_BF,
     PAPER_VS_SF,
 )
-from .plan import base_label
+from .plan import READINGS, base_label
 
 
 class Stat:
@@ -122,14 +123,16 @@ def _rel_triplet(res, label, ref: Stat, metric):
 
 
 # --------------------------------------------------------------------------- report
-def write_report(folder: Path, engine, mixes, results, *, seeds, hosts, trace, conversion, wall_s, command="") -> Path:
+def write_report(
+    folder: Path, engine, mixes, results, *, seeds, hosts, trace, conversion, wall_s, command="", when=""
+) -> Path:
     """Writes ``folder/report.md``, ``results.csv`` and the PNG charts; returns the report's path."""
     res = Results(mixes, results, seeds)
     folder.mkdir(parents=True, exist_ok=True)
     write_csv(folder / "results.csv", mixes, res)
     lines = header(res, engine, seeds=seeds, hosts=hosts, trace=trace, conversion=conversion, wall_s=wall_s)
     if command:
-        lines += [f"Made by `{command}`.", ""]
+        lines += [f"Made by `{command}`" + (f", {when}." if when else "."), ""]
     checked = []
     for section in (orders_section, speculation_section, adaptation_section):
         more, found = section(folder, mixes, res)
@@ -139,6 +142,7 @@ def write_report(folder: Path, engine, mixes, results, *, seeds, hosts, trace, c
     lines += invariants_section(res)
     lines += runtimes_section(mixes, res)
     lines += ["", DIFFERENCES]
+    lines += readings_section(mixes, res)
     path = folder / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -444,10 +448,79 @@ def invariants_section(res) -> list[str]:
 
 def runtimes_section(mixes, res) -> list[str]:
     lines = ["", "## 6. Run times", "", "| study | runs | mean s per run | max s |", "|---|---:|---:|---:|"]
-    for study in ("orders", "speculation", "adaptation", "combined"):
+    for study in ("orders", "speculation", "adaptation", "combined", "readings"):
         walls = [r["wall_s"] for m in mixes if m.study == study for r in res.runs.get(m.label, [])]
         if walls:
             lines.append(f"| {study} | {len(walls)} | {np.mean(walls):.1f} | {max(walls):.1f} |")
+    return lines
+
+
+def readings_section(mixes, res) -> list[str]:
+    """Section 8: P/L-NG's and R/L-NG's gains over BF under each reading of the paper's text
+    (issue 15), beside the default reading's and the paper's."""
+    readings = [r for r in READINGS if any(m.reading == r for m in mixes)]
+    if not readings:
+        return []
+
+    def gains(suffix: str) -> dict:
+        bf = (res.bsld("BF" + suffix), res.wait("BF" + suffix))
+        out = {}
+        for order in ("P/L-NG", "R/L-NG"):
+            out[f"{order} bsld"] = _rel(res.bsld(order + suffix), bf[0])
+            out[f"{order} delay"] = _rel(res.wait(order + suffix), bf[1])
+        return out
+
+    default = gains("")
+    by_reading = {r: gains(f" {r}") for r in readings}
+    keys = list(PAPER_READING_GAINS)
+    lines = [
+        "",
+        "## 8. Readings of the paper's text (issue 15)",
+        "",
+        "Each reading is an option of the `backfill` scheduler (docs/perkovic-keleher.md, "
+        '"Readings", says what the paper\'s text leaves open and why each is plausible); BF, '
+        "P/L-NG and R/L-NG run under each, and the gains are against BF under the same reading. "
+        "Next to each gain: whether it moves *toward* the paper's or *away* from it against the "
+        "default reading's, or stays the *same* (within 1 percentage point).",
+        "",
+        "| reading | BF bsld | P/L-NG bsld | P/L-NG bsld vs BF | P/L-NG delay vs BF "
+        "| R/L-NG bsld | R/L-NG bsld vs BF | R/L-NG delay vs BF |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| paper (full trace) | | | "
+        + " | ".join(pct(PAPER_READING_GAINS[k]) for k in keys[:2])
+        + " | | "
+        + " | ".join(pct(PAPER_READING_GAINS[k]) for k in keys[2:])
+        + " |",
+    ]
+
+    def row(name: str, suffix: str, values: dict, directions: dict) -> str:
+        cells = [name, res.bsld("BF" + suffix).text()]
+        for order in ("P/L-NG", "R/L-NG"):
+            cells.append(res.bsld(order + suffix).text())
+            for metric in ("bsld", "delay"):
+                key = f"{order} {metric}"
+                cells.append(pct(values[key]) + (f" {directions[key]}" if directions.get(key) else ""))
+        return "| " + " | ".join(cells) + " |"
+
+    lines.append(row("default (old)", "", default, {}))
+    for r in readings:
+        directions = {k: claims.reading_direction(default[k], by_reading[r][k], PAPER_READING_GAINS[k]) for k in keys}
+        lines.append(row(f"`{r}`", f" {r}", by_reading[r], directions))
+    lines += ["", "Which reading moves each gain toward the paper's:", ""]
+    for key in keys:
+        toward = [
+            r
+            for r in readings
+            if claims.reading_direction(default[key], by_reading[r][key], PAPER_READING_GAINS[key]) == "toward"
+        ]
+        options = {"default": default[key], **{r: by_reading[r][key] for r in readings}}
+        closest = claims.closest_reading(options, PAPER_READING_GAINS[key])
+        lines.append(
+            f"* {key} (paper {pct(PAPER_READING_GAINS[key])}, default {pct(default[key])}): "
+            + (", ".join(f"`{r}` ({pct(by_reading[r][key])})" for r in toward) if toward else "none")
+            + (f"; closest: `{closest}`" if closest and closest != "default" else "; closest: the default")
+            + "."
+        )
     return lines
 
 

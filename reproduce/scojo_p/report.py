@@ -327,7 +327,11 @@ READINGS = """## Our readings of the paper (sec. 4), and why numbers differ
 * **Aging**: medium and long jobs that waited 5 runtime(N_opt) go to the top priority level.
 * **Cirne-Berman**: in the same frame (priorities, aging, EASY), each moldable job takes at
   arrival the size of earliest completion in a what-if of the current state (no future
-  arrivals); ties go to the smaller size.
+  arrivals); ties go to the smaller size. Why ours is worse than traditional (the paper: 30 %
+  better): W1 is backlogged under every frame, and a job that arrives behind a queue starts in
+  the what-if when the queue has drained whatever its size, so N_max (efficiency 0.4: 19 % less
+  runtime for 62.5 % more host time) costs it nothing; about 9 in 10 of its expansions are of
+  this kind (`benchmarks/scojo.py`; docs/scojo-p.md has the checks and experiments).
 * **Workloads**: our Lublin-Feitelson generator and seeds are not the authors'; a seed's long
   jobs weigh heavily on the means, so differences of tens of percent between seeds are usual.
 """

@@ -328,6 +328,16 @@ def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
     return cache[path]
 
 
+def _forget_lost(cache: dict) -> None:
+    """Drops scattered inputs that no worker holds any more (their workers died: Dask cannot
+    recompute scattered data, so every task needing it would be cancelled for lost
+    dependencies); the next ``_ship`` scatters them again."""
+    for path, future in list(cache.items()):
+        if not isinstance(path, tuple) and future.status != "finished":
+            del cache[path]
+            cache.pop((path, "bytes"), None)
+
+
 def read_result(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text())
@@ -565,6 +575,7 @@ def run_grid(
                 done += 1
                 bar.update(r.name)
             elif attempt == 0:
+                _forget_lost(shipped)  # inputs whose workers all died are shipped again
                 futures.add(submit(r, 1))
                 bar.note(f"  {r.name}: failed ({_first_line(answer['error'])}), trying once more")
             else:

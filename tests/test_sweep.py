@@ -189,7 +189,8 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
         address = json.loads(scheduler_file.read_text())["address"]
         assert address.startswith("tcp://127.0.0.1:")
         workers = []
-        for i in (1, 2):
+
+        def start_worker(i: int):
             folder = tmp_path / f"worker{i}"
             worker = _start(
                 [str(BIN / "dask"), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1"]
@@ -198,6 +199,8 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
             )
             workers.append(worker)
             processes.append(worker)
+
+        start_worker(1)  # alone at first: it holds the only copy of the scattered workload and platform
 
         out = tmp_path / "sweep"
         command = [str(BIN / "adaptsched"), "sweep", str(spec), "--out", str(out), "--scheduler-address", address]
@@ -209,7 +212,10 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
                 break
             done = len(list((out / "runs").glob("*_result.json"))) if (out / "runs").is_dir() else 0
             if not killed and done >= 2:
-                _stop(workers[0])  # mid-sweep: 10 runs to go, one of them on this worker
+                # mid-sweep, 10 runs to go, one of them on w1: a new worker joins, w1 dies with the
+                # only copy of the inputs, which must be shipped again for the runs left
+                start_worker(2)
+                _stop(workers[0])
                 killed = True
             time.sleep(0.1)
         log = (tmp_path / "client" / "log.txt").read_text()

@@ -57,25 +57,7 @@ def parse_hosts(text: str) -> list[int]:
     >>> parse_hosts("4-5 1-4")
     [1, 2, 3, 4, 5]
     """
-    hosts: list[int] = []
-    last = -1
-    ordered = True
-    for part in text.split():
-        low_text, sep, high_text = part.partition("-")
-        try:
-            low = int(low_text)
-            high = int(high_text) if sep else low
-        except ValueError:
-            raise ValueError(f"invalid interval set '{text}'") from None
-        if low < 0 or high < low:
-            raise ValueError(f"invalid interval '{part}' in '{text}'")
-        if low <= last:
-            ordered = False
-        last = max(last, high)
-        hosts.extend(range(low, high + 1))
-    if not ordered:
-        hosts = sorted(set(hosts))
-    return hosts
+    return list(parse_runs(text))
 
 
 def parse_runs(text: str) -> IntervalSet:

@@ -316,6 +316,10 @@ def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
     its compressed contents, scattered once."""
     if shared_fs:
         return ("path", str(Path(path).resolve()))
+    if path in cache and cache[path].status != "finished":
+        # its workers all died: Dask cannot recompute scattered data, so every task needing it
+        # would be cancelled for lost dependencies; scatter it again
+        del cache[path]
     if path not in cache:
         import gzip
 
@@ -326,16 +330,6 @@ def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
         [cache[path]] = client.scatter([("data", sha, payload, suffix)], hash=False)
         cache[(path, "bytes")] = len(payload)
     return cache[path]
-
-
-def _forget_lost(cache: dict) -> None:
-    """Drops scattered inputs that no worker holds any more (their workers died: Dask cannot
-    recompute scattered data, so every task needing it would be cancelled for lost
-    dependencies); the next ``_ship`` scatters them again."""
-    for path, future in list(cache.items()):
-        if not isinstance(path, tuple) and future.status != "finished":
-            del cache[path]
-            cache.pop((path, "bytes"), None)
 
 
 def read_result(path: Path) -> dict | None:
@@ -575,7 +569,6 @@ def run_grid(
                 done += 1
                 bar.update(r.name)
             elif attempt == 0:
-                _forget_lost(shipped)  # inputs whose workers all died are shipped again
                 futures.add(submit(r, 1))
                 bar.note(f"  {r.name}: failed ({_first_line(answer['error'])}), trying once more")
             else:

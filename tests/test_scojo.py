@@ -316,6 +316,31 @@ def test_cirne_berman_counts_what_if_equals_replaying_the_frame(seed, aging):
     assert fast.whatif_runs == slow.whatif_runs > 0
 
 
+class CheckedCirneBerman(CirneBerman):
+    """Checks, at every size choice, the shared what-if against one replay of the frame per size."""
+
+    checked = 0
+
+    def choose_size(self, job, now):
+        shape = self.shapes[job.id]
+        replays = {n: self.what_if_replay(job, n, now) for n in range(shape.n_min, shape.n_max + 1)}
+        assert self.what_if_starts(job, now) == replays, (job.id, now)
+        self.checked += 1
+        return super().choose_size(job, now)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]), st.sampled_from([1.0, 0.1]))
+def test_cirne_berman_one_shared_what_if_gives_every_size_its_replayed_start(seed, aging, spread):
+    """Every size's start from the one shared simulation is the start a replay of the frame on
+    that size gives, on a quiet machine and in a deep queue (submissions 10x closer: sizes part
+    at the head, jobs age in the what-ifs)."""
+    jobs = [Job(j.id, j.submit_s * spread, j.res, j.walltime_s, j.fields) for j in random_jobs(seed, 30, 16, 0.8)]
+    sched = CheckedCirneBerman(16, aging=aging)
+    replay(sched, [(job, job.walltime_s - 1 if "moldable" in job.fields else job.walltime_s) for job in jobs])
+    assert sched.checked > 0
+
+
 def test_replay_from_a_live_state():
     """A what-if starts from running jobs (hosts taken) and waiting jobs submitted at start_s,
     and stops when the job asked for starts."""

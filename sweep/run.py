@@ -125,10 +125,25 @@ def sha256_file(path) -> str:
     return digest.hexdigest()
 
 
+def resolved_options(scheduler: str, options: dict) -> dict:
+    """Every option of a built-in scheduler, the defaults included, so that a run made before a
+    default changed is not taken for one made after it; the options as given otherwise (a
+    plugin file, or options the scheduler will refuse with its own message)."""
+    from adaptsched.core.options import OptionError
+    from adaptsched.schedulers import SCHEDULERS, core_class
+
+    if scheduler not in SCHEDULERS:
+        return options
+    try:
+        return core_class(scheduler).Options.parse(options).values()
+    except (OptionError, AttributeError):
+        return options
+
+
 def run_key(run: Run, hashes: dict | None = None) -> str:
-    """A run's identity: scheduler (and a plugin file's contents), options, the contents of
-    its workload and platform, engine and adaptsched's version. ``hashes``: a cache
-    {path: sha256} shared over a grid."""
+    """A run's identity: scheduler (and a plugin file's contents), every option's value
+    (:func:`resolved_options`), the contents of its workload and platform, engine and
+    adaptsched's version. ``hashes``: a cache {path: sha256} shared over a grid."""
     hashes = {} if hashes is None else hashes
 
     def content(path):
@@ -141,7 +156,7 @@ def run_key(run: Run, hashes: dict | None = None) -> str:
     ident = {
         "scheduler": scheduler,
         "plugin": content(scheduler) if scheduler.endswith(".py") else None,
-        "options": run.options,
+        "options": resolved_options(scheduler, run.options),
         "workload": content(run.workload),
         "platform": content(run.platform),
         "engine": run.engine,

@@ -263,3 +263,22 @@ def test_failed_run_is_retried_once_then_reported_with_its_log(tmp_path, capsys)
     assert "1 of 2 runs failed twice" in said.err and "\n" not in said.err.strip()
     rows = (out / "runs.csv").read_text().splitlines()
     assert sorted(row.split(",")[1] for row in rows[1:]) == ["done", "failed"]
+
+
+def test_run_key_holds_every_option_value_defaults_included(tmp_path):
+    """A run is known by its options' values, defaults included: an option given at its
+    default is the same run as one left out (a reproduction resumes it), another value is
+    another run, and a run made before a default changed is not reused after (the key holds
+    the default's value, not its absence)."""
+    from adaptsched.sweep.run import Run, resolved_options, run_key
+
+    workload, platform = tmp_path / "w.json", tmp_path / "p.xml"
+    workload.write_text("{}")
+    platform.write_text("<platform/>")
+
+    def key(**options):
+        return run_key(Run("r", "cirne-berman", options, str(workload), str(platform)))
+
+    assert key() == key(whatif="counts") != key(whatif="replay")
+    assert resolved_options("cirne-berman", {})["whatif"] == "counts"
+    assert resolved_options("plugin.py", {"x": 1}) == {"x": 1}

@@ -5,9 +5,11 @@ moldable) runs in-process (:mod:`adaptsched.core.replay`: no simulator, no ZeroM
 figures are the schedulers' own times), the traditional frame (``scojo-trad``) as the
 baseline in the same run. Measured: the whole run per scheduler; SCOJO-P's Fig. 1 target
 computation per call (mean time and mean iterations: the paper says "very few"); Cirne-
-Berman's size choice per submission (mean and 99th percentile, and what-ifs per submission).
+Berman's size choice per submission (mean and 99th percentile, and what-ifs per submission),
+against its baseline in the same run: one what-if simulation per size tried (``--per-size``
+adds it; the shared simulation must give the same sizes, and the script checks it does).
 
-    .venv/bin/python benchmarks/scojo.py [--jobs 10000] [--load W1|W2] [--seed 1]
+    .venv/bin/python benchmarks/scojo.py [--jobs 10000] [--load W1|W2] [--seed 1] [--per-size]
 
 Targets: trad and scojo-p <= 60 s per 10k-job run, Fig. 1 <= 1 ms per call, Cirne-Berman <= 10
 min per W2 run.
@@ -27,12 +29,38 @@ sys.path.insert(0, str(REPO.parent))  # the repository root is the adaptsched pa
 
 from adaptsched.core.base import Job  # noqa: E402
 from adaptsched.core.replay import replay  # noqa: E402
-from adaptsched.core.scojo import CirneBerman, PriorityEasy, ScojoP  # noqa: E402
+from adaptsched.core.scojo import CirneBerman, PriorityEasy, ScojoP, easy_start_times  # noqa: E402
 from adaptsched.workloads.estimates import annotate as estimates  # noqa: E402
 from adaptsched.workloads.lublin import generate  # noqa: E402
 from adaptsched.workloads.moldable import annotate  # noqa: E402
 
 AARR = {"W1": 10.23, "W2": 9.83}
+
+
+class PerSizeCirneBerman(CirneBerman):
+    """The baseline: each size tried gets its own what-if simulation (how sizes were tried
+    before one shared simulation served them all); the same choices."""
+
+    def what_if_starts(self, job, now):
+        ends, waiting = self.what_if_state(job, now)
+        shape = self.shapes[job.id]
+        sched = self
+
+        class PerSize(dict):
+            def __missing__(self, n):
+                self[n] = easy_start_times(
+                    sched.nb_hosts,
+                    now,
+                    ends,
+                    waiting,
+                    len(waiting) - 1,
+                    {n: shape.runtime(n)},
+                    aging_factor=sched.aging_factor,
+                    aging_one_class=sched.aging_one_class,
+                )[n]
+                return self[n]
+
+        return PerSize()
 
 
 def jobs_of(workload: dict) -> list[tuple[Job, float]]:
@@ -43,7 +71,8 @@ def jobs_of(workload: dict) -> list[tuple[Job, float]]:
     ]
 
 
-def timed_method(obj, name: str) -> list[float]:
+def timed_method(obj, name: str, record: dict | None = None) -> list[float]:
+    """Times each call of ``obj.name``; ``record``: its results by the first argument's id."""
     times: list[float] = []
     inner = getattr(obj, name)
 
@@ -51,6 +80,8 @@ def timed_method(obj, name: str) -> list[float]:
         begin = time.perf_counter()
         out = inner(*args, **kwargs)
         times.append(time.perf_counter() - begin)
+        if record is not None:
+            record[args[0].id] = out
         return out
 
     setattr(obj, name, wrapper)
@@ -63,6 +94,7 @@ def main(argv=None) -> int:
     parser.add_argument("--load", choices=tuple(AARR), default="W1")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-cb", action="store_true", help="only the traditional frame and SCOJO-P")
+    parser.add_argument("--per-size", action="store_true", help="also Cirne-Berman with one what-if per size")
     args = parser.parse_args(argv)
     workload = generate(args.jobs, hosts=128, mode="typeless", aarr=AARR[args.load], seed=args.seed)
     workload, _ = annotate(estimates(workload, model="exact")[0], model="scojo-p", fraction=1.0, seed=args.seed)
@@ -70,17 +102,21 @@ def main(argv=None) -> int:
     print(f"{args.jobs} jobs of {args.load} (seed {args.seed}), 128 hosts, in-process\n")
     print("| scheduler | run (s) | per call |")
     print("|---|---:|---|")
+    chosen: list[dict] = []  # the sizes Cirne-Berman chose, shared and per-size what-ifs
     for name, make in (
         ("scojo-trad", lambda: PriorityEasy(128)),
         ("scojo-p (online statistics)", lambda: ScojoP(128)),
         ("scojo-p non-predictive", lambda: ScojoP(128, prediction=False)),
         ("cirne-berman", lambda: CirneBerman(128)),
+        ("cirne-berman, one what-if per size (baseline)", lambda: PerSizeCirneBerman(128)),
     ):
-        if args.skip_cb and name == "cirne-berman":
+        if (args.skip_cb and name.startswith("cirne-berman")) or (not args.per_size and "baseline" in name):
             continue
         sched = make()
         calls = timed_method(sched, "target") if isinstance(sched, ScojoP) else None
-        sizes = timed_method(sched, "choose_size") if isinstance(sched, CirneBerman) else None
+        if isinstance(sched, CirneBerman):
+            chosen.append({})
+        sizes = timed_method(sched, "choose_size", chosen[-1]) if isinstance(sched, CirneBerman) else None
         begin = time.perf_counter()
         replay(sched, [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), rt) for j, rt in jobs])
         wall = time.perf_counter() - begin
@@ -97,6 +133,11 @@ def main(argv=None) -> int:
                 f"{sched.expansions} expanded, {sched.free_expansions} with the start they had on N_opt"
             )
         print(f"| {name} | {wall:.1f} | {detail} |")
+    if len(chosen) == 2:
+        same = chosen[0] == chosen[1]
+        verdict = "the same" if same else "DIFFERENT"
+        print(f"\nshared and per-size what-ifs chose {verdict} sizes for {len(chosen[0])} jobs")
+        return 0 if same else 1
     return 0
 
 

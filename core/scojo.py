@@ -41,6 +41,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -762,22 +763,31 @@ class CirneBerman(PriorityEasy):
         if not self.shapes[job.id].rigid:
             self.unsized.append(job)
 
-    def what_if_starts(self, job: Job, now: float) -> dict[int, float]:
-        """When ``job`` would start on each of its sizes in the traditional frame, from now on
-        (one shared simulation, :func:`easy_start_times`)."""
+    def what_if_state(
+        self, job: Job, now: float
+    ) -> tuple[list[tuple[float, int]], list[tuple[float, int, float, int, float]]]:
+        """The what-if's start: running jobs' (expected end, hosts) and the waiting jobs' rows of
+        :func:`easy_start_times` up to ``job`` (the last row; later arrivals are not sized yet)."""
         waiting = []
         for other in self.queue.jobs:
             if other.id == job.id:
-                break  # later arrivals are not sized yet
+                break
             shape = self.shapes[other.id]
             m = self.size_of(other)
             waiting.append((other.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m)))
         shape = self.shapes[job.id]
         waiting.append((job.submit_s, shape.klass, shape.runtime_opt_s, shape.n_opt, shape.runtime(shape.n_opt)))
+        return [(r.end_s, r.res) for r in self.by_end], waiting
+
+    def what_if_starts(self, job: Job, now: float) -> Mapping[int, float]:
+        """When ``job`` would start on each of its sizes in the traditional frame, from now on
+        (one shared simulation, :func:`easy_start_times`)."""
+        ends, waiting = self.what_if_state(job, now)
+        shape = self.shapes[job.id]
         return easy_start_times(
             self.nb_hosts,
             now,
-            [(r.end_s, r.res) for r in self.by_end],
+            ends,
             waiting,
             len(waiting) - 1,
             {n: shape.runtime(n) for n in range(shape.n_min, shape.n_max + 1)},
@@ -819,14 +829,15 @@ class CirneBerman(PriorityEasy):
         ``whatif_runs`` counts the sizes tried (one replay each with ``whatif=replay``; one
         shared simulation serves them all with ``whatif=counts``)."""
         shape = self.shapes[job.id]
-        starts: dict[int, float] = {}
+        starts: Mapping[int, float] | None = None
 
         def start_of(n: int) -> float:
+            nonlocal starts
             self.whatif_runs += 1
             if self.options.whatif == "replay":
                 return self.what_if_replay(job, n, now)
-            if not starts:
-                starts.update(self.what_if_starts(job, now))
+            if starts is None:
+                starts = self.what_if_starts(job, now)
             return starts[n]
 
         best_n, best_end, best_start = shape.n_opt, INF, INF

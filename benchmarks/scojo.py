@@ -28,8 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO.parent))  # the repository root is the adaptsched package
 
 from adaptsched.core.base import Job  # noqa: E402
+from adaptsched.core.cirne_berman import CirneBerman, easy_start_times  # noqa: E402
 from adaptsched.core.replay import replay  # noqa: E402
-from adaptsched.core.scojo import CirneBerman, PriorityEasy, ScojoP, easy_start_times  # noqa: E402
+from adaptsched.core.scojo import PriorityEasy, ScojoP  # noqa: E402
 from adaptsched.workloads.estimates import annotate as estimates  # noqa: E402
 from adaptsched.workloads.lublin import generate  # noqa: E402
 from adaptsched.workloads.moldable import annotate  # noqa: E402

@@ -58,7 +58,7 @@ SCHEDULERS = {
     "cirne-berman": (
         "cirneBerman.py",
         "Cirne & Berman: each moldable job's size chosen at submission by what-if simulations",
-        "adaptsched.core.scojo:CirneBerman",
+        "adaptsched.core.cirne_berman:CirneBerman",
     ),
     "evolving": (
         "evolving.py",

@@ -1,6 +1,6 @@
 """pybatsim plugin: Cirne & Berman's size choice at submission (``adaptsched.core.scojo``)."""
 
-from adaptsched.core.scojo import CirneBerman as Core
+from adaptsched.core.cirne_berman import CirneBerman as Core
 from adaptsched.schedulers.adapter import PlannerScheduler
 
 

@@ -1,4 +1,4 @@
-"""SCOJO-P, Cirne-Berman and the traditional frame (core/scojo.py): hand-worked cases of
+"""SCOJO-P, Cirne-Berman and the traditional frame (core/scojo.py, core/cirne_berman.py): hand-worked cases of
 issue 11 sec. 8.2, invariants on random workloads, and molded rows through the engine (8.5).
 
 Speedup of a SCOJO-P job of N_opt = 4 (core/speedup.py): S(n) = 2.6 + 0.5 (n - 4) below 4,
@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adaptsched.core.base import Job
+from adaptsched.core.cirne_berman import CirneBerman
 from adaptsched.core.replay import replay
-from adaptsched.core.scojo import ArrivalModel, CirneBerman, PriorityEasy, ScojoP, job_class, shape_of
+from adaptsched.core.scojo import ArrivalModel, PriorityEasy, ScojoP, job_class, shape_of
 from adaptsched.core.speedup import ScojoP as ScojoPModel
 
 

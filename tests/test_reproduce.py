@@ -200,6 +200,18 @@ def test_qops_report_shows_dvqops_at_high_load_beside_the_papers_5_percent(tmp_p
     assert "(empty)` | 0.4 |" in text and len(gaps) == 2  # another reading: shown, not in the finding
 
 
+def test_qops_report_differences_name_the_part_replayed_and_table2_revenue():
+    from adaptsched.reproduce.qops.plan import table2_run
+    from adaptsched.reproduce.qops.report import differences
+
+    results = {table2_run(w, "first"): {"all": {"revenue": v}} for w, v in ((1, 67.3e6), (4, 70.0e6), (128, 68.4e6))}
+    text = differences(1500, ("first",), results)
+    assert "Cleaned PWA logs, first 1,500 jobs (the paper: 10,000 jobs" in text
+    assert "Revenue: 67.3 M at 1 h, 68.4 M at 128 h (67.3 to 70.0 M over the windows)" in text
+    assert "empty machine" not in text.split("`empty`")[0]  # what-if replays start from the recorded state
+    assert "Revenue" not in differences(10000, ("last",), {})  # no Table 2 runs: nothing said of them
+
+
 def test_qops_segments_select_the_part_of_the_trace():
     from adaptsched.reproduce.qops.plan import parse_segment, scenario_name, segment_text, select
 

@@ -426,7 +426,7 @@ DIFFERENCES = """## Why our numbers differ from the paper's
   while the cost of taking cheap jobs falls mostly after the window: they lean toward low
   factors where the highest static one is best (the section "DVQoPS at high load" above;
   docs/qops.md).
-* **Improvements are smaller than the paper's** at original load: our QoPS baseline already
+* **Improvements are smaller than the paper's** at original load on the traces' first jobs: our QoPS baseline already
   keeps more urgent jobs (its first feasible position is often the front of the queue),
   leaving less for VQoPS to gain. Whether the paper's trends (gains growing with the load
   and with the urgent jobs' cost) hold here is in "The paper's findings, checked" above; as

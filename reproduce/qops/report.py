@@ -79,7 +79,7 @@ def write_report(
     choices_chart(folder / "dvqops_choices.png", results, traces, segments[0])
     lines += ["", "![revenue](revenue.png)", "", "![DVQoPS choices](dvqops_choices.png)"]
     lines += deadline_section(results)
-    lines += ["", DIFFERENCES]
+    lines += ["", differences(jobs, segments, results)]
     path = folder / "report.md"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -256,30 +256,38 @@ def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
         "",
         'C = 10, U = 80 %, exact estimates, 40 % of the jobs duplicated. The paper: DVQoPS "within 5 %" '
         "of the best static OC-factor (sec. 5.2 and 5.3, said of the original load; of high load, Figure "
-        '7(b), only "the overall trend is still the same"). Runs with other DVQoPS options than the '
-        "defaults (in parentheses) are readings compared, not counted in the finding.",
+        '7(b), only "the overall trend is still the same"). "this run" rows use DVQoPS\'s defaults '
+        "(what-if replays from the recorded state, `window_choice=continuous`); of the benchmark's rows, "
+        "`(recorded)` alone is also the defaults and is counted in the finding, the others are readings "
+        "compared (other options, in parentheses), not counted.",
         "",
         "| trace, part | runs | best static OC-factor | its revenue | DVQoPS | gap | paper | within 5 % |",
         "|---|---|---:|---:|---:|---:|---|---|",
     ]
-    gaps, failing = {}, False
+    gaps, failing = {}, set()  # the best static factors of the runs more than 5 % behind
     for where, source, best, best_value, value, default in entries:
         gap = value / best_value - 1
         if default:
             gaps[f"{where} ({source})"] = gap
-        failing = failing or gap < -claims.DVQOPS_TOLERANCE
+        if gap < -claims.DVQOPS_TOLERANCE:
+            failing.add(best)
         lines.append(
             f"| {where} | {'`' + source + '`' if source != 'this run' else source} | {best:g} | "
             f"{best_value / 1e6:,.2f} M | {value / 1e6:,.2f} M | {100 * gap:+.1f} % | within 5 % | "
             f"{'yes' if gap >= -claims.DVQOPS_TOLERANCE else '**no**'} |"
         )
     if failing:
-        lines += ["", WHY_NOT_HIGH_LOAD]
+        lines += ["", why_not_high_load(failing)]
     return lines, gaps
 
 
-WHY_NOT_HIGH_LOAD = """**Why not within 5 %.** At high load the best static factor is the highest (0.4: turn
-every normal job away and keep the machine for urgent ones), and DVQoPS's what-if replays
+def why_not_high_load(best_factors) -> str:
+    """:data:`WHY_NOT_HIGH_LOAD` with the best static factors of the runs more than 5 % behind."""
+    return WHY_NOT_HIGH_LOAD.format(best=" or ".join(f"{oc:g}" for oc in sorted(best_factors)))
+
+
+WHY_NOT_HIGH_LOAD = """**Why not within 5 %.** Where DVQoPS is more than 5 % behind, the best static factor is a
+high one ({best}: turn every normal job away and keep the machine for urgent ones), and DVQoPS's what-if replays
 lean toward low factors: a window's replay counts the revenue of the window's own arrivals
 (and of the queue it inherits), while the cost of taking a cheap job, an urgent job turned
 away later, mostly falls after the window's end, outside what the replay counts; and the
@@ -291,8 +299,8 @@ would remove this bias (its §4.3 fixes only the rollback window, the candidate 
 "the best estimated revenue over the window"); its text claims "within 5 %" for the
 original load (Figures 5 and 7(a)) and says of high load (Figure 7(b)) only that "the
 overall trend is still the same" (the figures are not in our copy). docs/qops.md ("DVQoPS
-at high load") gives the measurements, and the two readings tried (`window_choice`,
-`ties`)."""
+at high load, 10,000 jobs") gives the measurements, and the two readings tried
+(`window_choice`, `ties`)."""
 
 
 def acceptance_section(results, traces, segment="first") -> list[str]:
@@ -418,13 +426,31 @@ DIFFERENCES = """## Why our numbers differ from the paper's
   while the cost of taking cheap jobs falls mostly after the window: they lean toward low
   factors where the highest static one is best (the section "DVQoPS at high load" above;
   docs/qops.md).
-* **Improvements are smaller than the paper's** at original load: our QoPS baseline already
+* **Improvements are smaller than the paper's** at original load on the traces' first jobs: our QoPS baseline already
   keeps more urgent jobs (its first feasible position is often the front of the queue),
-  leaving less for VQoPS to gain. The trends agree: gains grow with load and with the
-  urgent jobs' cost, and OC-factors of 0.1 and above turn every normal job away (a normal
-  job pays 0.1 per processor-second), which costs revenue when urgent jobs are few or cheap.
+  leaving less for VQoPS to gain. Whether the paper's trends (gains growing with the load
+  and with the urgent jobs' cost) hold here is in "The paper's findings, checked" above; as
+  in the paper, OC-factors of 0.1 and above turn every normal job away (a normal job pays
+  0.1 per processor-second), which costs revenue when urgent jobs are few or cheap.
 * **Table 2's OC-factor variance** is computed over groups of 5 consecutive changes of the
   factor; the paper's exact definition (and its scale, x1e-5) is not given, so only the
-  trend across windows compares. Revenue grows with the window, as in the paper.
-* **Traces.** Cleaned PWA logs, first 10,000 jobs; prices on estimates; seeds fixed (1).
+  trend across windows compares.{table2_revenue}
+* **Traces.** Cleaned PWA logs, {parts} (the paper: 10,000 jobs of each trace, which
+  part not said); prices on estimates; seeds fixed (1).
 """
+
+
+def differences(jobs: int, segments, results) -> str:
+    """The closing section: why our numbers differ, with the part of the traces replayed and
+    how Table 2's revenue goes with the window (on the first of ``segments``)."""
+    revenue = {w: r["all"]["revenue"] for w in WINDOWS_H if (r := results.get(table2_run(w, segments[0])))}
+    if len(revenue) < 2:
+        table2 = ""
+    else:
+        first, last = min(revenue), max(revenue)
+        table2 = (
+            f" Revenue: {revenue[first] / 1e6:,.1f} M at {first} h, {revenue[last] / 1e6:,.1f} M at {last} h "
+            f"({min(revenue.values()) / 1e6:,.1f} to {max(revenue.values()) / 1e6:,.1f} M over the windows); "
+            "the paper's grows from 474 M at 1 h to 716 M at 64 h (701 M at 128 h)."
+        )
+    return DIFFERENCES.format(parts=" and ".join(segment_text(s, jobs) for s in segments), table2_revenue=table2)

@@ -7,8 +7,10 @@ One package per paper, all of the same shape:
   (unit-tested on synthetic results);
 * ``report.py``: the Markdown report, its CSV and PNG charts, with the findings checked;
 * ``command.py``: the paper's own command-line options (``NAME``, ``HELP``,
-  ``add_arguments(parser)``, ``run(args) -> int``) and ``reproduce(...)``, the one place
-  that runs the plan (:mod:`.runner`) and writes the report.
+  ``add_arguments(parser)``, ``run(args) -> int``) and ``reproduce(out, *, its options,
+  setup)``, the one place that runs the plan and writes the report; ``setup``
+  (:class:`.runner.Setup`) carries what every paper shares: engine, Batsim, Dask cluster,
+  report folder, the command line quoted and where progress goes.
 
 ``cli.py`` builds ``adaptsched reproduce NAME`` from :data:`PAPERS` and adds the options
 common to every paper (``--out``, ``--report-dir``, ``--engine``, ``--batsim``,

@@ -15,7 +15,10 @@ the baseline of ``benchmarks/sweep.py``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 
@@ -29,6 +32,76 @@ class Job:
     options: dict = field(hash=False, default_factory=dict)
     workload: str | None = None
     platform: str | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How a reproduction runs and where it reports, the same for every paper: the options
+    every ``adaptsched reproduce PAPER`` shares (``--engine``, ``--batsim``, ``--workers``,
+    ``--scheduler-address``, ``--report-dir``), the command line its report quotes, and
+    where progress goes. A paper's ``reproduce(out, *, its own options, setup)`` takes one."""
+
+    engine: str = "embedded"
+    batsim: str | None = None
+    workers: int | None = None
+    scheduler_address: str | None = None
+    report_dir: str | Path | None = None
+    command: str = ""
+    say: Callable[..., None] = print
+
+    @classmethod
+    def from_args(cls, args) -> Setup:
+        """The shared options as ``cli.py`` parsed them."""
+        return cls(
+            args.engine, args.batsim, args.workers, args.scheduler_address, args.report_dir, args.command_line, args.say
+        )
+
+    def prepare(self, out) -> tuple[Path, Path, Setup]:
+        """(results folder, its ``inputs`` subfolder, this setup with Batsim found), checked up front."""
+        out, inputs, batsim = prepare(out, self.engine, self.batsim)
+        return out, inputs, replace(self, batsim=batsim)
+
+    def run_batch(self, jobs: list[Job], workload, platform, folder, analyse) -> dict:
+        """:func:`run_batch` on this setup's engine and Dask cluster."""
+        return run_batch(
+            jobs,
+            workload,
+            platform,
+            folder,
+            engine=self.engine,
+            batsim=self.batsim,
+            analyse=analyse,
+            workers=self.workers,
+            scheduler_address=self.scheduler_address,
+            say=self.say,
+        )
+
+    def report_folder(self, out: Path) -> Path:
+        """``--report-dir``, or ``OUT/report-ENGINE``."""
+        return Path(self.report_dir) if self.report_dir else out / f"report-{self.engine}"
+
+
+#: The defaults: embedded engine, a local Dask cluster, the report in ``OUT/report-embedded``.
+DEFAULT = Setup()
+
+
+class Stopwatch:
+    """When a reproduction ran and on how loaded a machine, for its report's first lines."""
+
+    def __init__(self) -> None:
+        self.begin = time.perf_counter()
+        self.started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        self.load = os.getloadavg()[0]
+
+    @property
+    def wall_s(self) -> float:
+        return time.perf_counter() - self.begin
+
+    def when(self) -> str:
+        return (
+            f"{self.started} to {time.strftime('%H:%M UTC', time.gmtime())}, load average {self.load:.1f} at the "
+            f"start and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} CPUs)"
+        )
 
 
 def prepare(out, engine: str, batsim=None) -> tuple[Path, Path, str | None]:

@@ -62,8 +62,9 @@ def test_tolerances():
 @pytest.mark.slow
 def test_reproduce_end_to_end_in_process(tmp_path):
     from adaptsched.reproduce.klein_perez.command import reproduce
+    from adaptsched.reproduce.runner import Setup
 
-    report = reproduce(tmp_path / "kp", tests=30, engine_tests=0, say=lambda *a: None)
+    report = reproduce(tmp_path / "kp", tests=30, engine_tests=0, setup=Setup(say=lambda *a: None))
     text = report.read_text()
     assert "## Table 1" in text and "## Findings" in text and "| 100 |" in text
     for name in ("tables.png", "gantt_test1.png", "per_test.csv", "calibration.csv"):

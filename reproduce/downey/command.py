@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from adaptsched.errors import InputError, positive_int
+from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
 
 NAME = "downey"
 HELP = (
@@ -21,75 +21,40 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    reproduce(
-        out=args.out,
-        days=args.days,
-        seeds=args.seeds,
-        hosts=args.hosts,
-        engine=args.engine,
-        batsim=args.batsim,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
-        report_dir=args.report_dir,
-        command=args.command_line,
-        say=args.say,
-    )
+    reproduce(args.out, days=args.days, seeds=args.seeds, hosts=args.hosts, setup=Setup.from_args(args))
     return 0
 
 
 def reproduce(
-    out="results/downey",
-    *,
-    days: int = 120,
-    seeds: int = 3,
-    hosts: int = 64,
-    engine: str = "embedded",
-    batsim=None,
-    workers=None,
-    scheduler_address: str | None = None,
-    report_dir=None,
-    command: str = "",
-    say=print,
+    out="results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, setup: Setup = DEFAULT
 ) -> Path:
-    """Runs every run of the plan (resuming in ``out``) and writes the report into
-    ``report_dir`` (default ``out/report-ENGINE``); returns the report's path."""
+    """Runs every run of the plan (resuming in ``out``) and writes the report
+    (:meth:`Setup.report_folder`); returns the report's path."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.reproduce.runner import Job, prepare, run_batch
 
     from .plan import analyse_run, runs, workloads
     from .report import write_report
 
-    begin = time.perf_counter()
+    clock = Stopwatch()
     if days < 1 or seeds < 1:
         raise InputError("--days/--seeds", f"need at least one day and one seed, got {days} and {seeds}")
-    out, inputs, batsim = prepare(out, engine, batsim)
+    out, inputs, setup = setup.prepare(out)
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     plan = runs(seeds)
     paths = workloads(plan, inputs, days=days, hosts=hosts)
-    say(f"{len(paths)} workloads of {days} days on {hosts} processors; {len(plan)} runs ({engine} engine)")
+    setup.say(f"{len(paths)} workloads of {days} days on {hosts} processors; {len(plan)} runs ({setup.engine} engine)")
     batch = [Job(name, "downey", options, paths[(load, seed)]) for name, options, load, seed, _ in plan]
-    results = run_batch(
-        batch,
-        None,
-        platform,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        scheduler_address=scheduler_address,
-        say=say,
-    )
+    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
     report = write_report(
-        Path(report_dir) if report_dir else out / f"report-{engine}",
+        setup.report_folder(out),
         plan,
         results,
         days=days,
         seeds=seeds,
         hosts=hosts,
-        engine=engine,
-        wall_s=time.perf_counter() - begin,
-        command=command,
+        engine=setup.engine,
+        wall_s=clock.wall_s,
+        command=setup.command,
     )
-    say(f"report: {report}")
+    setup.say(f"report: {report}")
     return report

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from adaptsched.errors import positive_int
+from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
 
 NAME = "klein-perez"
 HELP = (
@@ -35,50 +35,30 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     reproduce(
-        out=args.out,
+        args.out,
         tests=args.tests,
         hosts=args.hosts,
         seed=args.seed,
         engine_tests=args.engine_tests,
-        engine=args.engine,
-        batsim=args.batsim,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
-        report_dir=args.report_dir,
-        command=args.command_line,
-        say=args.say,
+        setup=Setup.from_args(args),
     )
     return 0
 
 
-def engine_check(
-    tests: int, hosts: int, seed: int, *, out, engine, batsim, workers, scheduler_address=None, say
-) -> dict:
+def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dict:
     """The first ``tests`` tests under the six variants through the ``evolving`` plugin."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.reproduce.runner import Job, prepare, run_batch
     from adaptsched.workloads.evolving import write_tests
 
     from .plan import analyse_run, engine_runs
 
-    out, inputs, batsim = prepare(out, engine, batsim)
+    out, inputs, setup = setup.prepare(out)
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     paths = write_tests(inputs / f"tests_seed{seed}_n{hosts}", tests, hosts=hosts, seed=seed)
     plan = engine_runs(tests)
     batch = [Job(name, "evolving", {"variant": v}, str(paths[t - 1])) for name, t, v in plan]
-    say(f"engine check: {len(batch)} runs ({tests} tests x 6 variants, {engine} engine)")
-    results = run_batch(
-        batch,
-        None,
-        platform,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        scheduler_address=scheduler_address,
-        say=say,
-    )
+    setup.say(f"engine check: {len(batch)} runs ({tests} tests x 6 variants, {setup.engine} engine)")
+    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
     failures, copies = [], 0
     as_planned = sound = equal = 0
     for name, _, _ in plan:
@@ -94,7 +74,7 @@ def engine_check(
             failures += [f"{name}: {p}" for p in r[key][:3]]
     return {
         "tests": tests,
-        "engine": engine,
+        "engine": setup.engine,
         "runs": len(plan),
         "copies": copies,
         "as_planned": as_planned,
@@ -111,16 +91,10 @@ def reproduce(
     hosts: int = 100,
     seed: int = 1,
     engine_tests: int = 10,
-    engine: str = "embedded",
-    batsim=None,
-    workers=None,
-    scheduler_address: str | None = None,
-    report_dir=None,
-    command: str = "",
-    say=print,
+    setup: Setup = DEFAULT,
 ) -> Path:
-    """In-process Tables 1-2, the calibration, the engine check; writes the report into
-    ``report_dir`` (default ``out/report-ENGINE``); returns its path."""
+    """In-process Tables 1-2, the calibration, the engine check; writes the report
+    (:meth:`Setup.report_folder`); returns its path."""
     from adaptsched.analysis.evolving import summarise
     from adaptsched.core.evolving import schedule
     from adaptsched.workloads.evolving import check_hosts, generate_tests
@@ -128,30 +102,20 @@ def reproduce(
     from .plan import VARIANTS, calibration, in_process
     from .report import write_report
 
-    begin = time.perf_counter()
+    clock = Stopwatch()
     check_hosts(hosts)
     cases = generate_tests(tests, seed)
-    say(f"{tests} tests (seed {seed}) on {hosts} nodes: 6 variants in-process")
+    setup.say(f"{tests} tests (seed {seed}) on {hosts} nodes: 6 variants in-process")
     results, rows, stats = in_process(cases, hosts)
     summary = {v: summarise(results[v]) for v in VARIANTS}
-    say(f"in-process done in {time.perf_counter() - begin:.0f} s; n_max calibration")
+    setup.say(f"in-process done in {clock.wall_s:.0f} s; n_max calibration")
     calib = calibration(cases)
     checked = None
     if engine_tests:
-        checked = engine_check(
-            min(engine_tests, tests),
-            hosts,
-            seed,
-            out=out,
-            engine=engine,
-            batsim=batsim,
-            workers=workers,
-            scheduler_address=scheduler_address,
-            say=say,
-        )
+        checked = engine_check(min(engine_tests, tests), hosts, seed, out=out, setup=setup)
     gantt = {v: schedule(cases[0], hosts, v) for v in VARIANTS}
     report = write_report(
-        Path(report_dir) if report_dir else Path(out) / f"report-{engine}",
+        setup.report_folder(Path(out).resolve()),
         summary=summary,
         rows=rows,
         calibration=calib,
@@ -161,8 +125,8 @@ def reproduce(
         tests=tests,
         hosts=hosts,
         seed=seed,
-        wall_s=time.perf_counter() - begin,
-        command=command,
+        wall_s=clock.wall_s,
+        command=setup.command,
     )
-    say(f"report: {report}")
+    setup.say(f"report: {report}")
     return report

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 from adaptsched.errors import InputError, UsageError, positive_int
+from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
 
 from .plan import PAPER_HOSTS, STUDIES, TRACE
 
@@ -37,19 +36,13 @@ def run(args) -> int:
     if args.trace and len(args.trace) > 1:
         raise UsageError(f"--trace: {NAME} replays one trace, {len(args.trace)} given")
     reproduce(
-        out=args.out,
+        args.out,
         trace=args.trace[0] if args.trace else None,
         hosts=args.hosts or PAPER_HOSTS,
         jobs=args.jobs,
         seeds=args.seeds,
-        engine=args.engine,
-        batsim=args.batsim,
         studies=tuple(args.study) if args.study else STUDIES,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
-        report_dir=args.report_dir,
-        command=args.command_line,
-        say=args.say,
+        setup=Setup.from_args(args),
     )
     return 0
 
@@ -61,68 +54,47 @@ def reproduce(
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    engine: str = "embedded",
-    batsim=None,
     studies=STUDIES,
-    workers: int | None = None,
-    scheduler_address: str | None = None,
-    report_dir=None,
-    command: str = "",
-    say=print,
+    setup: Setup = DEFAULT,
 ) -> Path:
-    """Runs every mix (resuming a previous run in ``out``) and writes the report into
-    ``report_dir`` (default ``out/report-ENGINE``); returns the report's path."""
+    """Runs every mix (resuming a previous run in ``out``) and writes the report
+    (:meth:`Setup.report_folder`); returns the report's path."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.reproduce.runner import Job, prepare, run_batch
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
 
     from .plan import analyse_run, mixes, runs
     from .report import write_report
 
-    begin = time.perf_counter()
-    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    load = os.getloadavg()[0]
+    clock = Stopwatch()
     trace = find_trace(TRACE, trace)
     if seeds < 1:
         raise InputError("--seeds", f"need at least one seed, got {seeds}")
     unknown = set(studies) - set(STUDIES)
     if unknown:
         raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
-    out, inputs, batsim = prepare(out, engine, batsim)
+    out, inputs, setup = setup.prepare(out)
     workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, inputs / "workload.json")
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
-    say(f"trace: {trace}\n{conversion.summary()}")
+    setup.say(f"trace: {trace}\n{conversion.summary()}")
 
     chosen = mixes(studies)
     batch = [Job(name, "backfill", options) for name, options in runs(chosen, seeds)]
-    say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({engine} engine)")
-    results = run_batch(
-        batch,
-        workload_path,
-        platform,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        scheduler_address=scheduler_address,
-        say=say,
-    )
+    setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
+    results = setup.run_batch(batch, workload_path, platform, out / setup.engine, analyse_run)
     report = write_report(
-        Path(report_dir) if report_dir else out / f"report-{engine}",
-        engine,
+        setup.report_folder(out),
+        setup.engine,
         chosen,
         results,
         seeds=seeds,
         hosts=hosts,
         trace=trace,
         conversion=conversion,
-        wall_s=time.perf_counter() - begin,
-        command=command,
-        when=f"{started} to {time.strftime('%H:%M UTC', time.gmtime())}, load average {load:.1f} at the start "
-        f"and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} CPUs)",
+        wall_s=clock.wall_s,
+        command=setup.command,
+        when=clock.when(),
     )
-    say(f"report: {report} (tables, PNG charts in {report.parent})")
+    setup.say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report

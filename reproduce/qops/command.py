@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 from .plan import DEFAULT_SEGMENT, TRACES, parse_segment
 
@@ -56,18 +56,12 @@ def segment(text: str) -> str:
 def run(args) -> int:
     traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
     reproduce(
-        out=args.out,
+        args.out,
         jobs=args.jobs,
-        engine=args.engine,
-        batsim=args.batsim,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
         traces=traces,
         trace_files=trace_files(traces, args.trace),
         segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
-        report_dir=args.report_dir,
-        command=args.command_line,
-        say=args.say,
+        setup=Setup.from_args(args),
     )
     return 0
 
@@ -100,61 +94,45 @@ def reproduce(
     out="results/qops",
     *,
     jobs: int = 10000,
-    engine: str = "embedded",
-    batsim=None,
-    workers=None,
-    scheduler_address: str | None = None,
     traces=tuple(TRACES),
     trace_files: dict | None = None,
     segments=(DEFAULT_SEGMENT,),
-    report_dir=None,
-    command: str = "",
-    say=print,
+    setup: Setup = DEFAULT,
 ) -> Path:
-    """Runs every scenario (resuming in ``out``) and writes the report into ``report_dir``
-    (default ``out/report-ENGINE``). ``trace_files`` maps a trace name to its SWF file
+    """Runs every scenario (resuming in ``out``) and writes the report
+    (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
     (default: ``../shared/traces``)."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.reproduce.runner import prepare, run_batch
     from adaptsched.workloads.traces import find_trace
 
     from .plan import analyse_run, runs
     from .report import write_report
 
-    begin = time.perf_counter()
+    clock = Stopwatch()
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
-    out, inputs, batsim = prepare(out, engine, batsim)
+    out, inputs, setup = setup.prepare(out)
     scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
-    say(f"{len(scenarios)} scenarios, {len(batch)} runs ({engine} engine)")
+    setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}
     for trace in traces:
         hosts = TRACES[trace][1]
         platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
-    results = run_batch(  # one grid over both traces, each run on its trace's machine
-        [replace(job, platform=platforms[trace]) for trace, job in batch],
-        None,
-        None,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        scheduler_address=scheduler_address,
-        say=say,
+    results = setup.run_batch(  # one grid over both traces, each run on its trace's machine
+        [replace(job, platform=platforms[trace]) for trace, job in batch], None, None, out / setup.engine, analyse_run
     )
     report = write_report(
-        Path(report_dir) if report_dir else out / f"report-{engine}",
+        setup.report_folder(out),
         scenarios,
         plan,
         results,
         traces=traces,
         jobs=jobs,
-        engine=engine,
-        wall_s=time.perf_counter() - begin,
+        engine=setup.engine,
+        wall_s=clock.wall_s,
         inputs=inputs,
         segments=segments,
-        command=command,
+        command=setup.command,
     )
-    say(f"report: {report}")
+    setup.say(f"report: {report}")
     return report

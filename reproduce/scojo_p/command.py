@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from adaptsched.errors import positive_int
+from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
 
 from .plan import STUDIES
 
@@ -35,19 +35,9 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    studies = tuple(args.study) if args.study else STUDIES
     reproduce(
-        out=args.out,
-        seeds=args.seeds,
-        studies=tuple(args.study) if args.study else STUDIES,
-        jobs=args.jobs,
-        a_max=args.a_max,
-        engine=args.engine,
-        batsim=args.batsim,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
-        report_dir=args.report_dir,
-        command=args.command_line,
-        say=args.say,
+        args.out, seeds=args.seeds, studies=studies, jobs=args.jobs, a_max=args.a_max, setup=Setup.from_args(args)
     )
     return 0
 
@@ -59,52 +49,35 @@ def reproduce(
     studies=STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
-    engine: str = "embedded",
-    batsim=None,
-    workers=None,
-    scheduler_address: str | None = None,
-    report_dir=None,
-    command: str = "",
-    say=print,
+    setup: Setup = DEFAULT,
 ) -> Path:
-    """Runs every run of the plan (resuming in ``out``) and writes the report into
-    ``report_dir`` (default ``out/report-ENGINE``); returns the report's path."""
+    """Runs every run of the plan (resuming in ``out``) and writes the report
+    (:meth:`Setup.report_folder`); returns the report's path."""
     from adaptsched.platforms.simgrid import write_cluster
-    from adaptsched.reproduce.runner import Job, prepare, run_batch
 
     from .plan import HOSTS, analyse_run, prepare_runs, runs
     from .report import write_report
 
-    begin = time.perf_counter()
-    out, inputs, batsim = prepare(out, engine, batsim)
+    clock = Stopwatch()
+    out, inputs, setup = setup.prepare(out)
     platform = write_cluster(HOSTS, inputs / f"cluster{HOSTS}.xml")
     plan = runs(studies, seeds)
     prepared = prepare_runs(plan, inputs, jobs=jobs, a_max=a_max)
-    say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({engine} engine)")
+    setup.say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({setup.engine} engine)")
     batch = [Job(run.name, run.scheduler, options, path) for run, options, path in prepared]
-    results = run_batch(
-        batch,
-        None,
-        platform,
-        out / engine,
-        engine=engine,
-        batsim=batsim,
-        analyse=analyse_run,
-        workers=workers,
-        scheduler_address=scheduler_address,
-        say=say,
-    )
+    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
     report = write_report(
-        Path(report_dir) if report_dir else out / f"report-{engine}",
+        setup.report_folder(out),
         plan,
         results,
         studies=studies,
         seeds=seeds,
         jobs=jobs,
         a_max=a_max,
-        engine=engine,
-        wall_s=time.perf_counter() - begin,
-        command=command,
+        engine=setup.engine,
+        wall_s=clock.wall_s,
+        when=clock.when(),
+        command=setup.command,
     )
-    say(f"report: {report}")
+    setup.say(f"report: {report}")
     return report

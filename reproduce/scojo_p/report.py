@@ -210,7 +210,7 @@ def write_runs_csv(path: Path, plan: list[Run], results: dict) -> None:
 
 
 def write_report(
-    folder: Path, plan: list[Run], results: dict, *, studies, seeds, jobs, a_max, engine, wall_s, command=""
+    folder: Path, plan: list[Run], results: dict, *, studies, seeds, jobs, a_max, engine, wall_s, when="", command=""
 ) -> Path:
     """Writes ``folder/report.md``, ``runs.csv`` and the PNG charts; returns the report's path."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -224,7 +224,7 @@ def write_report(
         f"the {len(results)} runs took {run_s / 60:.1f} min in all. Data: `runs.csv`. "
         "Jobs are cut 5 % at each end by submission order (Table 1); `runs.csv` has the 5 % numbers.",
         "",
-        *([f"Made by `{command}`.", ""] if command else []),
+        *([f"Made by `{command}`" + (f", {when}." if when else "."), ""] if command else []),
     ]
     variants = list(VARIANTS)
     w1 = {v: group(plan, results, Kind("W1"), v) for v in variants}

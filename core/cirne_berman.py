@@ -26,6 +26,24 @@ from adaptsched.core.replay import replay
 from adaptsched.core.scojo import PriorityEasy, ScojoOptions, rigid_shape
 
 
+def shadow_of_pairs(free: int, ends: list[tuple[float, int]], need: int) -> tuple[float, int]:
+    """:func:`adaptsched.core.easy.shadow_of` on (expected end, hosts) pairs sorted by end: the
+    head's shadow time and the hosts free then beyond its ``need``."""
+    available = free
+    k = 0
+    while k < len(ends):
+        available += ends[k][1]
+        if available >= need:
+            shadow = ends[k][0]
+            k += 1
+            while k < len(ends) and ends[k][0] == shadow:  # jobs ending then also free hosts
+                available += ends[k][1]
+                k += 1
+            return shadow, available - need
+        k += 1
+    return INF, 0
+
+
 def easy_start_times(
     nb_hosts: int,
     now: float,
@@ -104,19 +122,7 @@ def easy_start_times(
                 bisect.insort(ends, (t + waiting[i][4], size))
                 started.add(i)
             if head >= 0 and free > 0:
-                available, shadow, extra = free, INF, 0
-                k = 0
-                while k < len(ends):
-                    available += ends[k][1]
-                    if available >= need:
-                        shadow = ends[k][0]
-                        k += 1
-                        while k < len(ends) and ends[k][0] == shadow:
-                            available += ends[k][1]
-                            k += 1
-                        extra = available - need
-                        break
-                    k += 1
+                shadow, extra = shadow_of_pairs(free, ends, need)
                 for i in order[at + 1 :]:
                     if i == target:
                         for n in [n for n, rt in sizes.items() if n <= free and (t + rt <= shadow or n <= extra)]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from adaptsched.core.intervals import IntervalSet
+from adaptsched.core.intervals import IntervalSet, take_lowest
 
 
 def as_interval_set(hosts: IntervalSet | Iterable[int]) -> IntervalSet:
@@ -44,21 +44,7 @@ class HostPool:
     def allocate(self, n: int) -> IntervalSet:
         if n > self._nb_free:
             raise ValueError(f"cannot allocate {n} hosts: only {self._nb_free} are free")
-        free = self._free
-        taken: list[tuple[int, int]] = []
-        i, left = 0, n
-        while left > 0:
-            a, b = free[i]
-            width = b - a + 1
-            if width <= left:
-                taken.append((a, b))
-                left -= width
-                i += 1
-            else:
-                taken.append((a, a + left - 1))
-                free[i] = (a + left, b)
-                left = 0
-        del free[:i]
+        taken = take_lowest(self._free, n)
         self._nb_free -= n
         return IntervalSet(taken)
 

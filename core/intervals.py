@@ -96,20 +96,29 @@ class IntervalSet:
 
     def split_lowest(self, n: int) -> tuple[IntervalSet, IntervalSet]:
         """(the ``n`` lowest ids, the others); ``n`` at most the size."""
-        taken: list[Run] = []
-        runs = self.runs
-        i = 0
-        while n > 0:
-            a, b = runs[i]
-            width = b - a + 1
-            if width <= n:
-                taken.append((a, b))
-                n -= width
-                i += 1
-            else:
-                taken.append((a, a + n - 1))
-                return IntervalSet(taken), IntervalSet([(a + n, b)] + runs[i + 1 :])
-        return IntervalSet(taken), IntervalSet(runs[i:])
+        rest = list(self.runs)
+        return IntervalSet(take_lowest(rest, n)), IntervalSet(rest)
+
+
+def take_lowest(runs: list[Run], n: int) -> list[Run]:
+    """Cuts the ``n`` lowest ids out of ``runs`` (sorted, disjoint; at least ``n`` ids), in
+    place, and returns them as runs: the cost is the runs taken, not their width (first fit,
+    lowest ids: :class:`adaptsched.core.hosts.HostPool` allocates this way)."""
+    taken: list[Run] = []
+    i = 0
+    while n > 0:
+        a, b = runs[i]
+        width = b - a + 1
+        if width <= n:
+            taken.append((a, b))
+            n -= width
+            i += 1
+        else:
+            taken.append((a, a + n - 1))
+            runs[i] = (a + n, b)
+            n = 0
+    del runs[:i]
+    return taken
 
 
 class IntervalMap(Generic[V]):

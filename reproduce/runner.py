@@ -58,23 +58,48 @@ class Setup:
 
     def prepare(self, out) -> tuple[Path, Path, Setup]:
         """(results folder, its ``inputs`` subfolder, this setup with Batsim found), checked up front."""
-        out, inputs, batsim = prepare(out, self.engine, self.batsim)
+        batsim = self.batsim
+        if self.engine == "batsim":
+            from adaptsched.engines.run import find_batsim_or_fail
+
+            batsim = find_batsim_or_fail(batsim)
+        out = Path(out).resolve()
+        inputs = out / "inputs"
+        inputs.mkdir(parents=True, exist_ok=True)
         return out, inputs, replace(self, batsim=batsim)
 
     def run_batch(self, jobs: list[Job], workload, platform, folder, analyse) -> dict:
-        """:func:`run_batch` on this setup's engine and Dask cluster."""
-        return run_batch(
-            jobs,
-            workload,
-            platform,
+        """Runs the jobs not yet done on Dask, on this setup's engine and cluster; returns {name:
+        result dict} of all done jobs (failed runs are reported by
+        :func:`~adaptsched.sweep.run_grid` and left out)."""
+        from adaptsched.sweep import Run, run_grid
+
+        runs = [
+            Run(
+                job.name,
+                job.scheduler,
+                dict(job.options),
+                str(job.workload or workload),
+                str(job.platform or platform),
+                self.engine,
+                {"scheduler": job.scheduler, **{f"opt.{k}": v for k, v in job.options.items()}},
+            )
+            for job in jobs
+        ]
+        grid = run_grid(
+            runs,
             folder,
-            engine=self.engine,
-            batsim=self.batsim,
             analyse=analyse,
-            workers=self.workers,
+            batsim=self.batsim,
             scheduler_address=self.scheduler_address,
+            workers=self.workers,
             say=self.say,
         )
+        if grid.done or grid.failed:
+            self.say(f"{self.engine} runs: {grid.summary()}")
+        if grid.failed:
+            self.say(f"{len(grid.failed)} runs failed; their logs are in {folder}; run again to retry them")
+        return grid.results
 
     def report_folder(self, out: Path) -> Path:
         """``--report-dir``, or ``OUT/report-ENGINE``."""
@@ -102,60 +127,3 @@ class Stopwatch:
             f"{self.started} to {time.strftime('%H:%M UTC', time.gmtime())}, load average {self.load:.1f} at the "
             f"start and {os.getloadavg()[0]:.1f} at the end ({os.cpu_count()} CPUs)"
         )
-
-
-def prepare(out, engine: str, batsim=None) -> tuple[Path, Path, str | None]:
-    """(results folder, its ``inputs`` subfolder, Batsim executable or None), checked up front."""
-    if engine == "batsim":
-        from adaptsched.engines.run import find_batsim_or_fail
-
-        batsim = find_batsim_or_fail(batsim)
-    out = Path(out).resolve()
-    inputs = out / "inputs"
-    inputs.mkdir(parents=True, exist_ok=True)
-    return out, inputs, batsim
-
-
-def run_batch(
-    jobs: list[Job],
-    workload,
-    platform,
-    folder,
-    *,
-    engine: str,
-    batsim=None,
-    analyse,
-    workers: int | None = None,
-    scheduler_address: str | None = None,
-    say=print,
-) -> dict:
-    """Runs the jobs not yet done on Dask; returns {name: result dict} of all done jobs
-    (failed runs are reported by :func:`~adaptsched.sweep.run_grid` and left out)."""
-    from adaptsched.sweep import Run, run_grid
-
-    runs = [
-        Run(
-            job.name,
-            job.scheduler,
-            dict(job.options),
-            str(job.workload or workload),
-            str(job.platform or platform),
-            engine,
-            {"scheduler": job.scheduler, **{f"opt.{k}": v for k, v in job.options.items()}},
-        )
-        for job in jobs
-    ]
-    grid = run_grid(
-        runs,
-        folder,
-        analyse=analyse,
-        batsim=batsim,
-        scheduler_address=scheduler_address,
-        workers=workers,
-        say=say,
-    )
-    if grid.done or grid.failed:
-        say(f"{engine} runs: {grid.summary()}")
-    if grid.failed:
-        say(f"{len(grid.failed)} runs failed; their logs are in {folder}; run again to retry them")
-    return grid.results

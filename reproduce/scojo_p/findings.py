@@ -38,6 +38,14 @@ def value(summary: Summary | None, klass: str, key: str) -> float:
         return math.nan
 
 
+def utilization_of(results: Mapping[str, Summary] | None, name: str) -> float:
+    """results[name]["utilization"], NaN when missing."""
+    try:
+        return float(results[name]["utilization"])  # type: ignore[index,arg-type]
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+
+
 def response(summary: Summary | None, klass: str = "all") -> float:
     return value(summary, klass, "response_mean_s")
 
@@ -93,13 +101,7 @@ def class_wait_ratios(results: Mapping[str, Summary]) -> Finding:
 def utilization(results: Mapping[str, Summary], points: float = 0.08) -> Finding:
     """Sec. 5.3: CB's utilization (89.69 %) above SCOJO-P's (78.6 %), each within ±8 points."""
 
-    def u(name: str) -> float:
-        try:
-            return float(results[name]["utilization"])  # type: ignore[arg-type]
-        except (KeyError, TypeError, ValueError):
-            return math.nan
-
-    cb, sp = u("cb"), u("scojo-p")
+    cb, sp = utilization_of(results, "cb"), utilization_of(results, "scojo-p")
     paper = PAPER["utilization"]
     holds = _ok(cb) and _ok(sp) and cb > sp and abs(cb - paper["cb"]) <= points and abs(sp - paper["scojo-p"]) <= points
     return Finding(
@@ -185,23 +187,15 @@ def downey_variant(results: Mapping[str, Summary], main: Mapping[str, Summary]) 
 
 # -- why a claim does not hold: one sentence or two from our own numbers --------------------
 def _util(results: Mapping[str, Summary] | None, name: str) -> str:
-    try:
-        return f"{100 * float(results[name]['utilization']):.1f} %"  # type: ignore[index,arg-type]
-    except (KeyError, TypeError, ValueError):
-        return "-"
+    u = utilization_of(results, name)
+    return f"{100 * u:.1f} %" if _ok(u) else "-"
 
 
 def load_hint(w1: Mapping[str, Summary], w2: Mapping[str, Summary]) -> str:
     """Whether the paper's W1 utilizations are nearer our W1's or our heavier W2's."""
 
-    def distance(results: Mapping[str, Summary]) -> float:
-        try:
-            return sum(
-                abs(float(results[n]["utilization"]) - PAPER["utilization"][n])  # type: ignore[arg-type,index]
-                for n in ("cb", "scojo-p")
-            )
-        except (KeyError, TypeError, ValueError):
-            return math.nan
+    def distance(results: Mapping[str, Summary]) -> float:  # NaN when one is missing
+        return sum(abs(utilization_of(results, n) - PAPER["utilization"][n]) for n in ("cb", "scojo-p"))
 
     d1, d2 = distance(w1), distance(w2)
     ours = (

@@ -136,7 +136,7 @@ def resolved_options(scheduler: str, options: dict) -> dict:
         return options
     try:
         return core_class(scheduler).Options.parse(options).values()
-    except (OptionError, AttributeError):
+    except OptionError:
         return options
 
 

@@ -167,36 +167,6 @@ def what_if_values(
     )
 
 
-def what_if_revenue(
-    nb_hosts: int,
-    history: History,
-    oc_factor: float,
-    k_factor: int,
-    start_s: float,
-    end_s: float,
-    state: MachineState = EMPTY,
-    inherited: bool = True,
-) -> float:
-    """Revenue of VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from
-    ``state`` at ``start_s`` (the revenue of its waiting jobs included if ``inherited``)."""
-    arrivals, waiting, _ = what_if_values(nb_hosts, history, oc_factor, k_factor, start_s, end_s, state)
-    return sum(arrivals + waiting if inherited else arrivals)
-
-
-def best_oc_factor(
-    nb_hosts: int,
-    history: History,
-    oc_factors: list[float],
-    k_factor: int,
-    start_s: float,
-    end_s: float,
-    state: MachineState = EMPTY,
-) -> float:
-    """The OC-factor of highest what-if revenue over [start_s, end_s) (ties: the smallest)."""
-    revenues = [(what_if_revenue(nb_hosts, history, oc, k_factor, start_s, end_s, state), -oc) for oc in oc_factors]
-    return -max(revenues)[1]
-
-
 @dataclass(frozen=True)
 class DvqopsOptions(QopsOptions):
     value_aware: bool = fixed(True)  # DVQoPS is VQoPS
@@ -367,7 +337,8 @@ class Dvqops(Qops):
         return self._submits[1]
 
     def _best_oc_factor(self, history: History, start_s: float, end_s: float, current: float) -> float:
-        """:func:`best_oc_factor` from the state recorded at ``start_s`` (ties: ``ties``)."""
+        """The OC-factor of highest what-if revenue over [start_s, end_s), replayed from the state
+        recorded at ``start_s``, the inherited queue's revenue included (ties: ``ties``)."""
         revenues = []
         for oc in self.oc_factors:
             arrivals, waiting, _ = self._values(history, oc, start_s, end_s)

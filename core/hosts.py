@@ -51,10 +51,9 @@ class HostPool:
     def take(self, hosts: IntervalSet | Iterable[int]) -> None:
         """Marks these free hosts as used (a what-if simulation resuming a running job)."""
         wanted = as_interval_set(hosts)
-        free = IntervalSet(self._free)
         for a, b in wanted.runs:
-            i = bisect_left(free.runs, a + 1, key=lambda run: run[0]) - 1
-            if i < 0 or free.runs[i][1] < b:
+            i = bisect_left(self._free, a + 1, key=lambda run: run[0]) - 1
+            if i < 0 or self._free[i][1] < b:
                 raise ValueError(f"cannot take hosts {list(wanted)}: not all free")
         remaining: list[tuple[int, int]] = []
         runs = iter(wanted.runs)

@@ -58,12 +58,12 @@ def output_folder(folder, option: str = "--out", value=None) -> Path:
 
 # -- run ----------------------------------------------------------------------------
 def cmd_run(args):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     if args.platform.strip().lstrip("+-").isdigit() and int(args.platform) < 1:
         raise UsageError(f"--platform {args.platform}: a platform needs at least one host")
     output_folder(Path(args.out).parent, "--out", args.out)
-    result = run(
+    spec = RunSpec.make(
         args.scheduler,
         args.workload,
         args.platform,
@@ -79,8 +79,8 @@ def cmd_run(args):
         progress=None if args.progress == "auto" else args.progress == "on",
         pin_cpu=not args.no_pin,
         schedule_trace=args.schedule_trace,
-        say=_say,
     )
+    result = run(spec, say=_say)
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
     _say(
         f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "

@@ -28,7 +28,7 @@ def demo(
 ) -> Path:
     from adaptsched.analysis import compare_runs
     from adaptsched.analysis.compare import summary_table
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
@@ -44,7 +44,7 @@ def demo(
     prefixes = []
     for name in SCHEDULERS:
         start = time.perf_counter()
-        result = run(name, workload_path, platform, out / name, engine=engine, say=say)
+        result = run(RunSpec.make(name, workload_path, platform, out / name, engine=engine), say=say)
         say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")

@@ -137,9 +137,15 @@ class OnlineScheduler:
     Options: ClassVar[type[opt.Options]] = opt.Options
     options: opt.Options
 
-    def __init__(self, nb_hosts: int, **options: Any):
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        """``options``: already parsed (the engine parses a run's options once and hands them
+        on); otherwise ``values`` by name, checked here."""
         self.nb_hosts = nb_hosts
-        self.options = self.Options.parse(options)  # checked here, once
+        if options is None:
+            options = self.Options.parse(values)
+        elif values or not isinstance(options, self.Options):
+            raise TypeError(f"{type(self).__name__}: options must be one {self.Options.__name__} or values by name")
+        self.options = options
         self.pool = HostPool(nb_hosts)
         self.queue = WaitingQueue(self.queue_order())
         self.running: dict[str, Running] = {}  # executed id (job or copy) -> Running

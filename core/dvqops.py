@@ -202,9 +202,13 @@ class DvqopsOptions(QopsOptions):
         try:
             factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
         except ValueError:
-            raise OptionError(f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas") from None
+            raise OptionError(
+                f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas", option="oc_factors"
+            ) from None
         if not factors or min(factors) < 0:
-            raise OptionError(f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative")
+            raise OptionError(
+                f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative", option="oc_factors"
+            )
 
 
 class Dvqops(Qops):

@@ -523,7 +523,10 @@ class EvolvingOptions(Options):
 
     def check(self) -> None:
         if 0 < self.stretch_limit < 1:
-            raise OptionError(f"option stretch_limit={self.stretch_limit:g}: must be 0 (the variant's) or at least 1")
+            raise OptionError(
+                f"option stretch_limit={self.stretch_limit:g}: must be 0 (the variant's) or at least 1",
+                option="stretch_limit",
+            )
         if self.variant == "cbf" and (self.stretch_limit or self.compact != "variant"):
             raise OptionError("options stretch_limit and compact do not apply to variant=cbf (rigid jobs)")
 

@@ -371,7 +371,9 @@ class ScojoPOptions(ScojoOptions):
 
     def check(self) -> None:
         if self.moldable_fraction < 0 and self.moldable_fraction != -1.0:
-            raise OptionError(f"option moldable_fraction={self.moldable_fraction!r}: in [0, 1], or -1")
+            raise OptionError(
+                f"option moldable_fraction={self.moldable_fraction!r}: in [0, 1], or -1", option="moldable_fraction"
+            )
 
 
 class ScojoP(PriorityEasy):
@@ -421,7 +423,7 @@ class ScojoP(PriorityEasy):
                         kwargs["moldable_fraction"] = o.moldable_fraction
                     self.future = ArrivalModel.from_json(stats, nb_hosts, **kwargs)
                 except (OSError, ValueError) as bad:
-                    raise OptionError(f"option stats={o.stats!r}: {bad}") from None
+                    raise OptionError(f"option stats={o.stats!r}: {bad}", option="stats") from None
             else:
                 fraction = o.moldable_fraction if o.moldable_fraction >= 0 else 1.0
                 self.future = ArrivalModel(moldable_fraction=fraction, whole_buckets=whole)

@@ -15,21 +15,35 @@ It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from batsim.batsim import BatsimScheduler
 
-from adaptsched.core.base import Job
+from adaptsched.core.base import Job, OnlineScheduler
+from adaptsched.core.options import Options
 from adaptsched.formats.intervals import procset
 
 
 class PlannerScheduler(BatsimScheduler):
-    """A pybatsim scheduler running the pure scheduler class ``core_class``."""
+    """A pybatsim scheduler running the pure scheduler class ``core_class``.
 
-    core_class = None
+    ``options``: the run's options already parsed (adaptsched's engine parses them once and
+    hands them over in its process), or JSON values by name (the ``pybatsim`` command's
+    ``-o``, and the ZeroMQ transport), checked here, once; the pure scheduler receives them
+    parsed.
+    """
 
-    def __init__(self, options=None):
-        super().__init__(options or {})
-        self.core_options = self.core_class.Options.parse(options or {})  # checked once, here
+    core_class: ClassVar[type[OnlineScheduler]]
+
+    def __init__(self, options: Options | Mapping[str, Any] | None = None):
+        super().__init__(options if options is not None else {})
+        if isinstance(options, self.core_class.Options):
+            self.core_options = options
+        elif options is None or isinstance(options, Mapping):
+            self.core_options = self.core_class.Options.parse(options or {})
+        else:
+            raise TypeError(f"{self.core_class.name}: options must be a {self.core_class.Options.__name__} or a dict")
         self.core = None
         self.jobs = {}  # pybatsim Job objects of the waiting jobs
         self.copies = {}  # pybatsim Job objects of the running copies
@@ -37,7 +51,7 @@ class PlannerScheduler(BatsimScheduler):
         self.registration_open = False
 
     def onSimulationBegins(self):
-        self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options.values())
+        self.core = self.core_class(self.bs.nb_compute_resources, options=self.core_options)
         self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
         if self.core_options.needs_dynamic_jobs() and not self.registration_open:
             raise RuntimeError(

@@ -249,7 +249,7 @@ def execute(task: dict, workload, platform) -> dict:
     """One run on a worker (module-level: Dask pickles it by reference). Never raises for
     a failed run: returns ``{"ok": False, "error", "log_tail", "outputs"}`` instead."""
     from adaptsched.engines.process import tail
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     begin = time.perf_counter()
     name = task["name"]
@@ -268,7 +268,7 @@ def execute(task: dict, workload, platform) -> dict:
             affinity = os.sched_getaffinity(0)
             os.sched_setaffinity(0, {cpu})  # run() pins its engine and scheduler to this CPU
         try:
-            result = run(
+            spec = RunSpec.make(
                 task["scheduler"],
                 workload_path,
                 platform_path,
@@ -278,8 +278,8 @@ def execute(task: dict, workload, platform) -> dict:
                 batsim=task["batsim"],
                 progress=False,
                 pin_cpu=cpu is not None,
-                say=lambda *a: None,
             )
+            result = run(spec, say=lambda *a: None)
         finally:
             if affinity is not None:
                 os.sched_setaffinity(0, affinity)

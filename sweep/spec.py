@@ -40,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -279,7 +278,7 @@ def _metrics(check: _Checker, table) -> Metrics:
 
 
 def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
-    from adaptsched.engines.run import parse_options, resolve_scheduler
+    from adaptsched.engines.spec import SchedulerOptionError, parse_options, resolve_scheduler
 
     if entries is None:
         check.fail("schedulers", "missing: add at least one [[schedulers]] table with a name")
@@ -313,10 +312,10 @@ def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
             check.not_empty(value, f"{key}.options.{option}")
         for combo in _product(options):
             try:
-                typed = parse_options(combo, core_class)
-            except AdaptschedError as error:
-                bad = re.search(r"option (\w+)=", str(error))
-                check.fail(f"{key}.options" + (f".{bad.group(1)}" if bad else ""), str(error))
+                parsed = parse_options(combo, core_class)
+            except SchedulerOptionError as error:
+                check.fail(f"{key}.options" + (f".{error.option}" if error.option else ""), str(error))
+            typed = {option: value for option, value in parsed.values().items() if option in combo}
             out.append((label, name, typed))
     return out
 

@@ -409,13 +409,13 @@ def test_scheduler_options():
 
 @pytest.mark.parametrize("variant", ["nos", "inf+c"])
 def test_embedded_engine_run_folds_to_the_plan(tmp_path, variant):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
     from adaptsched.reproduce.klein_perez.plan import analyse_run
     from adaptsched.workloads.evolving import write_tests
 
     (path,) = write_tests(tmp_path / "w", 1, seed=5)
     prefix = tmp_path / f"run_{variant}"
-    run("evolving", path, 100, prefix, options={"variant": variant}, progress=False, say=lambda *a: None)
+    run(RunSpec.make("evolving", path, 100, prefix, options={"variant": variant}, progress=False), say=lambda *a: None)
     result = analyse_run(str(prefix), {"variant": variant}, str(path))
     assert result["problems"] == result["violations"] == result["metrics_differ"] == []
     assert result["copies"] > 20

@@ -39,7 +39,7 @@ class JobSpec:
     """A job as a workload describes it. ``id`` is the full identifier ``WORKLOAD!NAME``.
 
     The embedded engine keeps its own record of each job while it runs
-    (:class:`adaptsched.engines.embedded.jobs.Job`).
+    (:class:`adaptsched.engines.embedded.jobs.JobRecord`).
     """
 
     __slots__ = ("id", "json", "name", "profile", "res", "subtime", "walltime", "workload")

@@ -32,7 +32,7 @@ import time
 
 from adaptsched.core.intervals import IntervalMap
 from adaptsched.engines.embedded.decisions import DecisionParser
-from adaptsched.engines.embedded.jobs import Job
+from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.engines.embedded.kernel import (
     CREATE,
     EXEC_CANCEL,
@@ -53,7 +53,7 @@ from adaptsched.workloads.batsim_json import Workload
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
 
 
-class Options:
+class EngineOptions:
     """Batsim command-line switches the embedded engine honours."""
 
     def __init__(
@@ -148,14 +148,14 @@ class EmbeddedBatsim:
         connection,
         export_prefix: str,
         *,
-        options: Options | None = None,
+        options: EngineOptions | None = None,
         progress=None,
     ):
         self.platform = platform
         self.workloads = {w.name: w for w in workloads}
         self.static_workloads = [w.name for w in workloads]
         self.connection = connection
-        self.options = options or Options()
+        self.options = options or EngineOptions()
         self.progress = progress  # called with the number of completed jobs
         self.kernel = Kernel()
         self.mbox = Mailbox("server")
@@ -180,13 +180,13 @@ class EmbeddedBatsim:
         self.registration_finished = False
         self.jobs_to_delete = []
         self.met = set()  # every job id ever registered (Batsim's _jobs_met)
-        self.jobs = {}  # live jobs: full id -> Job
+        self.jobs = {}  # live jobs: full id -> JobRecord
         self.job_profiles = {}  # full id -> Profile, kept while the job lives
         self.static_jobs = {}  # workload name -> its jobs in submission order
         for workload in workloads:
             static = self.static_jobs[workload.name] = []
             for spec in sorted(workload.jobs.values(), key=lambda j: (j.subtime, j.id)):
-                job = self.jobs[spec.id] = Job(spec)
+                job = self.jobs[spec.id] = JobRecord(spec)
                 self.met.add(job.id)
                 self.job_profiles[job.id] = workload.profiles[job.profile]
                 static.append(job)
@@ -229,7 +229,7 @@ class EmbeddedBatsim:
         except KeyError:
             self.fail(f"workload '{name}' does not exist")
 
-    def job_at(self, job_id: str) -> Job:
+    def job_at(self, job_id: str) -> JobRecord:
         job = self.jobs.get(job_id)
         if job is None:
             if "!" not in job_id:

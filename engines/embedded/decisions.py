@@ -12,7 +12,7 @@ time, as in Batsim.
 from __future__ import annotations
 
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.engines.embedded.jobs import Job
+from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
@@ -210,7 +210,7 @@ class DecisionParser:
         desc = reserialized(desc)  # as Batsim re-reads it: floats (walltime, subtime) to 6 decimals
         desc["id"] = job_id
         try:
-            job = Job(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))
+            job = JobRecord(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))
         except Exception as error:  # InputError: report as a decision error
             engine.fail(str(error).split(": ", 1)[-1])
         job.state = "SUBMITTED"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from adaptsched.workloads.batsim_json import JobSpec
 
 
-class Job:
+class JobRecord:
     """A job as the running simulation knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
 
     __slots__ = (

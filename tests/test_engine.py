@@ -351,3 +351,37 @@ def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
 
     path = write_cluster(nb_hosts, tmp_path / "c.xml")
     assert cluster_platform(nb_hosts, path) == read_platform(path)
+
+
+def test_a_scheduler_process_never_started_says_so(tmp_path):
+    """Waiting for a scheduler process that never started is a clear error, not an
+    AttributeError on None; killing and closing it are no-ops."""
+    from adaptsched.engines.process import Endpoint, SchedulerProcess
+
+    endpoint = Endpoint()
+    try:
+        process = SchedulerProcess("easy", {}, endpoint, tmp_path / "sched.log")
+        with pytest.raises(SimulationError, match=r"scheduler process \(easy\) was never started"):
+            process.wait(timeout=1)
+        assert not process.alive()
+        process.kill()
+        process.close()
+        assert "exited" not in process.describe_failure() and "still running" in process.describe_failure()
+    finally:
+        endpoint.close()
+
+
+def test_a_scheduler_process_is_waited_for_and_killed_when_late(tmp_path):
+    from adaptsched.engines.process import Endpoint, SchedulerProcess
+
+    endpoint = Endpoint()
+    process = SchedulerProcess("easy", {}, endpoint, tmp_path / "sched.log")
+    process.command = [sys.executable, "-c", "import time; time.sleep(60)"]
+    try:
+        process.start()
+        assert process.alive()
+        assert process.wait(timeout=0.2) != 0  # killed once the timeout passed
+        assert not process.alive()
+    finally:
+        process.close()
+        endpoint.close()

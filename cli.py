@@ -328,15 +328,44 @@ def cmd_qos_annotate(args):
 
 
 # -- reproduce -------------------------------------------------------------------------
+#: The options every paper shares (add_reproduce_parsers), and argparse's own entries: the rest
+#: of a ``reproduce PAPER`` namespace is the paper's own options, for its ``command.main``.
+REPRODUCE_COMMON = (
+    "command",
+    "paper_name",
+    "paper",
+    "func",
+    "command_line",
+    "out",
+    "report_dir",
+    "engine",
+    "batsim",
+    "workers",
+    "scheduler_address",
+)
+
+
 def cmd_reproduce(args):
     """Common to every paper: the results folder and the report folder are writable; then the
-    paper's own ``command.run`` (``reproduce/<paper>/command.py``)."""
-    args.out = args.out or f"results/{args.paper.NAME}"
-    output_folder(args.out)
+    paper's own ``command.main`` (``reproduce/<paper>/command.py``) with its own options."""
+    from adaptsched.reproduce.runner import Setup
+
+    out = args.out or f"results/{args.paper.NAME}"
+    output_folder(out)
     if args.report_dir:
         output_folder(args.report_dir, "--report-dir")
-    args.say = _say
-    return args.paper.run(args)
+    setup = Setup(
+        engine=args.engine,
+        batsim=args.batsim,
+        workers=args.workers,
+        scheduler_address=args.scheduler_address,
+        report_dir=args.report_dir,
+        command=args.command_line,
+        say=_say,
+    )
+    own = {name: value for name, value in vars(args).items() if name not in REPRODUCE_COMMON}
+    args.paper.main(out, setup=setup, **own)
+    return 0
 
 
 def add_reproduce_parsers(sub) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched import schedulers as registry
+from adaptsched.core.base import OnlineScheduler
 from adaptsched.core.options import OptionError, Options
 from adaptsched.errors import AdaptschedError, InputError, UsageError
 
@@ -85,7 +86,7 @@ def pybatsim_builtins() -> Path:
     return Path(spec.origin).parent.parent / "schedulers"
 
 
-def resolve_scheduler(scheduler: str) -> tuple[str, type | None]:
+def resolve_scheduler(scheduler: str) -> tuple[str, type[OnlineScheduler] | None]:
     """(what to hand to pybatsim, the pure scheduler class or None)."""
     if scheduler in registry.SCHEDULERS:
         return str(registry.plugin_path(scheduler)), registry.core_class(scheduler)
@@ -116,7 +117,7 @@ def option_values(pairs: Iterable[str] | Mapping[str, Any] | None) -> dict[str, 
 
 
 def parse_options(
-    pairs: Iterable[str] | Mapping[str, Any] | SchedulerOptions | None, core_class: type | None
+    pairs: Iterable[str] | Mapping[str, Any] | SchedulerOptions | None, core_class: type[OnlineScheduler] | None
 ) -> SchedulerOptions:
     """Scheduler options from ``["order=sjf", ...]`` (or a dict of values), parsed once.
 
@@ -226,7 +227,7 @@ class RunSpec:
         )
 
     @property
-    def core_class(self) -> type | None:
+    def core_class(self) -> type[OnlineScheduler] | None:
         """The pure scheduler of an adaptsched scheduler (None for a pybatsim plugin)."""
         return registry.core_class(self.scheduler) if self.scheduler in registry.SCHEDULERS else None
 

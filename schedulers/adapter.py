@@ -44,10 +44,10 @@ class PlannerScheduler(BatsimScheduler):
             self.core_options = self.core_class.Options.parse(options or {})
         else:
             raise TypeError(f"{self.core_class.name}: options must be a {self.core_class.Options.__name__} or a dict")
-        self.core = None
-        self.jobs = {}  # pybatsim Job objects of the waiting jobs
-        self.copies = {}  # pybatsim Job objects of the running copies
-        self.scaled_profiles = set()
+        self.core: OnlineScheduler | None = None
+        self.jobs: dict[str, Any] = {}  # pybatsim Job objects of the waiting jobs
+        self.copies: dict[str, Any] = {}  # pybatsim Job objects of the running copies
+        self.scaled_profiles: set[str] = set()
         self.registration_open = False
 
     def onSimulationBegins(self):

@@ -17,12 +17,12 @@ import math
 import re
 from pathlib import Path
 
-from .run import GridResult, Run
+from .grid import GridResult, GridRun
 
 TAIL = ("wall_s", "host", "adaptsched_version", "key")
 
 
-def rows_of(runs: list[Run], grid: GridResult, collect) -> tuple[list[str], list[dict]]:
+def rows_of(runs: list[GridRun], grid: GridResult, collect) -> tuple[list[str], list[dict]]:
     params = parameters_of(runs)
     columns = ["name", "status"] + params + list(collect) + list(TAIL)
     rows = []
@@ -55,7 +55,7 @@ def write_table(path, columns: list[str], rows: list[dict]) -> Path:
     return path
 
 
-def parameters_of(runs: list[Run]) -> list[str]:
+def parameters_of(runs: list[GridRun]) -> list[str]:
     """The parameter columns of the runs, in order of first appearance."""
     params: list[str] = []
     for run in runs:
@@ -114,7 +114,7 @@ def write_charts(folder, title: str, params: list[str], rows: list[dict], collec
     return written
 
 
-def write_report(folder, title: str, runs: list[Run], grid: GridResult, collect) -> dict:
+def write_report(folder, title: str, runs: list[GridRun], grid: GridResult, collect) -> dict:
     """Writes ``runs.csv`` and the charts in ``folder``; returns their paths."""
     columns, rows = rows_of(runs, grid, collect)
     table = write_table(Path(folder) / "runs.csv", columns, rows)

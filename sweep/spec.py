@@ -43,7 +43,9 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from adaptsched.engines.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
 
 if sys.version_info >= (3, 11):
@@ -116,19 +118,21 @@ class PlatformPoint:
 
     @property
     def label(self) -> str:
-        return f"{self.hosts}h" if self.hosts is not None else Path(self.file).stem
+        return f"{self.hosts}h" if self.hosts is not None else Path(str(self.file)).stem
 
 
 @dataclass(frozen=True)
 class Point:
-    """One run of the grid (its workload and platform not yet made into files)."""
+    """One run of the grid (its workload and platform not yet made into files). ``options``:
+    the options given, typed; ``parsed``: all of them, as the run receives them."""
 
     scheduler: str
-    options: dict = field(hash=False)
-    workload: WorkloadPoint = None
-    platform: PlatformPoint = None
+    options: dict[str, Any] = field(hash=False)
+    workload: WorkloadPoint
+    platform: PlatformPoint
     engine: str = "embedded"
     label: str = ""  # the scheduler entry's label, if any
+    parsed: SchedulerOptions | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass
@@ -236,18 +240,18 @@ def parse_spec(data: dict, path) -> Spec:
     workloads = _workloads(check, data.get("workloads"))
 
     points = []
-    for label, name, options in schedulers:
+    for label, name, options, parsed in schedulers:
         for workload in workloads:
             for platform in platforms:
                 for engine in engines:
-                    points.append(Point(name, options, workload, platform, engine, label))
+                    points.append(Point(name, options, workload, platform, engine, label, parsed))
     return Spec(Path(path), title, points, metrics, tuple(engines))
 
 
 def _metrics(check: _Checker, table) -> Metrics:
     table = check.table(table, "metrics")
     check.only(table, METRIC_KEYS, "metrics")
-    values = {}
+    values: dict[str, Any] = {}
     for name in ("bound_s", "short_s", "long_s"):
         if name in table:
             value = table[name]
@@ -277,7 +281,7 @@ def _metrics(check: _Checker, table) -> Metrics:
     return Metrics(**values)
 
 
-def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
+def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str, Any], SchedulerOptions]]:
     from adaptsched.engines.spec import SchedulerOptionError, parse_options, resolve_scheduler
 
     if entries is None:
@@ -316,7 +320,7 @@ def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
             except SchedulerOptionError as error:
                 check.fail(f"{key}.options" + (f".{error.option}" if error.option else ""), str(error))
             typed = {option: value for option, value in parsed.values().items() if option in combo}
-            out.append((label, name, typed))
+            out.append((label, name, typed, parsed))
     return out
 
 
@@ -399,23 +403,16 @@ def _check_workload_params(check: _Checker, key: str, kind: str, params: dict):
 
 
 # ------------------------------------------------------------------- making the inputs
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def make_platform(platform: PlatformPoint, folder: Path) -> Path:
     """The platform's XML file (a generated cluster for a host count), in ``folder``."""
     if platform.file is not None:
         return Path(platform.file)
     from adaptsched.platforms.simgrid import write_cluster
 
-    path = folder / f"cluster{platform.hosts}.xml"
+    hosts = int(platform.hosts or 0)
+    path = folder / f"cluster{hosts}.xml"
     if not path.is_file():
-        write_cluster(platform.hosts, path)
+        write_cluster(hosts, path)
     return path
 
 

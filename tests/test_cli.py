@@ -393,3 +393,21 @@ def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
     assert (tmp_path / "demo" / "comparison" / "comparison.md").read_text().count("\n") > 50
     code, _, err = cli("demo", "--trace", tmp_path / "CTC.swf.gz", "--out", tmp_path / "d2")
     assert_clean_error(code, err, "no such trace", "CTC-SP2-1996-3.1-cln.swf.gz", "https://www.cs.huji.ac.il/")
+
+
+def test_each_papers_options_reach_its_main_by_name():
+    """``reproduce PAPER``: the options a paper's ``add_arguments`` declares are keyword
+    parameters of its ``main`` (the command line hands them over by name, typed)."""
+    import argparse
+    import inspect
+
+    from adaptsched.reproduce import commands
+
+    for command in commands():
+        parser = argparse.ArgumentParser()
+        command.add_arguments(parser)
+        dests = set(vars(parser.parse_args([])))
+        parameters = inspect.signature(command.main).parameters
+        assert dests <= set(parameters), (command.NAME, dests - set(parameters))
+        assert all(parameters[d].kind is inspect.Parameter.KEYWORD_ONLY for d in dests)
+        assert "setup" in parameters

@@ -270,15 +270,21 @@ def test_run_key_holds_every_option_value_defaults_included(tmp_path):
     default is the same run as one left out (a reproduction resumes it), another value is
     another run, and a run made before a default changed is not reused after (the key holds
     the default's value, not its absence)."""
-    from adaptsched.sweep.run import Run, resolved_options, run_key
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.sweep.grid import run_key
 
     workload, platform = tmp_path / "w.json", tmp_path / "p.xml"
     workload.write_text("{}")
     platform.write_text("<platform/>")
 
-    def key(**options):
-        return run_key(Run("r", "cirne-berman", options, str(workload), str(platform)))
+    def spec(scheduler="cirne-berman", **options):
+        return RunSpec.make(scheduler, workload, platform, tmp_path / "r", options=options)
 
-    assert key() == key(whatif="counts") != key(whatif="replay")
-    assert resolved_options("cirne-berman", {})["whatif"] == "counts"
-    assert resolved_options("plugin.py", {"x": 1}) == {"x": 1}
+    assert run_key(spec()) == run_key(spec(whatif="counts")) != run_key(spec(whatif="replay"))
+    assert spec().options.values()["whatif"] == "counts"
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text("# a pybatsim plugin\n")
+    assert spec(str(plugin), x=1).options.values() == {"x": 1}
+    before = run_key(spec(str(plugin)))
+    plugin.write_text("# another pybatsim plugin\n")
+    assert run_key(spec(str(plugin))) != before  # a plugin file is known by its contents

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
@@ -53,17 +52,27 @@ def segment(text: str) -> str:
         ) from None
 
 
-def run(args) -> int:
-    traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
-    reproduce(
-        args.out,
-        jobs=args.jobs,
+def main(
+    out: str | Path,
+    *,
+    trace: list[str] | None = None,
+    jobs: int = 10000,
+    qos_trace: list[str] | None = None,
+    segment: list[str] | None = None,
+    setup: Setup = DEFAULT,
+) -> Path:
+    """``adaptsched reproduce qops``: its options as :func:`add_arguments` declares them (each
+    repeatable: ``trace`` files, ``qos_trace`` names, ``segment`` texts), checked, then
+    :func:`reproduce`."""
+    traces = tuple(qos_trace) if qos_trace else tuple(TRACES)
+    return reproduce(
+        out,
+        jobs=jobs,
         traces=traces,
-        trace_files=trace_files(traces, args.trace),
-        segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
-        setup=Setup.from_args(args),
+        trace_files=trace_files(traces, trace),
+        segments=tuple(dict.fromkeys(segment or [DEFAULT_SEGMENT])),
+        setup=setup,
     )
-    return 0
 
 
 def trace_files(traces: tuple, files) -> dict:
@@ -72,7 +81,7 @@ def trace_files(traces: tuple, files) -> dict:
     ``--qos-trace`` a single file replaces that trace whatever its name."""
     from adaptsched.workloads.traces import trace_of_file
 
-    mapping = {}
+    mapping: dict[str, str] = {}
     for text in files or []:
         name, sep, path = text.partition("=")
         if not (sep and name in traces):
@@ -118,9 +127,12 @@ def reproduce(
     for trace in traces:
         hosts = TRACES[trace][1]
         platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
-    results = setup.run_batch(  # one grid over both traces, each run on its trace's machine
-        [replace(job, platform=platforms[trace]) for trace, job in batch], None, None, out / setup.engine, analyse_run
-    )
+    folder = out / setup.engine
+    grid = [  # one grid over both traces, each run on its trace's machine
+        setup.grid_run(folder, name, scheduler, options, workload=path, platform=platforms[trace])
+        for trace, name, scheduler, options, path in batch
+    ]
+    results = setup.run_batch(grid, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         scenarios,

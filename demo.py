@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent
@@ -24,8 +25,18 @@ def default_trace() -> Path:
 
 
 def demo(
-    out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None, say=print
+    out: str | Path = "results/demo",
+    jobs: int = 5000,
+    hosts: int = 338,
+    engine: str = "embedded",
+    trace: str | Path | None = None,
+    say: Callable[..., None] = print,
+    *,
+    batsim: str | None = None,
 ) -> Path:
+    """Runs the three schedulers on the first ``jobs`` jobs of the trace on ``hosts`` hosts and
+    compares them; returns the comparison's folder. ``batsim``: real Batsim's executable
+    (``engine="batsim"``; default: $BATSIM, then PATH)."""
     from adaptsched.analysis import compare_runs
     from adaptsched.analysis.compare import summary_table
     from adaptsched.engines.run import RunSpec, run
@@ -44,7 +55,7 @@ def demo(
     prefixes = []
     for name in SCHEDULERS:
         start = time.perf_counter()
-        result = run(RunSpec.make(name, workload_path, platform, out / name, engine=engine), say=say)
+        result = run(RunSpec.make(name, workload_path, platform, out / name, engine=engine, batsim=batsim), say=say)
         say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")

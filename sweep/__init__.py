@@ -8,7 +8,9 @@ runs every reproduction's grid) and reported as ``runs.csv`` and one chart per m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .grid import GridResult, GridRun
 from .run import run_grid
@@ -17,16 +19,16 @@ __all__ = ["GridResult", "GridRun", "run_grid", "run_sweep"]
 
 
 def run_sweep(
-    spec_path,
-    out,
+    spec_path: str | Path,
+    out: str | Path,
     *,
     scheduler_address: str | None = None,
     workers: int | None = None,
     shared_fs: bool = False,
     batsim: str | None = None,
     progress: bool | None = None,
-    say=print,
-) -> tuple[GridResult, dict]:
+    say: Callable[..., None] = print,
+) -> tuple[GridResult, dict[str, Any]]:
     """Reads the spec (every mistake found before anything runs), runs what is not done yet
     in ``out``, writes ``out/runs.csv`` and the charts; returns (grid result, written paths)."""
     from .plan import analysis_of, plan_runs

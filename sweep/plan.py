@@ -18,7 +18,7 @@ from typing import Any
 
 from adaptsched.engines.spec import RunSpec
 
-from .grid import GridRun, run_key
+from .grid import Analysis, GridRun, run_key
 from .spec import Point, Spec, make_platform, make_workload, workload_label
 
 
@@ -27,7 +27,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=+-]", "", text)
 
 
-def _value(value) -> str:
+def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -114,6 +114,6 @@ def sweep_metrics(
     return {"metrics": values}
 
 
-def analysis_of(spec: Spec):
+def analysis_of(spec: Spec) -> Analysis:
     """The spec's analysis function (a partial: pickled by reference to the workers)."""
     return functools.partial(sweep_metrics, **spec.metrics.parameters(), collect=tuple(spec.metrics.collect))

@@ -43,7 +43,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from adaptsched.engines.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
@@ -95,7 +95,7 @@ class Metrics:
     wide_hosts: int = 16
     collect: tuple = DEFAULT_COLLECT
 
-    def parameters(self) -> dict:
+    def parameters(self) -> dict[str, Any]:
         return {"bound_s": self.bound_s, "short_s": self.short_s, "long_s": self.long_s, "wide_hosts": self.wide_hosts}
 
 
@@ -144,38 +144,38 @@ class Spec:
     engines: tuple
 
 
-def _axis(value) -> list:
+def _axis(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _product(params: dict) -> list[dict]:
+def _product(params: dict[str, Any]) -> list[dict[str, Any]]:
     names = list(params)
     return [dict(zip(names, combo)) for combo in itertools.product(*(_axis(params[n]) for n in names))]
 
 
 class _Checker:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = path
 
-    def fail(self, key: str, message: str):
+    def fail(self, key: str, message: str) -> NoReturn:
         raise InputError(self.path, message, field=key)
 
-    def table(self, value, key: str) -> dict:
+    def table(self, value: Any, key: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             self.fail(key, f"expected a table, got {type(value).__name__} {value!r}")
         return value
 
-    def only(self, table: dict, allowed, key: str):
+    def only(self, table: dict[str, Any], allowed: tuple[str, ...], key: str) -> None:
         for name in table:
             if name not in allowed:
                 where = f"{key}.{name}" if key else name
                 self.fail(where, f"unknown key: allowed here are {', '.join(allowed)}")
 
-    def not_empty(self, value, key: str):
+    def not_empty(self, value: Any, key: str) -> None:
         if isinstance(value, list) and not value:
             self.fail(key, "an empty list makes the grid empty: give at least one value")
 
-    def file(self, text, key: str) -> str:
+    def file(self, text: Any, key: str) -> str:
         if not isinstance(text, str) or not text:
             self.fail(key, f"expected a file path, got {text!r}")
         path = (self.path.parent / text).resolve()
@@ -184,7 +184,7 @@ class _Checker:
         return str(path)
 
 
-def read_spec(path) -> Spec:
+def read_spec(path: str | Path) -> Spec:
     """Reads and checks a sweep spec; raises :class:`InputError` naming the key at fault."""
     path = Path(path)
     try:
@@ -200,7 +200,7 @@ def read_spec(path) -> Spec:
     return parse_spec(data, path)
 
 
-def parse_spec(data: dict, path) -> Spec:
+def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
     check = _Checker(Path(path))
     check.only(data, TOP_KEYS, "")
     title = data.get("title", Path(path).stem)
@@ -248,7 +248,7 @@ def parse_spec(data: dict, path) -> Spec:
     return Spec(Path(path), title, points, metrics, tuple(engines))
 
 
-def _metrics(check: _Checker, table) -> Metrics:
+def _metrics(check: _Checker, table: Any) -> Metrics:
     table = check.table(table, "metrics")
     check.only(table, METRIC_KEYS, "metrics")
     values: dict[str, Any] = {}
@@ -324,7 +324,7 @@ def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str,
     return out
 
 
-def _workloads(check: _Checker, entries) -> list[WorkloadPoint]:
+def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
     if entries is None:
         check.fail("workloads", "missing: add at least one [[workloads]] table (file, trace or generate)")
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -369,8 +369,8 @@ def _workloads(check: _Checker, entries) -> list[WorkloadPoint]:
     return out
 
 
-def _check_workload_params(check: _Checker, key: str, kind: str, params: dict):
-    def number(name, minimum, whole=False, strict=False):
+def _check_workload_params(check: _Checker, key: str, kind: str, params: dict[str, Any]) -> None:
+    def number(name: str, minimum: float, whole: bool = False, strict: bool = False) -> None:
         if name not in params:
             return
         value = params[name]

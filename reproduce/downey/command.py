@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import InputError, positive_int
@@ -14,14 +15,14 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--days", type=positive_int, default=120, help="simulated days per workload (default 120)")
     parser.add_argument("--seeds", type=positive_int, default=3, help="workloads of Table 1 (default 3)")
     parser.add_argument("--hosts", type=positive_int, default=64, help="processors (default 64, the paper's)")
 
 
 def reproduce(
-    out="results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, setup: Setup = DEFAULT
+    out: str | Path = "results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, setup: Setup = DEFAULT
 ) -> Path:
     """Runs every run of the plan (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`); returns the report's path."""

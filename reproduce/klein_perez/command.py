@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
+from typing import Any
 
 from adaptsched.errors import positive_int
 from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
@@ -19,7 +21,7 @@ def _count(text: str) -> int:
     return 0 if text.strip() == "0" else positive_int(text)
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tests", type=positive_int, default=1000, help="random tests (default 1000, the paper's)")
     parser.add_argument(
         "--hosts", type=positive_int, default=100, help="n_max, the machine's nodes (default 100: our choice, >= 75)"
@@ -33,7 +35,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dict:
+def engine_check(tests: int, hosts: int, seed: int, *, out: str | Path, setup: Setup) -> dict[str, Any]:
     """The first ``tests`` tests under the six variants through the ``evolving`` plugin."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.evolving import write_tests
@@ -77,7 +79,7 @@ def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dic
 
 
 def reproduce(
-    out="results/klein-perez",
+    out: str | Path = "results/klein-perez",
     *,
     tests: int = 1000,
     hosts: int = 100,

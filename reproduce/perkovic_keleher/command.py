@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import InputError, UsageError, positive_int
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace",
         action="append",
@@ -58,13 +59,13 @@ def main(
 
 
 def reproduce(
-    out="results/perkovic-keleher",
+    out: str | Path = "results/perkovic-keleher",
     *,
-    trace=None,
+    trace: str | Path | None = None,
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    studies=STUDIES,
+    studies: tuple[str, ...] = STUDIES,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes the report

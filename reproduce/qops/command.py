@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace",
         action="append",
@@ -75,20 +76,22 @@ def main(
     )
 
 
-def trace_files(traces: tuple, files) -> dict:
+def trace_files(traces: tuple[str, ...], files: list[str] | None) -> dict[str, str]:
     """``--trace``: which file replaces which trace. A file is ``NAME=FILE`` or named after its
     trace (``SDSC-SP2-1998-4.2-cln.swf.gz``, or an excerpt ``SDSC-SP2-...``); with a single
     ``--qos-trace`` a single file replaces that trace whatever its name."""
     from adaptsched.workloads.traces import trace_of_file
 
     mapping: dict[str, str] = {}
-    for text in files or []:
-        name, sep, path = text.partition("=")
-        if not (sep and name in traces):
+    files = files or []
+    for text in files:
+        given, sep, path = text.partition("=")
+        name: str | None = given
+        if not (sep and given in traces):
             name, path = trace_of_file(text), text
             if name is None and len(traces) == 1 and len(files) == 1:
                 name = traces[0]
-        if name not in traces:
+        if name is None or name not in traces:
             raise UsageError(
                 f"--trace {text}: say which trace it replaces, as NAME=FILE with NAME among {', '.join(traces)} "
                 "(or keep the archive's file name, e.g. SDSC-SP2-1998-4.2-cln.swf.gz)"
@@ -100,12 +103,12 @@ def trace_files(traces: tuple, files) -> dict:
 
 
 def reproduce(
-    out="results/qops",
+    out: str | Path = "results/qops",
     *,
     jobs: int = 10000,
-    traces=tuple(TRACES),
-    trace_files: dict | None = None,
-    segments=(DEFAULT_SEGMENT,),
+    traces: tuple[str, ...] = tuple(TRACES),
+    trace_files: dict[str, str] | None = None,
+    segments: tuple[str, ...] = (DEFAULT_SEGMENT,),
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import positive_int
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=positive_int, default=4, help="workloads per study (default 4, the paper's)")
     parser.add_argument(
         "--study",
@@ -50,10 +51,10 @@ def main(
 
 
 def reproduce(
-    out="results/scojo-p",
+    out: str | Path = "results/scojo-p",
     *,
     seeds: int = 4,
-    studies=STUDIES,
+    studies: tuple[str, ...] = STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
     setup: Setup = DEFAULT,

@@ -88,7 +88,10 @@ def run_key(spec: RunSpec, hashes: dict[str, str] | None = None) -> str:
     hashes = {} if hashes is None else hashes
 
     def content(path: str | int) -> str:
-        path = str(path)
+        if isinstance(path, int):  # a generated cluster: the file it would be
+            from adaptsched.platforms.simgrid import cluster_xml
+
+            return hashlib.sha256(cluster_xml(path).encode()).hexdigest()
         if path not in hashes:
             hashes[path] = sha256_file(path)
         return hashes[path]

@@ -190,16 +190,18 @@ class Submissions:
             execute,
             task,
             self.ship(run.spec.workload),
-            self.ship(str(run.spec.platform)),
+            self.ship(run.spec.platform),
             key=f"adaptsched-run-{key}-{run.name[:60]}-try{attempt}",
             pure=False,
         )
         self.pending[future.key] = (run, attempt)
         return future
 
-    def ship(self, path: str) -> Shipped | Any:
+    def ship(self, path: str | int) -> Shipped | Any:
         """What a task receives for an input file: its path (shared file system) or a future of
-        its compressed contents, scattered once."""
+        its compressed contents, scattered once; a number of hosts as it is."""
+        if isinstance(path, int):
+            return ("value", path)
         if self.shared_fs:
             return ("path", str(Path(path).resolve()))
         cache = self.shipped

@@ -30,8 +30,9 @@ from .grid import Analysis
 OUTPUT_SUFFIXES = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", "_sched.log", "_batsim.log")
 LOG_LINES = 12
 
-#: An input file as a task receives it: ``("path", PATH)`` on a shared file system, otherwise
-#: ``("data", SHA256, GZIPPED_CONTENTS, SUFFIX)``.
+#: An input as a task receives it: ``("path", PATH)`` on a shared file system, otherwise
+#: ``("data", SHA256, GZIPPED_CONTENTS, SUFFIX)``; ``("value", HOSTS)`` for a platform given
+#: as a number of hosts (the run writes its cluster).
 Shipped = tuple[Any, ...]
 
 
@@ -61,10 +62,11 @@ def _worker_folder() -> Path:
         return Path(tempfile.gettempdir())
 
 
-def materialise(data: Shipped) -> str:
-    """An input on the worker: ``("path", PATH)`` as is, ``("data", SHA, GZ, SUFFIX)`` written once."""
-    if data[0] == "path":
-        return str(data[1])
+def materialise(data: Shipped) -> Any:
+    """An input on the worker: ``("path", PATH)`` and ``("value", HOSTS)`` as they are,
+    ``("data", SHA, GZ, SUFFIX)`` written once."""
+    if data[0] in ("path", "value"):
+        return data[1]
     _, sha, payload, suffix = data
     path = _INPUTS.get(sha)
     if path is None or not os.path.isfile(path):

@@ -15,7 +15,11 @@ from .common import Subparsers, add_hosts_option, add_seed_option, add_workload_
 
 def register(sub: Subparsers) -> None:
     register_generate(sub)
+    register_annotations(sub)
 
+
+def register_annotations(sub: Subparsers) -> None:
+    """The commands that annotate a workload (estimates, molding, SCOJO-P's statistics, QoS)."""
     p = sub.add_parser("estimates", help="give jobs user runtime estimates (walltimes) from a model")
     add_workload_options(p)
     p.add_argument(

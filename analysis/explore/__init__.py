@@ -34,21 +34,33 @@ from ...errors import InputError, UsageError
 from ..compare import _labels
 from ..gantt import parse_window
 from . import page
-from .data import RunData, build_run, load_run, mixed_hosts, window_problem
+from .data import MAX_ITEMS, RunData, build_run, detail_window, load_run, mixed_hosts, window_problem
 
 __all__ = ["explore_runs"]
 
 
-def explore_runs(prefixes, out, *, labels=None, window=None, bound_s: float = 10.0, title: str | None = None) -> dict:
+def explore_runs(
+    prefixes,
+    out,
+    *,
+    labels=None,
+    window=None,
+    bound_s: float = 10.0,
+    title: str | None = None,
+    max_items: int = MAX_ITEMS,
+) -> dict:
     """Write the explorer page of the runs ``prefixes`` (Batsim ``-e`` prefixes or their
     ``_jobs.csv``) to ``out``.
 
     ``window``: ``(start_s, end_s)`` or a ``--window`` text (``"1d:2d"``, ``"job:42"``:
     :func:`~adaptsched.analysis.gantt.parse_window`): the page then holds only the attempts
     and jobs of that window (default: the whole run). ``bound_s``: bounded-slowdown bound.
+    ``max_items``: runs bigger than that (:func:`~.data.detail_window`) are aggregated: the
+    page shows the whole run as an overview and the details of its first part only, and says so.
 
     Returns ``{"path", "runs": [label...], "rectangles": [per run], "attempts": [per run],
-    "jobs": [per run], "window": [start_s, end_s] or None, "bytes"}``.
+    "jobs": [per run], "window": [start_s, end_s] of the details or None, "aggregated": None or
+    :func:`~.data.detail_window`'s account, "bytes"}``.
     """
     if isinstance(prefixes, (str, os.PathLike)):
         prefixes = [prefixes]
@@ -57,20 +69,27 @@ def explore_runs(prefixes, out, *, labels=None, window=None, bound_s: float = 10
         raise UsageError("explore needs at least one run")
     labels = _labels(prefixes, labels)
     loaded = [load_run(prefix, label, bound_s=bound_s) for prefix, label in zip(prefixes, labels)]
-    if isinstance(window, str):
-        window = parse_window(window, [raw for raw, _, _ in loaded])
-    elif window is not None:
-        window = (float(window[0]), float(window[1]))
-    runs = [build_run(raw, metrics, jobs, label, window) for (raw, metrics, jobs), label in zip(loaded, labels)]
-    where = ", ".join(str(run.path) for run in runs)
-    problem = mixed_hosts(runs)
+    raws = [raw for raw, _, _ in loaded]
+    where = ", ".join(m["source"] for _, m, _ in loaded)
+    problem = mixed_hosts(labels, [m for _, m, _ in loaded])
     if problem:
         raise InputError(where, problem)
+    if isinstance(window, str):
+        window = parse_window(window, raws)
+    elif window is not None:
+        window = (float(window[0]), float(window[1]))
+    spans = [(m["overall"]["window_start_s"], m["overall"]["window_end_s"]) for _, m, _ in loaded]
     if window is not None:
-        problem = window_problem(window, [run.span for run in runs])
+        problem = window_problem(window, spans)
         if problem:
             raise InputError(where, problem)
-    document = layout(runs, window, title=title)
+    detail, aggregated = detail_window(raws, window, max_items)
+    extent = _padded(min(s[0] for s in spans), max(s[1] for s in spans))
+    runs = [
+        build_run(raw, metrics, jobs, label, detail, whole_run_extent=extent if aggregated else None)
+        for (raw, metrics, jobs), label in zip(loaded, labels)
+    ]
+    document = layout(runs, detail, title=title, aggregated=aggregated, extent=extent)
     text = file_html(document, INLINE, title=title or "adaptsched explorer: " + ", ".join(labels))
     out = Path(out)
     out.write_text(text, encoding="utf-8")
@@ -80,7 +99,8 @@ def explore_runs(prefixes, out, *, labels=None, window=None, bound_s: float = 10
         "rectangles": [len(run.rects["low"]) for run in runs],
         "attempts": [len(run.attempts["id"]) for run in runs],
         "jobs": [len(run.jobs["id"]) for run in runs],
-        "window": list(window) if window is not None else None,
+        "window": list(detail) if detail is not None else None,
+        "aggregated": aggregated,
         "bytes": out.stat().st_size,
     }
 
@@ -92,15 +112,16 @@ def job_keys_codes(runs: list[RunData]) -> np.ndarray:
     return codes.astype(np.int32)
 
 
-def layout(runs: list[RunData], window, *, title: str | None = None):
+def _padded(first: float, last: float) -> tuple[float, float]:
+    pad = max((last - first) * 0.01, 1.0)
+    return first - pad, last + pad
+
+
+def layout(runs: list[RunData], window, *, title=None, aggregated=None, extent=None):
     """The page's Bokeh layout (module doc of :mod:`.page`)."""
     first = min(run.span[0] for run in runs)
     last = max(run.span[1] for run in runs)
-    if window is not None:
-        begin, end = window
-    else:
-        pad = max((last - first) * 0.01, 1.0)
-        begin, end = first - pad, last + pad
+    begin, end = window if window is not None else _padded(first, last)
     x_range = Range1d(begin, end, bounds=(begin, end), name="time-range")
     keys = job_keys_codes(runs)
     per_run, jobs = page.sources(runs, keys)
@@ -114,9 +135,11 @@ def layout(runs: list[RunData], window, *, title: str | None = None):
     series, series_detail, series_overview = page.series_figures(runs, x_range, begin, end)
     table = page.job_table(runs, jobs, {**js_args, "xr": x_range})
     status = page.zoom_switch(x_range, detail + series_detail, overview + series_overview, detail_limit_s(runs))
+    whole = page.whole_run_overview(runs, extent, window) if aggregated else []
     return column(
-        header(runs, window, title),
+        header(runs, window, title, aggregated),
         page.legend_div(runs),
+        *whole,
         status,
         *gantts,
         *series,
@@ -140,7 +163,7 @@ def detail_limit_s(runs: list[RunData]) -> float:
     return DETAIL_LIMIT / densest if densest > 0 else float("inf")
 
 
-def header(runs: list[RunData], window, title: str | None) -> Div:
+def header(runs: list[RunData], window, title: str | None, aggregated: dict | None = None) -> Div:
     """What the page shows and how to move around in it."""
     lines = [f"<h2>{html.escape(title or 'Run explorer')}</h2>", "<ul>"]
     for run in runs:
@@ -151,6 +174,17 @@ def header(runs: list[RunData], window, title: str | None) -> Div:
             f"{len(run.rects['low']):,} rectangles (one per interval of their allocation)</li>"
         )
     lines.append("</ul>")
+    if aggregated:
+        kept, total = aggregated["attempts_kept"], aggregated["attempts"]
+        lines.append(
+            '<p id="aggregated" style="background:#fff3cd;padding:4px"><b>Aggregated:</b> this run is too big '
+            f"for one page ({aggregated['items']:,} items: rectangles, attempts, jobs and load events; a page "
+            f"holds {aggregated['items_kept']:,}). The whole run is shown below as an overview, one pixel per "
+            "time bin and host row; the details (every rectangle, hover, job table) cover only "
+            f"{kept:,} of its {total:,} attempts ({100 * kept / total:.0f} %), those that started between "
+            f"{aggregated['window'][0]:,.0f} s and {aggregated['window'][1]:,.0f} s. Explore another period "
+            "with <code>--window START:END</code>.</p>"
+        )
     span = (
         f"window {window[0]:,.0f} s to {window[1]:,.0f} s (the attempts and jobs of this window only; "
         "the metrics cover the whole run)"

@@ -72,6 +72,10 @@ class RunData:
     jobs: dict[str, np.ndarray]
     series: dict[str, np.ndarray]
     keys: np.ndarray = dataclasses.field(repr=False)  # root key ("WORKLOAD!ID") of each job row
+    #: the whole run's overview raster (image, hosts per row) and load envelopes, when the
+    #: page holds only a window of it (:func:`detail_window`)
+    overview: tuple[np.ndarray, int] | None = None
+    overview_series: dict | None = None
 
 
 def load_run(prefix, label: str, *, bound_s: float = 10.0) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
@@ -96,22 +100,37 @@ def load_run(prefix, label: str, *, bound_s: float = 10.0) -> tuple[pd.DataFrame
 
 
 def build_run(
-    raw: pd.DataFrame, metrics: dict, jobs: pd.DataFrame, label: str, window: tuple[float, float] | None = None
+    raw: pd.DataFrame,
+    metrics: dict,
+    jobs: pd.DataFrame,
+    label: str,
+    window: tuple[float, float] | None = None,
+    *,
+    whole_run_extent: tuple[float, float] | None = None,
 ) -> RunData:
-    """:class:`RunData` of a run read by :func:`load_run`, restricted to ``window`` if given."""
+    """:class:`RunData` of a run read by :func:`load_run`, restricted to ``window`` if given.
+    ``whole_run_extent``: also draw the overview raster of the whole run over that time span
+    (``RunData.overview``: the page holds the details of ``window`` only)."""
     ran = executed_rows(raw)
     ran = ran.iloc[np.argsort(ran["starting_time"].to_numpy(dtype=float), kind="stable")]
     span = (float(jobs["submission_time"].min()), float(ran["finish_time"].max()))
+    roots = root_keys(raw)
+    job_rows, job_keys_all = _jobs_columns(jobs, metrics["parameters"]["bound_s"])
+    series = load_series(ran)
+    overview = None
+    if whole_run_extent is not None:
+        whole = _rectangles(ran["allocated_resources"].to_numpy(dtype=object))
+        start, end = ran["starting_time"].to_numpy(dtype=float), ran["finish_time"].to_numpy(dtype=float)
+        overview = raster_of(whole, start, end, _attempt_codes(ran), int(metrics["hosts"]), *whole_run_extent)
+        overview_series = {name: envelope(series, name, *whole_run_extent) for name in ("busy", "queued", "waiting")}
     if window is not None:
         ran = ran[_overlaps(ran["starting_time"], ran["finish_time"], *window)]
-    job_rows, job_keys_all = _jobs_columns(jobs, metrics["parameters"]["bound_s"])
-    attempts = _attempt_columns(ran, root_keys(raw).loc[ran.index], job_keys_all)
+    attempts = _attempt_columns(ran, roots.loc[ran.index], job_keys_all)
     rects = _rectangles(ran["allocated_resources"].to_numpy(dtype=object))
-    series = load_series(executed_rows(raw))
     if window is not None:
         keep = _job_in_window(job_rows, *window)
-        # attempts point at job rows: renumber them to the rows kept
-        renumber = np.cumsum(keep) - 1
+        keep[attempts["job"]] = True  # every attempt drawn has its job's row
+        renumber = np.cumsum(keep) - 1  # attempts point at job rows: renumber them to the rows kept
         attempts["job"] = renumber[attempts["job"]].astype(np.int32)
         job_rows = {name: column[keep] for name, column in job_rows.items()}
         job_keys_all = job_keys_all[keep]
@@ -127,6 +146,8 @@ def build_run(
         jobs=job_rows,
         series=series,
         keys=job_keys_all,
+        overview=overview,
+        overview_series=overview_series if whole_run_extent is not None else None,
     )
 
 
@@ -163,13 +184,19 @@ def _jobs_columns(jobs: pd.DataFrame, bound_s: float) -> tuple[dict[str, np.ndar
     return columns, job_keys(jobs).to_numpy(dtype=object)
 
 
-def _attempt_columns(ran: pd.DataFrame, roots: pd.Series, job_keys_all: np.ndarray) -> dict[str, np.ndarray]:
-    """Columns of the executed attempts ``ran`` (in the order given; ``roots``: their root
-    keys, found over the whole run): see the module doc."""
+def _attempt_codes(ran: pd.DataFrame) -> np.ndarray:
+    """Colour code (:data:`PALETTE`) of each attempt of ``ran``: its category's, the two tints of a
+    category alternating from attempt to attempt."""
     categories = attempt_categories(ran)
     codes = np.array([_FIRST_CODE[c] for c in categories], dtype=np.uint8)
     two_tints = np.array([len(CATEGORIES[c][1]) > 1 for c in categories], dtype=bool)
-    codes = codes + (two_tints & (np.arange(len(ran)) % 2 == 1)).astype(np.uint8)
+    return codes + (two_tints & (np.arange(len(ran)) % 2 == 1)).astype(np.uint8)
+
+
+def _attempt_columns(ran: pd.DataFrame, roots: pd.Series, job_keys_all: np.ndarray) -> dict[str, np.ndarray]:
+    """Columns of the executed attempts ``ran`` (in the order given; ``roots``: their root
+    keys, found over the whole run): see the module doc."""
+    codes = _attempt_codes(ran)
     row_of_key = pd.Series(np.arange(len(job_keys_all)), index=pd.Index(job_keys_all))
     job_row = row_of_key.reindex(roots.to_numpy()).to_numpy()
     if np.isnan(job_row).any():  # never: every root is a folded job
@@ -246,12 +273,12 @@ def clip_series(series: dict[str, np.ndarray], begin: float, end: float) -> dict
     return out
 
 
-def mixed_hosts(runs: list[RunData]) -> str | None:
+def mixed_hosts(labels: list[str], metrics: list[dict]) -> str | None:
     """Why runs of different machine sizes cannot share one page (None if they can)."""
-    sizes = {run.hosts for run in runs}
+    sizes = {m["hosts"] for m in metrics}
     if len(sizes) < 2:
         return None
-    listed = ", ".join(f"{run.label} ({run.path}): {run.hosts} hosts" for run in runs)
+    listed = ", ".join(f"{label} ({m['source']}): {m['hosts']} hosts" for label, m in zip(labels, metrics))
     return (
         f"these runs have different machine sizes ({listed}). Their Gantt charts would have different "
         "host axes and their utilisations different capacities: explore them on separate pages"
@@ -279,26 +306,42 @@ IDLE = 255  # raster value of a pixel whose hosts were idle most of the time
 
 
 def raster(run: RunData, begin: float, end: float, bins: int = OVERVIEW_BINS) -> tuple[np.ndarray, int]:
-    """The overview of a run's Gantt chart: (image, hosts per row). Pixel (row, bin) holds the
-    category code (first tint, :data:`PALETTE`) that occupied its hosts most of its time, or
-    :data:`IDLE` when they were idle more than any category kept them busy."""
-    per_row = -(-run.hosts // OVERVIEW_ROWS)
-    rows = -(-run.hosts // per_row)
+    """The overview of a run's Gantt chart over [begin, end]: :func:`raster_of` its rectangles."""
+    a = run.attempts
+    return raster_of(run.rects, a["start"], a["end"], a["code"], run.hosts, begin, end, bins)
+
+
+def raster_of(
+    rects: dict,
+    start: np.ndarray,
+    end_s: np.ndarray,
+    codes: np.ndarray,
+    hosts: int,
+    begin: float,
+    end: float,
+    bins=OVERVIEW_BINS,
+) -> tuple[np.ndarray, int]:
+    """(image, hosts per row): pixel (row, bin) holds the category code (first tint,
+    :data:`PALETTE`) that occupied its hosts most of its time, or :data:`IDLE` when they were
+    idle more than any category kept them busy. ``rects``: rectangles of attempts whose
+    start, end and colour code are ``start``, ``end_s``, ``codes``."""
+    per_row = -(-hosts // OVERVIEW_ROWS)
+    rows = -(-hosts // per_row)
     width = (end - begin) / bins
-    r, a = run.rects, run.attempts
-    left = (a["start"][r["attempt"]] - begin) / width
-    right = (a["end"][r["attempt"]] - begin) / width
+    r = rects
+    left = (start[r["attempt"]] - begin) / width
+    right = (end_s[r["attempt"]] - begin) / width
     # host rows: a rectangle covers rows low // per_row .. high // per_row, in host units
     low, high = r["low"].astype(float) / per_row, (r["high"] + 1).astype(float) / per_row
-    codes = np.array([_FIRST_CODE[k] for k in CATEGORY_KEYS])
-    category = np.searchsorted(codes, a["code"][r["attempt"]], side="right") - 1
+    firsts = np.array([_FIRST_CODE[k] for k in CATEGORY_KEYS])
+    category = np.searchsorted(firsts, codes[r["attempt"]], side="right") - 1
     busy = np.zeros((len(CATEGORY_KEYS), rows, bins), dtype=np.float32)
     for c in np.unique(category):
         mine = category == c
         busy[c] = _coverage(left[mine], right[mine], low[mine], high[mine], rows, bins)
     idle = 1.0 - busy.sum(axis=0)
     best = busy.argmax(axis=0)
-    image = np.where(busy.max(axis=0) >= idle, codes[best], IDLE).astype(np.uint8)
+    image = np.where(busy.max(axis=0) >= idle, firsts[best], IDLE).astype(np.uint8)
     return image, per_row
 
 
@@ -348,3 +391,53 @@ def envelope(series: dict[str, np.ndarray], name: str, begin: float, end: float,
         low[has] = np.minimum(low[has], low_in)
         high[has] = np.maximum(high[has], high_in)
     return edges, low.astype(np.int32), high.astype(np.int32)
+
+
+#: The most items (rectangles, attempts, jobs and load-series events, counted by
+#: :func:`detail_window`) one page holds in detail: about 20 MB of HTML that headless Chromium
+#: renders in a few seconds (docs/analysis.md). Bigger runs are aggregated.
+MAX_ITEMS = 800_000
+
+
+def detail_window(
+    raws: list[pd.DataFrame], window: tuple[float, float] | None, max_items: int = MAX_ITEMS
+) -> tuple[tuple[float, float] | None, dict | None]:
+    """(window of the details, aggregation) of runs whose attempts ``raws`` (as read) share a page.
+
+    Each executed attempt in ``window`` (the whole run if None) counts its rectangles + 5 items
+    (itself, its job's row, its three load-series events). When they add up to at most
+    ``max_items``: ``(window, None)``. Otherwise the details cover the attempts started
+    first, from the window's start (or the first submission) up to the start time at which
+    the count would pass ``max_items``, and the aggregation says by how much:
+    ``{"items", "items_kept", "attempts", "attempts_kept", "window"}``.
+    """
+    starts, finishes, weights = [], [], []
+    first = min(float(raw["submission_time"].min()) for raw in raws)
+    for raw in raws:
+        ran = executed_rows(raw)
+        begin, finish = ran["starting_time"].to_numpy(dtype=float), ran["finish_time"].to_numpy(dtype=float)
+        keep = (
+            _overlaps(ran["starting_time"], ran["finish_time"], *window)
+            if window is not None
+            else np.ones(len(ran), bool)
+        )
+        starts.append(begin[keep])
+        finishes.append(finish[keep])
+        weights.append(ran["allocated_resources"].str.count(" ").to_numpy()[keep] + 6)
+    start, weight = np.concatenate(starts), np.concatenate(weights)
+    total = int(weight.sum())
+    if total <= max_items:
+        return window, None
+    order = np.argsort(start, kind="stable")
+    over = int(np.searchsorted(np.cumsum(weight[order]), max_items, side="right"))
+    begin = window[0] if window is not None else first
+    cut = max(float(start[order][over]), begin + 1.0)
+    kept = start < cut
+    info = {
+        "items": total,
+        "items_kept": int(weight[kept].sum()),
+        "attempts": len(start),
+        "attempts_kept": int(kept.sum()),
+        "window": (begin, cut),
+    }
+    return (begin, cut), info

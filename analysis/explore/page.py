@@ -17,6 +17,7 @@ from bokeh.layouts import column, row
 from bokeh.models import (
     AdaptiveTicker,
     BooleanFilter,
+    BoxAnnotation,
     CDSView,
     ColumnDataSource,
     CompositeTicker,
@@ -366,3 +367,26 @@ def zoom_switch(x_range, detail: list, overview: list, limit_s: float) -> Div:
         renderer.visible = span > limit
     status.text = callbacks.status_text(span <= limit, limit)
     return status
+
+
+def whole_run_overview(runs: list[RunData], extent, window) -> list:
+    """Aggregated pages: each run's whole Gantt chart as a raster and its busy hosts as an
+    envelope, on their own time axis, the window of the details shaded."""
+    x_range = Range1d(*extent, bounds=extent)
+    figures = []
+    for index, run in enumerate(runs):
+        fig = _figure(x_range, 220, "host id", title=f"{run.label}: the whole run (overview)", name=f"whole-{index}")
+        image, per_row = run.overview
+        mapper = LinearColorMapper(palette=list(PALETTE), low=-0.5, high=len(PALETTE) - 0.5, high_color="rgba(0,0,0,0)")
+        fig.image(
+            image=[image], x=extent[0], y=0, dw=extent[1] - extent[0], dh=image.shape[0] * per_row, color_mapper=mapper
+        )
+        fig.add_layout(BoxAnnotation(left=window[0], right=window[1], fill_color="#333333", fill_alpha=0.12))
+        figures.append(fig)
+    busy = _figure(x_range, 120, "hosts", title="the whole run: busy hosts (overview)", name="whole-busy")
+    for index, run in enumerate(runs):
+        edges, low, high = run.overview_series["busy"]
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)]
+        busy.quad(left=edges[:-1], right=edges[1:], bottom=low, top=high, fill_color=colour, line_color=colour)
+    busy.add_layout(BoxAnnotation(left=window[0], right=window[1], fill_color="#333333", fill_alpha=0.12))
+    return figures + [busy]

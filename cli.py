@@ -96,6 +96,8 @@ def cmd_run(args):
         report = report_run(result.prefix, bound_s=args.bound, gantt_window=args.window)
         _say(report["text"])
         _say(f"report: {report['markdown']}, {report['gantt']}")
+        if args.report == "html":
+            explore_beside_run(result.prefix, args)
     return 0
 
 
@@ -454,7 +456,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
-    p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
+    p.add_argument(
+        "--report",
+        nargs="?",
+        const="text",
+        choices=("text", "html"),
+        help="after the run, print metrics and draw a Gantt chart; '--report html' also writes the run explorer "
+        "page OUT_explore.html (adaptsched explore)",
+    )
     p.add_argument(
         "--window",
         metavar="START:END|job:ID",
@@ -645,6 +654,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_qos_annotate)
 
     add_reproduce_parsers(sub)
+    add_explore_parser(sub)
 
     p = sub.add_parser("sweep", help="run a grid of experiments declared in a TOML file, on Dask")
     p.add_argument("spec", help="sweep spec (TOML): schedulers and option grids, workloads, platforms, metrics")
@@ -717,3 +727,70 @@ def main(argv=None) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+# -- explore (issue 28) -------------------------------------------------------------------
+def cmd_explore(args):
+    from adaptsched.analysis.explore import explore_runs
+
+    output_folder(Path(args.out).parent, "--out", args.out)
+    written = explore_runs(
+        args.runs, args.out, labels=args.label or None, window=args.window, bound_s=args.bound, max_items=args.max_items
+    )
+    _say(explore_summary(written))
+    return 0
+
+
+def explore_summary(written: dict) -> str:
+    """One line about an explorer page: what it holds, its size, and whether it is aggregated."""
+    what = ", ".join(
+        f"{label}: {rects:,} rectangles of {attempts:,} attempts, {jobs:,} jobs"
+        for label, rects, attempts, jobs in zip(
+            written["runs"], written["rectangles"], written["attempts"], written["jobs"]
+        )
+    )
+    line = f"explorer: {written['path']} ({written['bytes'] / 1e6:.1f} MB; {what})"
+    aggregated = written["aggregated"]
+    if aggregated:
+        line += (
+            f"; aggregated: details for {aggregated['attempts_kept']:,} of {aggregated['attempts']:,} attempts, "
+            "the whole run as an overview (--window START:END for another period)"
+        )
+    return line
+
+
+def explore_beside_run(prefix, args) -> None:
+    """``run --report html``: the explorer page of the run, beside its outputs (OUT_explore.html)."""
+    from adaptsched.analysis.explore import explore_runs
+
+    written = explore_runs([prefix], f"{prefix}_explore.html", window=args.window, bound_s=args.bound)
+    _say(explore_summary(written))
+
+
+def add_explore_parser(sub) -> None:
+    from adaptsched.analysis.explore.data import MAX_ITEMS
+
+    p = sub.add_parser(
+        "explore",
+        help="write the run explorer: one self-contained HTML page of whole runs (Gantt, load, jobs, metrics)",
+        description="One HTML page (JavaScript and data inlined: it opens offline) to look at one run, or several "
+        "runs on one time axis: a zoomable Gantt chart of every attempt, busy hosts, queued demand and waiting "
+        "jobs, a sortable job table and the metrics (docs/analysis.md).",
+    )
+    p.add_argument("runs", nargs="+", metavar="PREFIX", help="run prefixes (or _jobs.csv files), one Gantt chart each")
+    p.add_argument("--out", required=True, metavar="report.html", help="the page to write")
+    p.add_argument(
+        "--window",
+        metavar="START:END|job:ID",
+        help="only this time window: START:END in simulation seconds or with a unit (12h:36h, 1d:2d), or job:ID "
+        "for the span of one job's attempts (default: the whole run)",
+    )
+    p.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    p.add_argument("--label", action="append", metavar="NAME", help="name of each run, in order (default: prefixes)")
+    p.add_argument(
+        "--max-items",
+        type=positive_int,
+        default=MAX_ITEMS,
+        help=f"aggregate runs with more rectangles + attempts + jobs + load events than this (default {MAX_ITEMS:,})",
+    )
+    p.set_defaults(func=cmd_explore)

@@ -67,6 +67,8 @@ def explore_runs(
     prefixes = list(prefixes)
     if not prefixes:
         raise UsageError("explore needs at least one run")
+    if labels is not None and len(labels) != len(prefixes):
+        raise UsageError(f"{len(labels)} labels for {len(prefixes)} runs: give one label per run, in order")
     labels = _labels(prefixes, labels)
     loaded = [load_run(prefix, label, bound_s=bound_s) for prefix, label in zip(prefixes, labels)]
     raws = [raw for raw, _, _ in loaded]

@@ -50,8 +50,9 @@ HOVER = (
 const a = attempts.data, j = jobs.data, i = value, k = a.job[i];
 const r = special_vars.index, start = rects.data.left[r], end = rects.data.right[r];
 const bsld = j.bsld[k], folded = j.attempts[k] > 1;
+const of = a.id[i] !== j.id[k] ? `, attempt of job ${j.id[k]}` : "";
 const lines = [
-  `job ${a.id[i]}` + (a.parent[i] ? `, parent ${a.parent[i]}` : "") + (folded ? `, attempt of job ${j.id[k]}` : ""),
+  `job ${a.id[i]}` + (a.parent[i] ? `, parent ${a.parent[i]}` : "") + of,
   `kind: ${kinds[a.code[i]]}`,
   `size: ${a.hosts[i]} hosts (requested ${j.size[k]})`,
   `submit: ${secs(a.submit[i])}`,

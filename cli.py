@@ -390,6 +390,8 @@ def cmd_sweep(args):
         say=_say,
     )
     _say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    if written.get("html"):
+        _say(f"report: {written['html']} (interactive; each run's explorer page in runs/)")
     _say(f"sweep: {grid.summary()}")
     if grid.failed:
         raise AdaptschedError(

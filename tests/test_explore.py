@@ -32,6 +32,7 @@ from adaptsched.analysis.explore.data import (
     raster,
 )
 from adaptsched.analysis.explore.page import metrics_div
+from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.analysis.metrics import OVERALL_ROWS, fmt_number, fmt_seconds
 from adaptsched.errors import InputError
@@ -240,3 +241,44 @@ def test_run_report_html_writes_the_page_beside_the_outputs(tmp_path):
     assert code == 0, err
     assert (tmp_path / "r_explore.html").is_file() and (tmp_path / "r_gantt.png").is_file()
     assert f"explorer: {tmp_path / 'r_explore.html'}" in stdout
+
+
+# --------------------------------------------------------------------------- sweep report
+def sweep_rows(tmp_path) -> tuple[list[str], list[dict]]:
+    """A sweep folder of three runs (Batsim fixtures as runs/NAME_*), and its runs.csv rows."""
+    (tmp_path / "runs").mkdir()
+    rows = []
+    for name, fixture, order, seed in (("a", "easy", "D", "1"), ("b", "filler", "D", "2"), ("c", "kr", "R", "1")):
+        for suffix in ("_jobs.csv", "_schedule.csv"):
+            shutil.copy(FIXTURES / f"{fixture}{suffix}", tmp_path / "runs" / f"{name}{suffix}")
+        metrics = compute_metrics(tmp_path / "runs" / name)["overall"]
+        rows.append(
+            {"name": name, "status": "done", "opt.order": order, "opt.seed": seed, "bsld_mean": metrics["bsld_mean"]}
+        )
+    rows.append({"name": "d", "status": "failed", "opt.order": "R", "opt.seed": "2", "bsld_mean": ""})
+    return ["opt.order", "opt.seed"], rows
+
+
+def test_sweep_report_charts_every_choice_and_writes_run_pages_lazily(tmp_path):
+    params, rows = sweep_rows(tmp_path)
+    path = sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean", "utilization"], max_page_jobs=130)
+    assert path == tmp_path / "report.html" and "Bokeh" in path.read_text()
+    # pages of 60 jobs each: two fit in 130 jobs, the third waits for the next report
+    pages = sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html"))
+    assert pages == ["a_explore.html", "b_explore.html"]
+    written = {p: (tmp_path / "runs" / p).stat().st_mtime for p in pages}
+    sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"], max_page_jobs=130)
+    assert sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html")) == [*pages, "c_explore.html"]
+    assert {p: (tmp_path / "runs" / p).stat().st_mtime for p in pages} == written  # up to date: not rewritten
+    # x = order, grouped by seed: D has seeds 1 and 2, R seed 1 (run d failed)
+    choice = _choice(
+        [r for r in rows if r["status"] == "done"], [r["bsld_mean"] for r in rows[:3]], {}, "opt.order", "opt.seed"
+    )
+    assert choice["factors"] == [("D", "1"), ("D", "2"), ("R", "1")]
+    # grouped by nothing: D's bar is the mean of a and b, its whisker their spread
+    choice = _choice(rows[:3], [r["bsld_mean"] for r in rows[:3]], {}, "opt.order", "(none)")
+    d = choice["summary"]["x"].index(("D", "all runs"))
+    assert choice["summary"]["mean"][d] == pytest.approx((rows[0]["bsld_mean"] + rows[1]["bsld_mean"]) / 2)
+    assert choice["summary"]["low"][d] == min(rows[0]["bsld_mean"], rows[1]["bsld_mean"])
+    assert choice["summary"]["n"][d] == 2
+    assert "no page yet: adaptsched explore runs/c" in choice["points"]["what"][2]

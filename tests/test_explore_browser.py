@@ -21,9 +21,10 @@ import pytest
 from browser import Page, browser, missing
 from helpers import CTC_EXCERPT
 from test_cli import cli
-from test_explore import FIXTURES, KR, assert_metrics_cells_equal_json, intervals_in
+from test_explore import FIXTURES, KR, assert_metrics_cells_equal_json, intervals_in, sweep_rows
 
 from adaptsched.analysis.explore import explore_runs
+from adaptsched.analysis.explore.sweep import sweep_report
 from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.cli import main
 
@@ -188,3 +189,21 @@ def test_first_5000_ctc_jobs_in_a_browser(tmp_path):
     with browser() as context:
         page = Page(context, path)
         assert page.errors == [] and len(column(page, "rects-0", "left")) == intervals_in(jobs_csv, window)
+
+
+def test_sweep_report_in_a_browser(tmp_path):
+    params, rows = sweep_rows(tmp_path)
+    path = sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"])
+    with browser() as context:
+        page = Page(context, path)
+        factors = "() => Bokeh.documents[0].roots()[0].children.at(-1).x_range.factors.map(f => f.join('/'))"
+        assert page.js(factors) == ["D/all runs", "R/all runs"]  # x: order; the seed is the spread
+        page.page.get_by_role("combobox").nth(1).select_option("opt.seed")
+        page.js(RAF)
+        assert page.js(factors) == ["D/1", "D/2", "R/1"]
+        page.page.get_by_role("combobox").nth(0).select_option("opt.seed")
+        page.page.get_by_role("combobox").nth(1).select_option("opt.order")
+        page.js(RAF)
+        assert page.js(factors) == ["1/D", "1/R", "2/D"]
+        page.page.screenshot(path=tmp_path / "sweep.png", full_page=True)
+        assert page.errors == []

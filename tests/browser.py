@@ -73,10 +73,15 @@ def browser():
 
 class Page:
     """A page of the explorer, loaded: ``page`` (Playwright), ``errors`` (console errors and
-    uncaught exceptions), ``load_s`` (from navigation to BokehJS idle)."""
+    uncaught exceptions), ``load_s`` (from navigation to BokehJS idle); ``metrics=True``:
+    ``cdp``, a DevTools session with Chromium's performance counters on."""
 
-    def __init__(self, context, path, timeout_s: float = 120.0):
+    def __init__(self, context, path, timeout_s: float = 120.0, *, metrics: bool = False):
         self.page = context.new_page()
+        self.cdp = None
+        if metrics:  # Chromium's performance counters, from before the navigation on
+            self.cdp = context.new_cdp_session(self.page)
+            self.cdp.send("Performance.enable")
         self.errors: list[str] = []
         self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))

@@ -134,9 +134,10 @@ def layout(runs: list[RunData], window, *, title=None, aggregated=None, extent=N
         gantts.append(fig)
         detail.append(quads)
         overview.append(page.gantt_overview(fig, run, begin, end))
-    series, series_detail, series_overview = page.series_figures(runs, x_range, begin, end)
+    limit = detail_limit_s(runs)
+    series, series_detail, series_overview, cut = page.series_figures(runs, x_range, begin, end, end - begin <= limit)
     table = page.job_table(runs, jobs, {**js_args, "xr": x_range})
-    status = page.zoom_switch(x_range, detail + series_detail, overview + series_overview, detail_limit_s(runs))
+    status = page.zoom_switch(x_range, detail + series_detail, overview + series_overview, cut, limit)
     whole = page.whole_run_overview(runs, extent, window) if aggregated else []
     return column(
         header(runs, window, title, aggregated),

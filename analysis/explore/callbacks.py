@@ -127,7 +127,8 @@ STATUS_OVERVIEW = (
     "highest value. Zoom in to ${days} days or less to see every attempt.</i>"
 )
 
-#: Detailed renderers when at most ``limit`` seconds are in view, else the overview ones.
+#: Detailed renderers when at most ``limit`` seconds are in view, else the overview ones; in
+#: detail, each load line gets the part of its series in view (``series``: {full, shown}).
 SWITCH = (
     "const detail_text = "
     + repr(STATUS_DETAIL)
@@ -135,6 +136,22 @@ SWITCH = (
     + repr(STATUS_OVERVIEW).replace("${days}", "' + (limit / 86400).toPrecision(3) + '")
     + """;
 const detailed = xr.end - xr.start <= limit;
+if (detailed) {  // each load line gets the part of its series in view, and one event each side
+  const after = (t, x) => {  // the first index whose time is after x
+    let lo = 0, hi = t.length;
+    while (lo < hi) {
+      const m = (lo + hi) >> 1;
+      if (t[m] <= x) lo = m + 1;
+      else hi = m;
+    }
+    return lo;
+  };
+  for (const {full, shown} of series) {
+    const t = full.data.time, v = full.data.value;
+    const lo = Math.max(0, after(t, xr.start) - 1), hi = Math.min(t.length, after(t, xr.end) + 1);
+    shown.data = {time: t.slice(lo, hi), value: v.slice(lo, hi)};
+  }
+}
 if (detail.length && detail[0].visible === detailed) return;
 for (const r of detail) r.visible = detailed;
 for (const r of overview) r.visible = !detailed;

@@ -180,10 +180,13 @@ SERIES = (
 )
 
 
-def series_figures(runs: list[RunData], x_range, begin: float, end: float) -> tuple[list, list, list]:
+def series_figures(runs: list[RunData], x_range, begin: float, end: float, detailed: bool):
     """Busy hosts, queued demand and waiting jobs (step lines, one per run): (figures,
-    detailed renderers, overview renderers)."""
-    figures, detail, overview = [], [], []
+    detailed renderers, overview renderers, series). ``series``: a ``{"full", "shown"}`` pair of
+    sources per line: a line draws the part of its series in view (``shown``, cut from
+    ``full`` by :data:`~.callbacks.SWITCH` at each zoom; all of it if ``detailed`` at first),
+    as a canvas strokes every point of a line, in view or not."""
+    figures, detail, overview, series = [], [], [], []
     for name, unit, title in SERIES:
         if name == "busy":
             title += f" (dotted: the machine's {runs[0].hosts} hosts)"
@@ -191,7 +194,9 @@ def series_figures(runs: list[RunData], x_range, begin: float, end: float) -> tu
         if name == "busy":
             fig.line([begin, end], [runs[0].hosts] * 2, color="#999999", line_dash="dotted")
         for index, run in enumerate(runs):
-            source = ColumnDataSource({"time": run.series["time"], "value": run.series[name]})
+            full = ColumnDataSource({"time": run.series["time"], "value": run.series[name]})
+            source = ColumnDataSource(dict(full.data) if detailed else {"time": [], "value": []})
+            series.append({"full": full, "shown": source})
             colour = RUN_COLOURS[index % len(RUN_COLOURS)]
             legend = {"legend_label": run.label} if len(runs) > 1 else {}
             detail.append(
@@ -203,7 +208,7 @@ def series_figures(runs: list[RunData], x_range, begin: float, end: float) -> tu
             fig.legend.background_fill_alpha = 0.6
             fig.legend.label_text_font_size = "8pt"
         figures.append(fig)
-    return figures, detail, overview
+    return figures, detail, overview, series
 
 
 def job_table(runs: list[RunData], jobs: ColumnDataSource, zoom_args: dict):
@@ -349,13 +354,20 @@ def legend_div(runs: list[RunData]) -> Div:
     )
 
 
-def zoom_switch(x_range, detail: list, overview: list, limit_s: float) -> Div:
+def zoom_switch(x_range, detail: list, overview: list, series: list, limit_s: float) -> Div:
     """Shows the detailed renderers when at most ``limit_s`` seconds are in view, else the
-    overview ones; the returned Div says which."""
+    overview ones, and cuts the load series to the view; the returned Div says which."""
     status = Div(text="", sizing_mode="stretch_width", name="zoom-status")
     limit = limit_s if np.isfinite(limit_s) else 1e300
     switch = CustomJS(
-        args={"xr": x_range, "detail": detail, "overview": overview, "limit": limit, "status": status},
+        args={
+            "xr": x_range,
+            "detail": detail,
+            "overview": overview,
+            "series": series,
+            "limit": limit,
+            "status": status,
+        },
         code=callbacks.SWITCH,
     )
     x_range.js_on_change("start", switch)

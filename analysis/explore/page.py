@@ -24,6 +24,7 @@ from bokeh.models import (
     CustomJS,
     CustomJSHover,
     CustomJSTickFormatter,
+    DataRange1d,
     DataTable,
     Div,
     HoverTool,
@@ -190,7 +191,9 @@ def series_figures(runs: list[RunData], x_range, begin: float, end: float, detai
     for name, unit, title in SERIES:
         if name == "busy":
             title += f" (dotted: the machine's {runs[0].hosts} hosts)"
-        fig = _figure(x_range, SERIES_HEIGHT, unit, title=title, name=f"series-{name}")
+        # y from 0 to the highest value drawn: the lines hold the part in view, so it fits the view
+        y_range = DataRange1d(start=0, only_visible=True)
+        fig = _figure(x_range, SERIES_HEIGHT, unit, title=title, name=f"series-{name}", y_range=y_range)
         if name == "busy":
             fig.line([begin, end], [runs[0].hosts] * 2, color="#999999", line_dash="dotted")
         for index, run in enumerate(runs):

@@ -54,7 +54,7 @@ def intervals_in(jobs_csv, window=None) -> int:
 
 
 def kr_run(window=None):
-    raw, metrics, jobs = load_run(KR, "kr")
+    raw, metrics, jobs = load_run(KR)
     return build_run(raw, metrics, jobs, "kr", window)
 
 
@@ -133,7 +133,7 @@ def test_envelope_by_hand():
 
 
 def test_big_runs_are_aggregated_and_say_by_how_much(tmp_path):
-    raw, _, _ = load_run(KR, "kr")
+    raw, _, _ = load_run(KR)
     assert detail_window([raw], None, max_items=10_000) == (None, None)
     window, info = detail_window([raw], None, max_items=200)
     # 68 attempts, 88 rectangles: 88 + 5 x 68 = 428 items; the first ones up to 200

@@ -70,7 +70,7 @@ def explore_runs(
     if labels is not None and len(labels) != len(prefixes):
         raise UsageError(f"{len(labels)} labels for {len(prefixes)} runs: give one label per run, in order")
     labels = _labels(prefixes, labels)
-    loaded = [load_run(prefix, label, bound_s=bound_s) for prefix, label in zip(prefixes, labels)]
+    loaded = [load_run(prefix, bound_s=bound_s) for prefix in prefixes]
     raws = [raw for raw, _, _ in loaded]
     where = ", ".join(m["source"] for _, m, _ in loaded)
     problem = mixed_hosts(labels, [m for _, m, _ in loaded])

@@ -78,7 +78,7 @@ class RunData:
     overview_series: dict | None = None
 
 
-def load_run(prefix, label: str, *, bound_s: float = 10.0) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
+def load_run(prefix, *, bound_s: float = 10.0) -> tuple[pd.DataFrame, dict, pd.DataFrame]:
     """(attempts as read, metrics, folded jobs) of one run, or an InputError saying why the
     run cannot be explored: no ``_schedule.csv`` beside its ``_jobs.csv``, or no job ran."""
     path = resolve_jobs_path(prefix)

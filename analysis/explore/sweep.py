@@ -187,7 +187,8 @@ def run_pages(folder: Path, rows: list[dict], max_page_jobs: int, say=None) -> d
         if page.is_file() and page.stat().st_mtime >= jobs_csv.stat().st_mtime:
             links[r["name"]] = link
             continue
-        jobs = sum(1 for _ in open(jobs_csv)) - 1
+        with open(jobs_csv, "rb") as handle:
+            jobs = sum(1 for _ in handle) - 1
         if jobs > budget:
             links[r["name"]] = ""
             continue

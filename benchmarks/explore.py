@@ -5,15 +5,17 @@ one-day zoom in headless Chromium, on the full CTC-SP2 year under easy and on a
     .venv/bin/python benchmarks/explore.py [--work DIR] [--only ctc|lublin] [--screenshots docs]
 
 Each run is simulated once (embedded engine) into ``--work`` and reused when its
-``_jobs.csv`` is there. For each run: the time to build the page (``explore_runs``, CPU and
-wall, in this process), beside the Gantt PNG of the same run (``plot_gantt``, its default
-two-day window: the baseline, measured in the same process); the page's size; in headless
-Chromium (Debian's, through playwright, as the tests), the time from navigation to BokehJS
-idle (first render) and the time to re-render after zooming the whole page into one day
-(median of 5 days spread over the page's time axis, each from the full view), each as wall
-time and as the CPU time of the browser's processes (what the render costs, whatever else
-the machine runs; Chromium spreads it over several processes). The load average is printed before and after: the
-machine is shared, say so when quoting the figures.
+``_jobs.csv`` is there. The Lublin run is measured twice: as the explorer writes it
+(aggregated) and forced to full detail (``lublin-whole``, ``max_items`` unbounded). For each
+run: the time to build the page (``explore_runs``, CPU and wall, in this process), beside the
+Gantt PNG of the same run (``plot_gantt``, its default two-day window: the baseline, measured
+in the same process); the page's size; in headless Chromium (Debian's, through playwright,
+as the tests), the time from navigation to BokehJS idle (first render) and the time to
+re-render after zooming the whole page into one day (median of 5 days spread over the page's
+time axis, each from the full view), each as wall time and as the CPU time of the browser's
+processes (what the render costs, whatever else the machine runs; Chromium spreads it over
+several processes). The load average is printed before and after: the machine is shared,
+say so when quoting the figures.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ sys.path.insert(0, str(REPO / "tests"))  # tests/browser.py: the same Chromium a
 from browser import Page, browser, missing  # noqa: E402
 
 from adaptsched.analysis.explore import explore_runs  # noqa: E402
+from adaptsched.analysis.explore.data import MAX_ITEMS  # noqa: E402
 from adaptsched.analysis.gantt import plot_gantt  # noqa: E402
 from adaptsched.analysis.jobs import read_jobs_csv, with_alloc_columns  # noqa: E402
 from adaptsched.engines.run import run  # noqa: E402
@@ -66,10 +69,10 @@ def simulate(name: str, work: Path) -> Path:
     return prefix
 
 
-def build(prefix: Path, page: Path) -> dict:
+def build(prefix: Path, page: Path, max_items: int = MAX_ITEMS) -> dict:
     """Page build (wall and CPU) and, in the same process, the Gantt PNG baseline."""
     wall, cpu = time.perf_counter(), time.process_time()
-    written = explore_runs([prefix], page)
+    written = explore_runs([prefix], page, max_items=max_items)
     written["build_s"] = time.perf_counter() - wall
     written["build_cpu_s"] = time.process_time() - cpu
     wall, cpu = time.perf_counter(), time.process_time()
@@ -149,10 +152,13 @@ def main() -> int:
     print(f"# benchmarks/explore.py, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
     print(f"machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}")
     rows = []
-    for name in ("ctc", "lublin") if args.only is None else (args.only,):
-        prefix = simulate(name, args.work)
+    cases = [("ctc", "ctc", MAX_ITEMS), ("lublin", "lublin", MAX_ITEMS), ("lublin-whole", "lublin", 10**9)]
+    for name, run_name, max_items in cases:
+        if args.only is not None and run_name != args.only:
+            continue
+        prefix = simulate(run_name, args.work)
         print(f"{name}: load average before {os.getloadavg()[0]:.1f}", flush=True)
-        written = build(prefix, args.work / f"{name}.html")
+        written = build(prefix, args.work / f"{name}.html", max_items)
         timings = render(args.work / f"{name}.html", args.screenshots, name)
         aggregated = written["aggregated"]
         rows.append(

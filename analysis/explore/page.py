@@ -208,6 +208,7 @@ def series_figures(runs: list[RunData], x_range, begin: float, end: float, detai
             overview.append(series_overview(fig, run, name, begin, end, colour))
         if fig.legend:
             fig.legend.location = "top_left"
+            fig.legend.orientation = "horizontal"  # one row: the panels are short
             fig.legend.background_fill_alpha = 0.6
             fig.legend.label_text_font_size = "8pt"
         figures.append(fig)

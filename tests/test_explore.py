@@ -23,13 +23,14 @@ from adaptsched.analysis.evalys_bridge import executed_rows, load_curve
 from adaptsched.analysis.explore import explore_runs
 from adaptsched.analysis.explore.data import (
     IDLE,
-    PALETTE,
+    PALETTE_KEYS,
     _coverage,
     build_run,
     detail_window,
     envelope,
     load_run,
     raster,
+    raster_of,
 )
 from adaptsched.analysis.explore.page import metrics_div
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
@@ -114,14 +115,23 @@ def test_coverage_of_a_rectangle_by_hand():
 
 
 def test_overview_pixel_is_the_kind_that_kept_its_hosts_busiest():
-    run = kr_run()
-    image, per_row = raster(run, 0.0, 188.0, bins=4)
-    assert per_row == 1 and image.shape == (8, 4)
-    assert set(np.unique(image)) <= set(range(len(PALETTE))) | {IDLE}
-    # host 0 at the very start ran job 0 (walltime) for 3 of the first bin's 47 s: idle wins
-    assert image[0, 0] == IDLE or image[0, 0] in range(len(PALETTE))
-    # a machine 78.5 % busy: most pixels hold a category
-    assert (image != IDLE).mean() > 0.5
+    walltime, regular = PALETTE_KEYS.index(("walltime", 0)), PALETTE_KEYS.index(("regular", 1))
+    # host 0: a walltime kill over [0, 10), then a regular run over [10, 13); hosts 1-2: the
+    # regular run over [14, 20) and a walltime kill over [26, 40); bins of 10 s
+    rects = {"attempt": np.array([0, 1, 2, 3]), "low": np.array([0, 0, 1, 1]), "high": np.array([0, 0, 2, 2])}
+    start, end = np.array([0.0, 10.0, 14.0, 26.0]), np.array([10.0, 13.0, 20.0, 40.0])
+    codes = np.array([walltime, regular, regular, walltime], dtype=np.uint8)
+    image, per_row = raster_of(rects, start, end, codes, 3, 0.0, 40.0, bins=4)
+    first_regular = PALETTE_KEYS.index(("regular", 0))  # the overview uses each category's first tint
+    assert per_row == 1
+    assert image.tolist() == [
+        [walltime, IDLE, IDLE, IDLE],  # 10 s of walltime; then 3 s busy, 7 s idle: idle wins
+        [IDLE, first_regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
+        [IDLE, first_regular, IDLE, walltime],
+    ]
+    # the kr run: a machine 78.5 % busy, most pixels hold a category
+    image, _ = raster(kr_run(), 0.0, 188.0, bins=20)
+    assert image.shape == (8, 20) and (image != IDLE).mean() > 0.5
 
 
 def test_envelope_by_hand():

@@ -88,8 +88,10 @@ def test_load_series_are_evalys_curves():
         at = np.searchsorted(run.series["time"], times)
         assert np.array_equal(run.series["time"][at], times)
         assert np.array_equal(run.series[name][at], curve["load"].to_numpy(dtype=float)), name
-    # waiting jobs by hand: job 2-copy waits from 6 (submission of its original... its own) to its start
-    assert run.series["waiting"].min() == 0 and run.series["waiting"].max() >= 1
+    # waiting jobs, counted at each event time: attempts submitted by then and started after
+    submit, start = ran["submission_time"].to_numpy(), ran["starting_time"].to_numpy()
+    counted = [int(((submit <= t) & (start > t)).sum()) for t in run.series["time"]]
+    assert run.series["waiting"].tolist() == counted and max(counted) >= 1
 
 
 def test_a_window_keeps_what_runs_in_it():

@@ -70,31 +70,29 @@ EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is
 
 
 class Freed:
-    """Capacity that grew on [a, b) (see the module's doc), with what jobs ask of it: the most
-    free hosts in it and, per job width, its runs (computed once, when first asked: the
-    profile only lost capacity there since, unless a later region says otherwise)."""
+    """Capacity that grew on [a, b) (see the module's doc), with what jobs ask of it: ``cap``,
+    the most free hosts in it, and per job width ``n`` its runs (the longest run of at least
+    ``n`` free hosts meeting it, and the end of the last one). Each is computed from the
+    profile at some time after the growth: the profile only lost capacity there since,
+    unless a later region says otherwise, so what it admits then it still admits."""
 
     __slots__ = ("a", "b", "cap", "runs")
 
-    def __init__(self, a: float, b: float):
+    def __init__(self, a: float, b: float, cap: int):
         self.a = a
         self.b = b
-        self.cap = -1  # not computed yet
+        self.cap = cap
         self.runs: dict[int, tuple[float, float]] = {}
 
     def admits(self, profile: AvailabilityProfile, now: float, n: int, walltime_s: float, reserved_s: float) -> bool:
-        """Whether a job of ``n`` hosts for ``walltime_s`` reserved at ``reserved_s`` may start
-        earlier through this region (False: certainly not)."""
-        a = self.a if self.a > now else now
-        if a >= reserved_s or self.b <= a:
-            return False
-        if self.cap < 0:
-            self.cap = profile.max_free(a, self.b)
-        if n > self.cap:
+        """Whether a job of ``n`` hosts for ``walltime_s`` reserved at ``reserved_s`` > now may
+        start earlier through this region (False: certainly not). The compression's loop
+        inlines this test."""
+        if self.a >= reserved_s or n > self.cap:
             return False
         runs = self.runs.get(n)
         if runs is None:
-            runs = self.runs[n] = profile.runs_through(a, self.b, n)
+            runs = self.runs[n] = profile.runs_through(max(self.a, now), self.b, n)
         return runs[0] >= walltime_s or runs[1] >= reserved_s
 
 
@@ -121,6 +119,7 @@ class ReservationPlanner(ReservingScheduler):
             and cls.movable is ReservationPlanner.movable
         )
         self.regions: list[Freed] = []  # capacity grown since the previous pass began
+        self.latest = INF  # no region later than this (every reservation) is kept
         self.regions_base = 0  # number of regions ever made before regions[0]
         self.checked: dict[str, int] = {}  # job id -> regions made when it was last placed or checked
         if self.incremental:
@@ -145,7 +144,7 @@ class ReservationPlanner(ReservingScheduler):
         self.reserve(job, start)
         self.promise(job, start)
         if self.incremental:  # at its earliest fit in today's profile
-            self.checked[job.id] = self.take_freed()
+            self.checked[job.id] = self.take_freed(now)
         return True
 
     def place(self, job: Job, profile: AvailabilityProfile, now: float, before: float = INF) -> float | None:
@@ -233,43 +232,60 @@ class ReservationPlanner(ReservingScheduler):
                 self.audit.append((job.id, old, new))
         return new
 
-    def take_freed(self) -> int:
+    def take_freed(self, now: float) -> int:
         """Turns the profile's log of released intervals into regions; the number of regions made."""
         freed = self.profile.freed
         if freed:
-            self.regions.extend(Freed(a, b) for a, b in freed)
+            for a, b in freed:
+                self.add_region(a, b, now)
             freed.clear()
         return self.regions_base + len(self.regions)
+
+    def add_region(self, a: float, b: float, now: float) -> None:
+        """A region where capacity grew, unless no waiting job can use it (in the past, no host
+        free in it, or later than every reservation)."""
+        a = max(a, now)
+        if b <= a or a >= self.latest:
+            return
+        cap = self.profile.max_free(a, b)
+        if cap > 0:
+            self.regions.append(Freed(a, b, cap))
 
     def compress_incrementally(self, now: float) -> None:
         """The same pass as the full compression, touching only the jobs a region admits."""
         profile, reservation, checked, regions = self.profile, self.reservation, self.checked, self.regions
         freed = profile.freed
         assert freed is not None
-        began = self.take_freed()
+        self.latest = max(reservation.values(), default=INF)  # reservations only move earlier here
+        began = self.take_freed(now)
         for job in self.queue.jobs:
             old = reservation.get(job.id)
             if old is None or old <= now:
                 continue
-            base, made = self.regions_base, self.regions_base + len(regions)
+            base = self.regions_base
             last = checked.get(job.id, -1)
             if last >= base:
                 n, w = job.res, job.walltime_s
                 for k in range(last - base, len(regions)):
-                    if regions[k].admits(profile, now, n, w, old):
-                        break
+                    region = regions[k]  # Freed.admits, inlined: the pass's hot loop
+                    if region.a < old and n <= region.cap:
+                        runs = region.runs.get(n)
+                        if runs is None:
+                            runs = region.runs[n] = profile.runs_through(region.a, region.b, n)
+                        if runs[0] >= w or runs[1] >= old:
+                            break
                 else:
-                    checked[job.id] = made  # cannot move: untouched
+                    checked[job.id] = base + len(regions)  # cannot move: untouched
                     continue
             new = self.re_place(job, old, now)
             del freed[-1]  # its own release: what it frees, if anything, is the slot it left
-            vacated = max(old, new + job.walltime_s)
-            if vacated < old + job.walltime_s:
-                regions.append(Freed(vacated, old + job.walltime_s))
+            end = old + job.walltime_s
+            self.add_region(max(old, new + job.walltime_s), end, now)
             checked[job.id] = self.regions_base + len(regions)
         # every job not due was checked after ``began``: older regions concern none of them
         del regions[: began - self.regions_base]
         self.regions_base = began
+        self.latest = INF  # arrivals may be reserved later
 
     # -- a what-if replay's initial state ---------------------------------------------
     def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:

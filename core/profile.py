@@ -226,10 +226,13 @@ class AvailabilityProfile:
         first = self._split(start)
         last = self._split(end) if end < INF else len(self.times)
         free = self.free
-        for k in range(first, last):
-            free[k] += delta
-            if free[k] < 0:
-                raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+        changed = free[first:last]
+        if delta < 0 and changed and min(changed) + delta < 0:
+            for k in range(first, last):  # as far as it goes, then says where it went wrong
+                free[k] += delta
+                if free[k] < 0:
+                    raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+        free[first:last] = [f + delta for f in changed]
         # merge equal neighbours around the changed range to keep the profile small
         self._merge(last)
         self._merge(first)

@@ -126,7 +126,7 @@ def run_case(scheduler: str, hosts: int, trace: Path, prefix: Path, timeout: flo
         pid, status, usage = os.wait4(process.pid, os.WNOHANG if deadline else 0)
         if pid:
             break
-        if time.perf_counter() > deadline:
+        if deadline is not None and time.perf_counter() > deadline:
             process.kill()
             pid, status, usage = os.wait4(process.pid, 0)
             timed_out = True

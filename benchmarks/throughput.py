@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import run
@@ -49,7 +50,7 @@ REPO = Path(__file__).resolve().parent.parent
 TRACES = REPO.parent / "shared" / "traces"
 
 #: case -> (scheduler, options, workload kind)
-CASES = {
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
     "fcfs": ("fcfs", {}, "ctc"),
     "easy": ("easy", {}, "ctc"),
     "conservative": ("conservative", {}, "ctc"),
@@ -100,8 +101,8 @@ def workloads(kind: str, inputs: Path, args) -> list[str]:
 
         path = inputs / f"ctc_first{args.jobs}.json"
         if not path.is_file():
-            workload, _ = convert_swf(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz", hosts=338, first=args.jobs)
-            write_workload(workload, path)
+            converted, _ = convert_swf(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz", hosts=338, first=args.jobs)
+            write_workload(converted, path)
         return [str(path)]
     if kind == "sdsc-qos":
         from adaptsched.reproduce.qops.plan import scenario_workload

@@ -85,10 +85,17 @@ def load() -> str:
 
 
 def commit() -> str:
+    """HEAD's short hash, with "+" when the code has uncommitted changes (the reports aside)."""
     try:
-        return subprocess.run(
+        head = subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
         ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "?"
 

@@ -197,6 +197,8 @@ class ReservationPlanner(ReservingScheduler):
                     free -= job.res
         if due:
             self.forget_started([job for job, _ in due])
+            for job, _ in due:
+                self.checked.pop(job.id, None)
             self.next_start = min(self.reservation.values(), default=INF)
         return due
 
@@ -317,6 +319,7 @@ class ReservationPlanner(ReservingScheduler):
         self.queue.remove_all([job])
         if job in self.unplaced:
             self.unplaced.remove(job)
+        self.checked.pop(job.id, None)
         start = self.reservation.pop(job.id, None)
         if start is not None:
             self.profile.release(start, start + job.walltime_s, job.res)

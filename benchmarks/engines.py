@@ -186,6 +186,17 @@ def readme_section(document: dict) -> str:
             f"With `easy`, the in-process engine runs this trace **{lowest:.2f}x** as fast as real Batsim with the "
             f"same plugin (the lower of the pinned and unpinned ratios; target {TARGET:g}x)."
         )
+    try:
+        busy = float(context["load_before"].split(",")[0]) > float(info["cpus"] or 1)
+    except (ValueError, AttributeError):
+        busy = False
+    if busy:
+        lines.append(
+            f"The machine was busy (load average {context['load_before']} on {info['cpus']} CPUs): wall times "
+            "then measure how the kernel shares the CPUs (a process that computes without a break waits for its "
+            "share, two processes that hand over and sleep are woken promptly), and the CPU-time ratio is the "
+            "fairer measure. Re-run on an idle machine for the wall-time ratio."
+        )
     lines.append(
         "**The ratio depends on the machine.** Real Batsim's cost is mostly its cross-process hand-offs with "
         "the scheduler, which vary from one VM to another: the same run of real Batsim took 29 s on one of "

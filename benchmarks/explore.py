@@ -39,7 +39,7 @@ from adaptsched.analysis.explore import explore_runs  # noqa: E402
 from adaptsched.analysis.explore.data import MAX_ITEMS  # noqa: E402
 from adaptsched.analysis.gantt import plot_gantt  # noqa: E402
 from adaptsched.analysis.jobs import read_jobs_csv, with_alloc_columns  # noqa: E402
-from adaptsched.engines.run import run  # noqa: E402
+from adaptsched.engines.run import RunSpec, run  # noqa: E402
 from adaptsched.platforms.simgrid import write_cluster  # noqa: E402
 from adaptsched.workloads.convert import convert_swf, write_workload  # noqa: E402
 
@@ -64,7 +64,7 @@ def simulate(name: str, work: Path) -> Path:
     path = write_workload(workload, prefix.parent / "workload.json")
     platform_xml = write_cluster(hosts, prefix.parent / f"cluster{hosts}.xml")
     begin = time.perf_counter()
-    result = run("easy", path, platform_xml, prefix, progress=False)
+    result = run(RunSpec.make("easy", path, platform_xml, prefix, progress=False))
     print(f"{name}: simulated {result.nb_jobs:,} jobs in {time.perf_counter() - begin:.0f} s", flush=True)
     return prefix
 

@@ -27,12 +27,13 @@ import os
 import numpy as np
 
 from adaptsched.core.speedup import Downey
+from adaptsched.core.units import DAY_S
 
 from ..formats.intervals import alloc_stats
 from .fold import fold_attempts
 from .jobs import read_jobs_csv, resolve_jobs_path
 
-DAY_S, ARRIVAL_PHASE_S = 86400.0, 43200.0
+ARRIVAL_PHASE_S = 43200.0
 
 
 def _windows(submit: np.ndarray, start: np.ndarray) -> list[tuple[float, float]]:

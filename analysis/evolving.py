@@ -29,10 +29,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from adaptsched.core.evolving import Scheduled
+from adaptsched.core.units import EPS_S
 
 from ..formats.intervals import parse_hosts
 
-EPS_S = 1e-6
 SYSTEM = ("waste_pct", "reservation", "utilisation_pct", "makespan", "time_ms")
 USER = ("avg_jct", "avg_jwt", "stretches_pct", "job_stretch_pct", "job_waste_pct")
 PER_APPLICATION = ("job_stretch_pct", "job_waste_pct")

@@ -36,13 +36,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
+
 from ..errors import UsageError
 from .evalys_bridge import executed_rows, job_labels, load_curve, quiet_evalys, to_jobset
 from .fold import root_keys
 from .jobs import FAILED, KILLED, SUCCESS, WALLTIME, alloc_columns, with_alloc_columns
 
 MAX_JOBS = 500
-MAX_SPAN_S = 2 * 86400.0
+MAX_SPAN_S = 2 * DAY_S
 MAX_BOXES = 3000  # rectangles (allocation intervals): beyond, drawing gets slow
 LABEL_MAX_JOBS = 80  # job ids are written in the boxes up to this many jobs
 
@@ -80,7 +82,7 @@ def attempt_categories(ran: pd.DataFrame) -> np.ndarray:
     return out
 
 
-_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_UNITS = {"": 1.0, "s": 1.0, "min": MINUTE_S, "h": HOUR_S, "d": DAY_S}
 _TIME_RE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|min|h|d)?\s*")
 
 
@@ -183,9 +185,9 @@ def choose_window(
 
 
 def _time_unit(span_s: float) -> tuple[float, str]:
-    if span_s <= 3 * 3600:
-        return (1.0, "s") if span_s <= 1800 else (60.0, "min")
-    return 3600.0, "h"
+    if span_s <= 3 * HOUR_S:
+        return (1.0, "s") if span_s <= HOUR_S / 2 else (MINUTE_S, "min")
+    return HOUR_S, "h"
 
 
 def _clip(ran: pd.DataFrame, begin: float, end: float) -> pd.DataFrame:

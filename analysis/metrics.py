@@ -50,6 +50,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
+
 from .evalys_bridge import executed_rows, integral, load_curve
 from .fold import fold_attempts, root_keys
 from .jobs import (
@@ -329,7 +331,7 @@ _CLASS_COLUMNS = (
 
 
 def _human_threshold(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+    for unit, size in (("d", DAY_S), ("h", HOUR_S), ("min", MINUTE_S)):
         if seconds >= size and seconds % size == 0:
             return f"{seconds / size:g} {unit}"
     return f"{seconds:g} s"

@@ -8,6 +8,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
+
 from .metrics import CLASSES, class_label
 
 # Okabe-Ito colour-blind friendly palette, one colour per run.
@@ -150,7 +152,7 @@ def plot_wait_cdf(waits: list[np.ndarray], labels: list[str], path) -> str:
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, right)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
-    for seconds, name in ((60, "1 min"), (3600, "1 h"), (86400, "1 day"), (7 * 86400, "1 week")):
+    for seconds, name in ((MINUTE_S, "1 min"), (HOUR_S, "1 h"), (DAY_S, "1 day"), (7 * DAY_S, "1 week")):
         if seconds < right:
             ax.axvline(seconds, color="grey", linestyle=":", linewidth=1)
             ax.text(

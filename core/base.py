@@ -21,8 +21,7 @@ from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
-
-INF = float("inf")
+from adaptsched.core.units import INF
 
 
 class Job:

@@ -20,10 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from adaptsched.core.base import INF, Job
+from adaptsched.core.base import Job
 from adaptsched.core.options import option
 from adaptsched.core.replay import replay
 from adaptsched.core.scojo import PriorityEasy, ScojoOptions, rigid_shape
+from adaptsched.core.units import INF
 
 
 def shadow_of_pairs(free: int, ends: list[tuple[float, int]], need: int) -> tuple[float, int]:

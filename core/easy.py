@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.units import INF
 
 
 def shadow_of(free: int, by_end: Iterable[Running], res: int) -> tuple[float, int]:

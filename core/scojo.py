@@ -44,15 +44,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from adaptsched.core.allocation import pws_size
-from adaptsched.core.base import INF, Job, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingScheduler, Running
 from adaptsched.core.easy import shadow_of
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.speedup import Downey, SpeedupModel
 from adaptsched.core.speedup import ScojoP as ScojoPModel
+from adaptsched.core.units import DAY_S, INF
 
 SHORT_S, LONG_S = 60.0, 3600.0
 CLASSES = ("short", "medium", "long")
-BUCKET_S, DAY_S = 1800.0, 86400.0
+BUCKET_S = 1800.0
 NB_BUCKETS = 48
 AGINGS = ("top", "one-class")
 

@@ -117,11 +117,11 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from numbers import Real
 from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import AdaptschedError, InputError
+from adaptsched.formats.jsontext import is_int, is_number
 from adaptsched.workloads.swf import MAX_EXAMPLE_LINES, NEEDED_FIELDS, SwfTrace, read_swf
 
 __all__ = ["ConversionOptionError", "ConversionReport", "convert_swf", "write_workload"]
@@ -316,17 +316,13 @@ def _parse_rules(missing_estimate: str, over_estimate: str, zero_runtime: str) -
     return _Rules(missing, factor, over_estimate, zero, zero_value)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _check_options(hosts, first, start_s, end_s) -> None:
-    if hosts is not None and not (isinstance(hosts, int) and not isinstance(hosts, bool) and hosts > 0):
+    if hosts is not None and not (is_int(hosts) and hosts > 0):
         raise ConversionOptionError(f"hosts={hosts!r}: expected a positive integer")
-    if first is not None and not (isinstance(first, int) and not isinstance(first, bool) and first > 0):
+    if first is not None and not (is_int(first) and first > 0):
         raise ConversionOptionError(f"first={first!r}: expected a positive integer")
     for name, value in (("start_s", start_s), ("end_s", end_s)):
-        if value is not None and not _is_number(value):
+        if value is not None and not is_number(value):
             raise ConversionOptionError(f"{name}={value!r}: expected a number of seconds")
     if start_s is not None and end_s is not None and not start_s < end_s:
         raise ConversionOptionError(f"start_s={start_s!r}, end_s={end_s!r}: the window is empty")

@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from adaptsched.core import units
 from adaptsched.errors import AdaptschedError, InputError, UsageError
 from adaptsched.workloads.batsim_json import metadata
 
-MINUTE_S = 60
-HOUR_S = 3600
+#: Estimates are whole seconds: the units of :mod:`adaptsched.core.units` as integers.
+MINUTE_S, HOUR_S = int(units.MINUTE_S), int(units.HOUR_S)
 TOP = 20  # number of head bins
 HEAD_PERCENT = 89.0  # share of the jobs in the head
 TAIL_PERCENT = 100.0 - HEAD_PERCENT

@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from adaptsched.core.units import DAY_S
 from adaptsched.errors import UsageError
 
 GENERATOR = "lublin-feitelson-2003"
@@ -564,7 +565,7 @@ def analytic(p: TypeParams, hosts: int = DEFAULT_HOSTS, *, grid_points: int = 24
         "median_runtime_s": float(median),
         "mean_area": area,
         "mean_interarrival_s": mean_ia,
-        "jobs_per_day": 86400.0 / mean_ia,
+        "jobs_per_day": DAY_S / mean_ia,
         "load": area / (hosts * mean_ia),
     }
     for (name, _, _), mass, nsum in zip(RUNTIME_CLASSES_S, class_mass, class_n):

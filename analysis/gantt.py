@@ -39,6 +39,7 @@ from matplotlib.figure import Figure
 from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
 
 from ..errors import UsageError
+from ..formats.intervals import interval_counts
 from .evalys_bridge import executed_rows, job_labels, load_curve, quiet_evalys, to_jobset
 from .fold import root_keys
 from .jobs import FAILED, KILLED, SUCCESS, WALLTIME, alloc_columns, with_alloc_columns
@@ -173,7 +174,7 @@ def choose_window(
     for df in ran:
         order = np.argsort(df["starting_time"].to_numpy(dtype=float), kind="stable")
         starts = df["starting_time"].to_numpy(dtype=float)[order]
-        boxes = (df["allocated_resources"].str.count(" ").to_numpy() + 1)[order]
+        boxes = interval_counts(df["allocated_resources"].to_numpy())[order]
         first = int(np.searchsorted(starts, begin, side="left"))
         starts, boxes = starts[first:], boxes[first:]
         limit = min(max_jobs - 1, int(np.searchsorted(np.cumsum(boxes), max_boxes, side="right")))

@@ -6,7 +6,16 @@ from hypothesis import strategies as st
 from procset import ProcSet
 
 from adaptsched.errors import InputError
-from adaptsched.formats.intervals import alloc_stats, interval_text, parse_hosts, procset, runs
+from adaptsched.formats.intervals import (
+    alloc_stats,
+    interval_counts,
+    interval_text,
+    parse_hosts,
+    parse_procset,
+    procset,
+    runs,
+    well_formed,
+)
 from adaptsched.formats.jsontext import dumps, is_int, is_number, reserialized
 from adaptsched.workloads.batsim_json import load_workload
 
@@ -27,6 +36,25 @@ def test_runs_and_overlaps():
     assert runs([0, 1, 2, 3, 7, 9, 10]) == [(0, 3), (7, 7), (9, 10)]
     assert parse_hosts("4-5 1-4") == [1, 2, 3, 4, 5]  # Batsim merges overlapping intervals
     assert parse_hosts("") == []
+
+
+texts = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), min_size=1, max_size=8).map(
+    lambda pairs: " ".join(f"{a}-{a + w}" if w else str(a) for a, w in pairs)
+)
+
+
+@given(texts)
+def test_parse_procset_is_procsets_own_parser(text):
+    """evalys' Gantt charts read allocations as ProcSets: ours equal ProcSet.from_str's,
+    overlapping and unsorted intervals included, and print Batsim's canonical text."""
+    ours, theirs = parse_procset(text), ProcSet.from_str(text)
+    assert ours == theirs and str(ours) == str(theirs) and list(ours.intervals()) == list(theirs.intervals())
+
+
+def test_many_texts_at_once():
+    column = ["0-3 7", "12", "5-9 11-12 40", "", "3 -4", "1-2  5", "a"]
+    assert well_formed(column).tolist() == [True, True, True, False, False, False, False]
+    assert interval_counts(column[:4]).tolist() == [2, 1, 3, 0]
 
 
 @pytest.mark.parametrize("text", ["a", "3-1", "-1", "1-b", "2--3"])

@@ -159,7 +159,9 @@ def fold_run(raw, workload: dict, plans: Sequence[Scheduled] | None = None) -> F
             holds.append(0.0)
             continue
         got = copies[i]
-        stages, stage_hosts, held = [], [], 0.0
+        stages: list[tuple[float, int]] = []
+        stage_hosts: list[tuple[int, ...]] = []
+        held = 0.0
         start = math.nan
         t = math.nan
         for k, (d, n) in enumerate(req):

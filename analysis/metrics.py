@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -111,7 +112,7 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     wait = jobs.loc[ran, "waiting_time"].to_numpy(dtype=float)
     response = jobs.loc[ran, "turnaround_time"].to_numpy(dtype=float)
     runtime = (jobs.loc[ran, "execution_time"] / jobs.loc[ran, "scale"]).to_numpy(dtype=float)
-    out = {
+    out: dict[str, Any] = {
         "jobs": len(jobs),
         "executed": int(ran.sum()),
         "completed": int((state == SUCCESS).sum()),
@@ -161,12 +162,12 @@ def analyse(
 
     overall = _job_stats(jobs, bound_s)
     ran_raw = executed_rows(raw)
+    begin: float | None = None
+    end: float | None = None
     if len(ran_raw):
         begin = float(jobs["submission_time"].min())
         end = float(ran_raw["finish_time"].max())
-    else:
-        begin = end = None
-    makespan = end - begin if begin is not None else None
+    makespan = end - begin if begin is not None and end is not None else None
     capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
     busy = integral(load_curve(raw, "utilisation"))
     ran_jobs = jobs[jobs["starting_time"].notna()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from numbers import Real
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 _escape = json.encoder.encode_basestring  # the quoted, escaped form of a str
 
@@ -35,7 +35,7 @@ def is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def dumps(value) -> str:
+def dumps(value: object) -> str:
     """Compact JSON text of ``value`` with Batsim's float formatting."""
     if isinstance(value, str):
         return _escape(value)
@@ -84,7 +84,7 @@ def fmt_time(t: float) -> str:
     return "%f" % t
 
 
-def reserialized(value):
+def reserialized(value: Any) -> Any:
     """``value`` (decoded JSON) as Batsim holds it after writing it back to text with its
     ``%f`` writer and reading that text again: every float rounded to six decimals.
 

@@ -60,8 +60,8 @@ class Workload:
     name: str
     path: str
     nb_res: int
-    jobs: dict  # job name -> JobSpec
-    profiles: dict  # profile name -> Profile, or None once garbage-collected
+    jobs: dict[str, JobSpec]  # job name -> JobSpec
+    profiles: dict[str, Profile | None]  # profile name -> Profile, or None once garbage-collected
 
     @property
     def nb_jobs(self) -> int:
@@ -178,10 +178,10 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(raw_jobs, list):
         raise InputError(path, "the 'jobs' array is missing", field="jobs")
 
-    profiles = {
+    profiles: dict[str, Profile | None] = {
         pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
     }
-    jobs = {}
+    jobs: dict[str, JobSpec] = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:

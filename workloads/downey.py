@@ -51,7 +51,8 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
         raise AdaptschedError(f"--hosts must be >= 1, got {hosts}")
     rnd = random.Random(seed)
     rate = arrival_rate(load, hosts)
-    jobs, profiles = [], {}
+    jobs: list[dict] = []
+    profiles: dict[str, dict] = {}
     for day in range(days):
         t = day * DAY_S
         end = t + ARRIVAL_PHASE_S

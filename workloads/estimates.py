@@ -364,12 +364,14 @@ def parse_bins(texts: list[str]) -> list[tuple[str | float, float]]:
     out: list[tuple[str | float, float]] = []
     for text in texts:
         sec, sep, pct = text.partition("=")
+        seconds: str | float
         try:
             percent = float(pct)
-            seconds: str | float = "M" if sec.strip().upper() == "M" else float(sec)
+            seconds = "M" if sec.strip().upper() == "M" else float(sec)
         except ValueError:
             seconds, percent = math.nan, math.nan
-        if not sep or not (0 < percent <= 100) or (seconds != "M" and not (math.isfinite(seconds) and seconds > 0)):
+        bad_seconds = not isinstance(seconds, str) and not (math.isfinite(seconds) and seconds > 0)
+        if not sep or not (0 < percent <= 100) or bad_seconds:
             raise UsageError(f"--bin {text}: expected SEC=PCT, SEC > 0 seconds (or M) and 0 < PCT <= 100")
         out.append((seconds, percent))
     return out

@@ -41,8 +41,8 @@ from adaptsched.reproduce.qops.plan import (  # noqa: E402
 def revenue(scheduler, jobs) -> tuple[float, int]:
     out = replay(scheduler, [(Job(i, s, r, w, f), rt) for i, s, r, w, f, rt in jobs])
     done = [o for o in out.values() if o.end_s is not None and not o.rejected and not o.killed]
-    missed = sum(o.end_s > o.job.fields["deadline"] + 1e-6 for o in done)
-    return sum(job_value(o.job, o.end_s) for o in done), missed
+    missed = sum(1 for o in done if o.end_s is not None and o.end_s > o.job.fields["deadline"] + 1e-6)
+    return sum(job_value(o.job, o.end_s) for o in done if o.end_s is not None), missed
 
 
 def main(argv=None):

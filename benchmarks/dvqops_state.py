@@ -6,8 +6,8 @@ workloads of ``adaptsched reproduce qops``
 (:func:`adaptsched.reproduce.qops.plan.scenario_workload`; ``--segment``: first, last or
 START:END, default its default, the last jobs).
 Each scheduler runs in-process (:mod:`adaptsched.core.replay`): VQoPS at the static OC-factors
-0, 0.05, 0.1, 0.2, 0.4, and DVQoPS with ``what_if_start`` = ``empty`` (the reading before
-issue 15) and ``recorded``. Prints one line per run as it ends (revenue, the gap to the best
+0, 0.05, 0.1, 0.2, 0.4, and DVQoPS with ``what_if_start`` = ``empty`` (the reading
+docs/qops.md calls "empty") and ``recorded``. Prints one line per run as it ends (revenue, the gap to the best
 static factor, wall time), and a JSON line per trace at the end.
 
     .venv/bin/python benchmarks/dvqops_state.py --trace SDSC-SP2 [--jobs 10000] [--load high] [--segment last]

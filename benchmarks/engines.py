@@ -11,7 +11,7 @@ Runs, in one go and on the same converted workload and platform (338 hosts), ada
 Prints wall time and jobs/s for each run, the ratios the targets are about, and whether the
 engines' ``_jobs.csv`` agree; writes ``benchmark.md`` and ``benchmark.json`` (with the date,
 the machine and its load) to ``--out``. Exits with 1 when the in-process engine is not at
-least 3x faster than real Batsim with ``easy`` (issue 14's target), or when two engines'
+least ``TARGET`` times as fast as real Batsim with ``easy``, or when two engines'
 ``_jobs.csv`` differ.
 
     .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 1]
@@ -61,7 +61,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
-TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (issue 26)
+TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
 README = REPO / "README.md"
 BEGIN, END = "<!-- speed-table: begin (benchmarks/engines.py --readme) -->", "<!-- speed-table: end -->"
 KEYS = (

@@ -1,4 +1,4 @@
-"""Decision times of SCOJO-P and Cirne-Berman, against the traditional frame (issue 11, sec. 9).
+"""Decision times of SCOJO-P and Cirne-Berman, against the traditional frame (docs/scojo-p.md).
 
 A Lublin-Feitelson workload of SCOJO-P's W1 or W2 (128 hosts, exact estimates, every job
 moldable) runs in-process (:mod:`adaptsched.core.replay`: no simulator, no ZeroMQ, so the

@@ -28,6 +28,12 @@ def add_arguments(parser) -> None:
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per trace (default 10,000)")
     parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=3,
+        help="draws of the urgent (and, at high load, duplicated) jobs per scenario (default 3)",
+    )
+    parser.add_argument(
         "--qos-trace", action="append", choices=tuple(TRACES), help="only this trace (repeatable; default both)"
     )
     parser.add_argument(
@@ -61,6 +67,7 @@ def run(args) -> int:
         traces=traces,
         trace_files=trace_files(traces, args.trace),
         segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
+        seeds=args.seeds,
         setup=Setup.from_args(args),
     )
     return 0
@@ -97,6 +104,7 @@ def reproduce(
     traces=tuple(TRACES),
     trace_files: dict | None = None,
     segments=(DEFAULT_SEGMENT,),
+    seeds: int = 3,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
@@ -112,7 +120,7 @@ def reproduce(
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, setup = setup.prepare(out)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
+    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds)
     setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}
     for trace in traces:
@@ -132,6 +140,7 @@ def reproduce(
         wall_s=clock.wall_s,
         inputs=inputs,
         segments=segments,
+        seeds=seeds,
         command=setup.command,
     )
     setup.say(f"report: {report}")

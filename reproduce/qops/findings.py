@@ -54,6 +54,11 @@ Scenario = tuple[str, int, float, str, str]
 Table = Mapping[Scenario, Mapping[int, tuple[Sequence[float], float]]]
 
 
+def points(x: float) -> str:
+    """A difference of two relative changes, in percentage points with one decimal."""
+    return f"{100 * x:+.1f} points"
+
+
 def dvqops_gap(dvqops: float, static: Sequence[float]) -> float:
     """DVQoPS's revenue relative to the best static OC-factor's (both as improvements over
     QoPS): -0.1 means 10 % less revenue than the best static choice."""
@@ -136,7 +141,7 @@ def gains_grow_with_load(table: Table, trace: str) -> Claim | None:
         "+21..39 % -> +63..160 %",
         parts,
         'paper: sec. 4.2.2, "with load increase ... the revenue improvement increases for all OC-Factor values"',
-        fmt=lambda x: f"{100 * x:+.0f} points",
+        fmt=points,
     )
 
 
@@ -162,7 +167,7 @@ def cost_moves_best_factor(table: Table, trace: str) -> Claim | None:
         [p for p in parts if p],
         'paper: sec. 4.2.2, "as the relative cost of the urgent jobs decreases ... smaller OC-Factor values '
         'perform better"',
-        fmt=lambda x: f"{100 * x:+.0f} points",
+        fmt=points,
     )
 
 
@@ -179,7 +184,7 @@ def urgent_share_moves_best_factor(table: Table, trace: str) -> Claim | None:
         "U=20 %: 0.05 > 0.4; U=80 %: 0.4 > 0.05",
         [p for p in parts if p],
         'paper: sec. 4.2.2, "as the number of urgent jobs decreases, smaller OC-Factor values perform better"',
-        fmt=lambda x: f"{100 * x:+.0f} points",
+        fmt=points,
     )
 
 
@@ -218,7 +223,7 @@ def ctc_gains_less(table: Table, sdsc: str, ctc: str) -> Claim | None:
         "lesser (Figures 5, 6)",
         parts,
         'paper: sec. 5.2, "the improvements are lesser compared to the corresponding SDSC workload"',
-        fmt=lambda x: f"{100 * x:+.0f} points",
+        fmt=points,
     )
 
 

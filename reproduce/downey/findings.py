@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from adaptsched.reproduce.common import INDEPENDENT, Claim, Part, beyond, decide, pct, per_seed, ratio_minus_one
+from adaptsched.reproduce.common import INDEPENDENT, Claim, Part, beyond, decide, pct1, per_seed, ratio_minus_one
 
 #: Table 1 of the paper (greedy, rho = 0.75, 120 days): load, utilization, turnaround (s),
 #: queue (s), cluster size, its CV, p90 slowdown.
@@ -47,8 +47,8 @@ def _claim(text, paper, parts: Iterable[Part | None], source) -> Claim | None:
     known = [p for p in parts if p is not None]
     if not known:
         return None
-    verdict, ours, details = decide(known, pct)
-    return Claim(text, paper, ours, "direction", source, INDEPENDENT, verdict, fmt=pct, details=details)
+    verdict, ours, details = decide(known, pct1)
+    return Claim(text, paper, ours, "direction", source, INDEPENDENT, verdict, fmt=pct1, details=details)
 
 
 def greedy_beats_stubborn(fig11: Mapping[tuple, Runs], strategies: Iterable[str], loads) -> Claim | None:

@@ -460,3 +460,18 @@ def test_qops_table1_distance_in_percentage_points():
     assert qops.table1_distance(both, paper) == pytest.approx(5.0)  # 0, 0, 20, 0; (2, ...) not in the paper
     assert math.isnan(qops.table1_distance({}, paper))
     assert qops.table1_distance({k: [v / 100 for v in vs] for k, vs in qops.PAPER_TABLE1.items()}) == pytest.approx(0)
+
+
+def test_readme_quotes_each_committed_reports_headline():
+    """README's line per paper says "x of y independent claims hold" as its committed report does
+    (issue 24: the headline comes from the report, not from memory)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    for paper in ("perkovic-keleher", "downey", "qops", "klein-perez"):
+        report = (root / "docs" / "results" / paper / "report.md").read_text()
+        found = re.search(r"(\d+) of (\d+) independent claims hold", report)
+        assert found, f"docs/results/{paper}/report.md has no headline"
+        assert f"**{found.group(0)}**" in readme, (paper, found.group(0))

@@ -1,7 +1,7 @@
 """A sweep under chaos: workers killed and replaced while it runs, one run that kills its worker.
 
     .venv/bin/python benchmarks/chaos.py [--runs 60] [--workers 3] [--kills 5] [--period 5]
-                                         [--jobs 150] [--seed N] [--out DIR]
+                                         [--jobs N] [--seed N] [--out DIR]
 
 The grid: ``--runs - 1`` runs of the ``backfill`` family (random order, one seed each) on the
 first ``--jobs`` jobs of the committed CTC-SP2 excerpt (32 hosts), and one run of
@@ -14,6 +14,11 @@ running it. It runs twice:
    every ``--period`` seconds a random worker (its nanny and process, all of it) is killed
    with SIGKILL and a new one started, ``--kills`` times;
 2. **clean**, through ``adaptsched sweep --workers N`` (a LocalCluster).
+
+The sweep must last long enough for every kill to fall in it: by default the number of jobs
+per run is calibrated first (:func:`calibrate_jobs`: one run timed here, as loaded as the
+machine is), for runs of about :data:`TARGET_RUN_S` seconds each, about 40 s of sweep on 3
+workers, on an idle 2-core machine as on a loaded one.
 
 Expected: every run but the killer done, each ``_jobs.csv`` byte-identical to the clean
 sweep's, and exactly the killer failed, with its log. :func:`chaos` returns what happened
@@ -39,6 +44,8 @@ BIN = Path(sys.executable).parent
 EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 KILLER = REPO / "tests" / "plugins" / "killerSched.py"
 #: docs/sweeps.md's scheduler settings (as adaptsched's own clusters have them)
+#: a run's wall time, alone in this process, that calibrated runs take (about 2 s each in the sweep)
+TARGET_RUN_S = 1.2
 SCHEDULER_ENV = {
     "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",
     "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
@@ -65,6 +72,26 @@ trace = "{EXCERPT}"
 label = "ctc"
 first = {jobs}
 """
+
+
+def calibrate_jobs(folder: Path, target_s: float = TARGET_RUN_S) -> int:
+    """The number of jobs for which one run of the grid takes about ``target_s`` here and now
+    (a 400-job run timed after a warm-up run), between 300 and 4,000."""
+    from adaptsched.engines.run import run
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    folder.mkdir(parents=True, exist_ok=True)
+    platform = write_cluster(32, folder / "cluster32.xml")
+    wall = 0.0
+    for jobs in (50, 400):
+        workload = write_workload(convert_swf(EXCERPT, hosts=32, first=jobs)[0], folder / f"w{jobs}.json")
+        spec = RunSpec.make("backfill", workload, platform, folder / f"r{jobs}", options={"order": "R", "seed": 1})
+        begin = time.perf_counter()
+        run(spec, say=lambda *a: None)
+        wall = time.perf_counter() - begin
+    return max(300, min(4000, round(400 * target_s / wall)))
 
 
 def _start(command: list[str], folder: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
@@ -220,12 +247,13 @@ def chaos(
     workers: int = 3,
     kills: int = 5,
     period_s: float = 5.0,
-    jobs: int = 150,
+    jobs: int | None = None,
     seed: int | None = None,
     watch: Any = None,
 ) -> dict[str, Any]:
     """Both sweeps (module doc), in ``folder``; what happened."""
     folder.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or calibrate_jobs(folder / "calibration")
     spec = folder / "chaos.toml"
     spec.write_text(spec_text(runs, jobs))
     seed = seed if seed is not None else random.randrange(1 << 30)
@@ -244,6 +272,7 @@ def chaos(
     return {
         "seed": seed,
         "runs": runs,
+        "jobs": jobs,
         "workers": workers,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
@@ -259,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--kills", type=int, default=5)
     parser.add_argument("--period", type=float, default=5.0, help="seconds between kills (default 5)")
-    parser.add_argument("--jobs", type=int, default=150, help="jobs of the excerpt per run (default 150)")
+    parser.add_argument("--jobs", type=int, help="jobs of the excerpt per run (default: calibrated)")
     parser.add_argument("--seed", type=int, help="which workers are killed (default: random)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "chaos"))
     args = parser.parse_args(argv)
@@ -285,7 +314,10 @@ def main(argv: list[str] | None = None) -> None:
         f"{report['compare']['differ']}; not done: {failed}"
     )
     print("\n".join(summary))
-    print(f"load average {report['load_before']:.1f} before, {report['load_after']:.1f} after; seed {report['seed']}")
+    print(
+        f"{report['jobs']} jobs per run; load average {report['load_before']:.1f} before, "
+        f"{report['load_after']:.1f} after; seed {report['seed']}"
+    )
     (folder / "report.json").write_text(json.dumps(report, indent=1))
 
 

@@ -267,7 +267,10 @@ class Cluster:
 
         where = self.where
         if where.jobqueue is not None:
-            self.cluster = where.jobqueue.start()
+            import dask
+
+            with dask.config.set(SCHEDULER_CONFIG):  # its scheduler runs here
+                self.cluster = where.jobqueue.start()
             jobs = where.jobqueue.jobs
             self.cluster.scale(jobs=jobs)
             self.client = Client(self.cluster, set_as_default=False)

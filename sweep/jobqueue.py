@@ -26,7 +26,7 @@ from adaptsched.errors import UsageError
 
 #: ``--cluster`` values and their dask-jobqueue classes (``local``: dask-jobqueue's own test
 #: cluster, jobs as local processes; for tests, not offered on the command line).
-SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "local": "LocalCluster"}
+SYSTEMS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "local": "local.LocalCluster"}
 COMMAND_LINE_SYSTEMS = ("slurm", "pbs", "sge")
 #: Where the scheduler's and the workers' HTTP servers listen.
 HTTP_ADDRESS = "127.0.0.1:0"
@@ -94,12 +94,16 @@ class JobQueue:
     def cluster_class(self) -> Any:
         try:
             import dask_jobqueue
+            import dask_jobqueue.local
         except ImportError:
             raise UsageError(
                 f"--cluster {self.system} needs dask-jobqueue: pip install 'adaptsched[cluster]' "
                 "(or ./setup.sh, then .venv/bin/pip install dask-jobqueue)"
             ) from None
-        return getattr(dask_jobqueue, SYSTEMS[self.system])
+        found: Any = dask_jobqueue
+        for name in SYSTEMS[self.system].split("."):
+            found = getattr(found, name)
+        return found
 
     def start(self) -> Any:
         """The cluster, its scheduler started here (nothing submitted yet)."""
@@ -107,7 +111,7 @@ class JobQueue:
         keywords = self.keywords()
         scheduler_options = {"dashboard_address": HTTP_ADDRESS, **(keywords.pop("scheduler_options", None) or {})}
         try:
-            return self.cluster_class()(scheduler_options=scheduler_options, **keywords)
+            return self.cluster_class()(scheduler_options=scheduler_options, silence_logs="critical", **keywords)
         except (TypeError, ValueError) as error:
             raise UsageError(f"--cluster {self.system}: {_first_line(error)}") from None
 

@@ -26,8 +26,8 @@ def tree(root: int) -> list[psutil.Process]:
         return []
 
 
-def listening(roots: list[int] | None = None) -> set[Listening]:
-    """Listening TCP sockets (IPv4 and IPv6) of the trees under ``roots`` (default: this process)."""
+def processes(roots: list[int] | None = None) -> dict[int, str]:
+    """{pid: the start of its command line} of the trees under ``roots`` (default: this process)."""
     pids: dict[int, str] = {}
     for root in roots or [os.getpid()]:
         for process in tree(root):
@@ -35,6 +35,12 @@ def listening(roots: list[int] | None = None) -> set[Listening]:
                 pids[process.pid] = " ".join(process.cmdline()[:4])[:120]
             except psutil.Error:
                 pass
+    return pids
+
+
+def listening(roots: list[int] | None = None, pids: dict[int, str] | None = None) -> set[Listening]:
+    """Listening TCP sockets (IPv4 and IPv6) of the trees under ``roots`` (default: this process)."""
+    pids = processes(roots) if pids is None else pids
     out = set()
     for conn in psutil.net_connections(kind="tcp"):
         if conn.status == psutil.CONN_LISTEN and conn.pid in pids and conn.laddr:
@@ -61,12 +67,14 @@ def exposed(sockets: set[Listening]) -> set[Listening]:
 
 class Watch:
     """``with Watch(roots) as watch:`` samples :func:`listening` every ``period_s`` in a thread;
-    ``watch.seen`` holds every socket seen, ``watch.looks`` how many looks were taken."""
+    ``watch.seen`` holds every socket seen, ``watch.commands`` every process of the trees (the
+    start of its command line), ``watch.looks`` how many looks were taken."""
 
     def __init__(self, roots: list[int] | None = None, period_s: float = 0.05):
         self.roots = roots
         self.period_s = period_s
         self.seen: set[Listening] = set()
+        self.commands: set[str] = set()
         self.looks = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -74,7 +82,9 @@ class Watch:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                self.seen |= listening(self.roots)
+                pids = processes(self.roots)
+                self.commands |= set(pids.values())
+                self.seen |= listening(pids=pids)
                 self.looks += 1
             except psutil.Error:
                 pass

@@ -123,6 +123,13 @@ def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = Tr
     parser.add_argument(
         "--dry-run", action="store_true", help="--cluster: print the job script that would be submitted, run nothing"
     )
+    parser.add_argument(
+        "--first-worker-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long to wait for a first worker (and a scheduler file) before giving up "
+        "(default: 120; with --cluster 1800, the batch queue's wait)",
+    )
 
 
 def cluster_choice(args: argparse.Namespace) -> Any:
@@ -139,7 +146,8 @@ def cluster_choice(args: argparse.Namespace) -> Any:
         for flag, value in given.items():
             if value:
                 raise UsageError(f"{flag} goes with --cluster slurm|pbs|sge")
-    return Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue).check()
+    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout)
+    return where.check()
 
 
 def show_job_script(where: Any) -> None:

@@ -40,6 +40,7 @@ COMMON = (
     "cluster_jobs",
     "cluster_option",
     "dry_run",
+    "first_worker_timeout",
 )
 
 
@@ -90,6 +91,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler_address=where.scheduler_address,
         scheduler_file=where.scheduler_file,
         jobqueue=where.jobqueue,
+        first_worker_timeout_s=where.timeout_s,
         report_dir=args.report_dir,
         command=args.command_line,
         say=say,

@@ -43,6 +43,7 @@ class Setup:
     scheduler_address: str | None = None
     scheduler_file: str | None = None
     jobqueue: JobQueue | None = None
+    first_worker_timeout_s: float | None = None
     report_dir: str | Path | None = None
     command: str = ""
     say: Callable[..., None] = print
@@ -82,6 +83,7 @@ class Setup:
             scheduler_address=self.scheduler_address,
             scheduler_file=self.scheduler_file,
             jobqueue=self.jobqueue,
+            first_worker_timeout_s=self.first_worker_timeout_s,
             workers=self.workers,
             say=self.say,
         )

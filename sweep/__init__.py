@@ -54,6 +54,7 @@ def run_sweep(
             scheduler_address=where.scheduler_address,
             scheduler_file=where.scheduler_file,
             jobqueue=where.jobqueue,
+            first_worker_timeout_s=where.timeout_s,
             workers=where.workers,
             shared_fs=shared_fs,
             progress=progress,

@@ -22,7 +22,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -40,7 +40,10 @@ Say = Callable[..., None]
 SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 1, "distributed.scheduler.worker-saturation": 1.0}
 SCHEMES = ("tcp", "tls")
 CONNECT_TIMEOUT_S = 30
+#: How long a sweep waits for a first worker (and for a scheduler file), by default: a running
+#: cluster's workers are there or about to be; batch jobs may wait in the queue.
 FIRST_WORKER_TIMEOUT_S = 120.0
+FIRST_JOB_TIMEOUT_S = 1800.0
 
 
 def _exit_quietly(signum: int, frame: Any) -> None:  # pragma: no cover - runs in worker processes
@@ -139,6 +142,13 @@ class Where:
     scheduler_address: str | None = None
     scheduler_file: str | None = None
     jobqueue: JobQueue | None = None
+    timeout_s: float | None = None  # for a first worker; default FIRST_WORKER_TIMEOUT_S or FIRST_JOB_TIMEOUT_S
+
+    @property
+    def wait_s(self) -> float:
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return FIRST_JOB_TIMEOUT_S if self.jobqueue is not None else FIRST_WORKER_TIMEOUT_S
 
     def check(self) -> Where:
         """Contradictions, bad addresses and bad cluster options, before anything starts; the
@@ -159,8 +169,10 @@ class Where:
             raise UsageError(f"--workers must be at least 1, got {self.workers}")
         if self.jobqueue is not None:
             self.jobqueue.check()
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise UsageError(f"--first-worker-timeout must be a number of seconds > 0, got {self.timeout_s}")
         if self.scheduler_address is not None:
-            return Where(scheduler_address=check_address(self.scheduler_address))
+            return replace(self, scheduler_address=check_address(self.scheduler_address))
         return self
 
     @property
@@ -213,12 +225,13 @@ def connect(address: str, shown: str) -> Any:
 def wait_for_first_worker(client: Any, shown: str, timeout_s: float, say: Say) -> None:
     if _threads(client):
         return
-    say(f"waiting for a first worker ({shown}; at most {timeout_s:.0f} s)")
+    hint = "; 'squeue' or 'qstat' shows the jobs" if shown.startswith("--cluster") else ""
+    say(f"waiting for a first worker ({shown}; at most {timeout_s:.0f} s{hint})")
     try:
         client.wait_for_workers(1, timeout=timeout_s)
     except TimeoutError:
         raise AdaptschedError(
-            f"{shown}: no worker joined within {timeout_s:.0f} s; "
+            f"{shown}: no worker joined within {timeout_s:.0f} s (--first-worker-timeout); "
             + (
                 "check the jobs in the batch queue (squeue, qstat) and their output files"
                 if shown.startswith("--cluster")
@@ -237,13 +250,12 @@ class Cluster:
         client: Any = None,
         *,
         where: Where | None = None,
-        first_worker_timeout_s: float = FIRST_WORKER_TIMEOUT_S,
         say: Say = print,
     ):
         self.client = client
         self.own = client is None
         self.where = (where or Where()).check()
-        self.first_worker_timeout_s = first_worker_timeout_s
+        self.first_worker_timeout_s = self.where.wait_s
         self.say = say
         self.cluster: Any = None
         self.local = False

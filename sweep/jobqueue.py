@@ -93,8 +93,7 @@ class JobQueue:
 
     def cluster_class(self) -> Any:
         try:
-            import dask_jobqueue
-            import dask_jobqueue.local
+            dask_jobqueue = import_jobqueue()
         except ImportError:
             raise UsageError(
                 f"--cluster {self.system} needs dask-jobqueue: pip install 'adaptsched[cluster]' "
@@ -114,6 +113,23 @@ class JobQueue:
             return self.cluster_class()(scheduler_options=scheduler_options, silence_logs="critical", **keywords)
         except (TypeError, ValueError) as error:
             raise UsageError(f"--cluster {self.system}: {_first_line(error)}") from None
+
+
+def import_jobqueue() -> Any:
+    """dask_jobqueue, and Ctrl-C as it was: importing ``dask_jobqueue.runner`` replaces the
+    SIGINT handler with ``sys.exit()`` (exit status 0, no KeyboardInterrupt), which would
+    make an interrupted sweep look like a finished one."""
+    import signal
+    import threading
+
+    import dask_jobqueue
+    import dask_jobqueue.local
+
+    handler = signal.getsignal(signal.SIGINT)
+    if getattr(handler, "__module__", "").startswith("dask_jobqueue"):
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    return dask_jobqueue
 
 
 def job_script(spec: JobQueue) -> str:

@@ -78,6 +78,7 @@ def run_grid(
     scheduler_address: str | None = None,
     scheduler_file: str | None = None,
     jobqueue: JobQueue | None = None,
+    first_worker_timeout_s: float | None = None,
     workers: int | None = None,
     shared_fs: bool = False,
     pin_cpus: bool = False,
@@ -90,12 +91,12 @@ def run_grid(
     Each run's outputs go to ``FOLDER/NAME_*``. ``analyse(prefix, options, workload) -> dict``:
     each run's analysis, on its worker; its dict is the run's result, with the run's own
     fields added. Where: ``workers`` (a LocalCluster, the default), ``scheduler_address``,
-    ``scheduler_file``, ``jobqueue``, or ``client`` (an already connected
-    ``distributed.Client``). ``pin_cpus``: LocalCluster only, bind worker i (engine and
-    scheduler) to CPU i.
+    ``scheduler_file``, ``jobqueue`` (waiting ``first_worker_timeout_s`` at most for a first
+    worker), or ``client`` (an already connected ``distributed.Client``). ``pin_cpus``:
+    LocalCluster only, bind worker i (engine and scheduler) to CPU i.
     """
     folder = Path(folder).resolve()
-    where = Where(workers, scheduler_address, scheduler_file, jobqueue)
+    where = Where(workers, scheduler_address, scheduler_file, jobqueue, first_worker_timeout_s)
     check_grid(runs)
     where = where.check() if client is None else where
     folder.mkdir(parents=True, exist_ok=True)

@@ -260,3 +260,52 @@ def test_resume_needs_outputs_and_key_and_recomputes_metrics_on_workers(tmp_path
         assert "makespan_s" in redone["metrics"] and redone["analysis_s"] >= 0
         assert path.stat().st_mtime_ns != stamps[path]
     assert (out / "runs" / f"{names[0]}_jobs.csv").is_file()
+
+
+INTERRUPTED = """
+from adaptsched.sweep import JobQueue, Where, run_sweep
+
+if __name__ == "__main__":
+    queue = JobQueue("local", 2, {"interface": "lo", "cores": 1, "memory": "1GB"})
+    run_sweep(SPEC, OUT, where=Where(jobqueue=queue), progress=False)
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_closes_the_jobqueue_cluster(tmp_path):
+    """Ctrl-C in a ``--cluster`` sweep: the jobs are cancelled (here, dask-jobqueue's local
+    jobs killed), no worker left behind; the runs finished before are kept."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import time
+
+    (tmp_path / "spec.toml").write_text(SPEC.replace("first = 60", "first = 1500"))
+    script = INTERRUPTED.replace("SPEC", repr(str(tmp_path / "spec.toml"))).replace("OUT", repr(str(tmp_path / "out")))
+    (tmp_path / "interrupted.py").write_text(script)
+    log = open(tmp_path / "log.txt", "w")
+    sweep = subprocess.Popen([sys.executable, "interrupted.py"], cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        address = None
+        for _ in range(3000):  # hang guard only
+            said = (tmp_path / "log.txt").read_text()
+            found = re.search(r"scheduler at (tcp://127\.0\.0\.1:\d+)", said)
+            if found and list((tmp_path / "out" / "runs").glob("*_result.json")):
+                address = found.group(1)
+                break
+            assert sweep.poll() is None, said
+            time.sleep(0.1)
+        assert address, (tmp_path / "log.txt").read_text()
+        workers = [p for p in psutil.process_iter(["cmdline"]) if address in " ".join(p.info["cmdline"] or [])]
+        assert workers  # the jobs' workers, connected to this sweep's scheduler
+        os.kill(sweep.pid, signal.SIGINT)
+        assert sweep.wait(timeout=120) != 0  # interrupted: not a success
+        _, alive = psutil.wait_procs(workers, timeout=30)
+        assert not alive, [p.info["cmdline"] for p in alive]
+    finally:
+        if sweep.poll() is None:
+            sweep.kill()
+    said = (tmp_path / "log.txt").read_text()
+    assert "interrupted:" in said and "runs done" in said, said
+    assert (tmp_path / "out" / "runs.csv").is_file()

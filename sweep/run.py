@@ -357,8 +357,8 @@ class Submissions:
             last = getattr(getattr(error, "last_worker", None), "address", None)
             if len(self.lost.deaths(pending.run.name, last)) >= 2:
                 self.failed_killer(pending, last)
-            else:  # queued on lost workers, not the cause of their loss
-                self.resubmit(pending, "failed by Dask for workers lost while it waited on them")
+            else:  # queued on lost workers, not the cause of their loss (counted when they were lost)
+                self.resubmit(pending, "failed by Dask for workers lost while it waited on them", counted=True)
         elif isinstance(error, RunFailed):
             if error.outputs:
                 unpack(error.outputs, self.folder, pending.run.name)
@@ -388,12 +388,14 @@ class Submissions:
         assert self.bar is not None
         self.bar.update(run.name)
 
-    def resubmit(self, pending: Pending, why: str) -> None:
+    def resubmit(self, pending: Pending, why: str, counted: bool = False) -> None:
+        """Submits a run lost by the cluster again (``counted``: already counted as resubmitted,
+        when its worker was lost)."""
         pending.resubmitted += 1
         if pending.resubmitted > MAX_RESUBMISSIONS:
             self.failed(pending, f"lost by the cluster {MAX_RESUBMISSIONS + 1} times (last: {why})")
             return
-        self.grid.resubmitted += 1
+        self.grid.resubmitted += 0 if counted else 1
         self.submit(pending)
         assert self.bar is not None
         self.bar.note(f"  {pending.run.name}: {why}; submitted again")

@@ -11,6 +11,7 @@ from the OS's socket table.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from chaos import chaos  # noqa: E402
 def test_sweep_survives_workers_killed_all_along_and_a_run_that_kills_its_worker(tmp_path):
     with Watch(period_s=0.2) as watch:
         report = chaos(tmp_path, runs=60, workers=3, kills=5, period_s=5.0)
+    (tmp_path / "report.json").write_text(json.dumps(report, indent=1))  # kept by pytest, for a look afterwards
     under, clean, compare = report["under_chaos"], report["clean"], report["compare"]
     log = under["log"]
     assert len(under["killed"]) == 5, ("the sweep ended before 5 workers were killed", under["killed"], log)

@@ -45,7 +45,7 @@ EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.
 KILLER = REPO / "tests" / "plugins" / "killerSched.py"
 #: docs/sweeps.md's scheduler settings (as adaptsched's own clusters have them)
 #: a run's wall time, alone in this process, that calibrated runs take (about 2 s each in the sweep)
-TARGET_RUN_S = 1.3
+TARGET_RUN_S = 1.0
 SCHEDULER_ENV = {
     "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",
     "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",

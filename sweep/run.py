@@ -23,11 +23,12 @@ Every run of a sweep and of every reproduction goes through here:
 * **Failures.** A run that raises is run once more by Dask (``retries=1``), then reported
   with the last lines of its logs; the others go on. A worker that dies costs only the run
   it was running, which Dask gives to another worker, and the sweep says so ("worker
-  tcp://... lost; 1 run resubmitted"). A run that was running on two workers that died
-  (it kills them) is failed by Dask (``KilledWorker``, ``allowed-failures`` 1 on the
-  clusters started here) and reported with the logs it left on its last worker's host; a
-  run failed by Dask although it did not run on two lost workers (it was only queued on
-  them, or its inputs were lost) is submitted again, as a run cancelled by the cluster is.
+  tcp://... lost; 1 run resubmitted"). A run failed by Dask for lost workers
+  (``KilledWorker``; ``allowed-failures`` 1 on the clusters started here) is failed if it
+  killed two of them, that is if two of the workers it was running on died alone, their
+  nannies starting new ones (:mod:`.blame`), and reported with the logs it left on its last
+  worker's host; otherwise (workers lost with their nannies: nodes, batch jobs, workers
+  killed from outside) it is submitted again, as a run cancelled by the cluster is.
 * **Progress.** A bar over runs with an ETA on a terminal (a line per tenth of the runs
   otherwise), and a final line: done, failed, skipped, the workers (least and most, as
   sampled), lost and joined workers, resubmitted runs, and the efficiency ``sum of run
@@ -48,17 +49,30 @@ import socket
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import UsageError
 
+from .blame import Attempt, Blame
 from .cluster import Cluster, Where
 from .grid import Analysis, GridResult, GridRun, Resumed, analysis_id, read_result, resume, run_key, write_result
 from .jobqueue import JobQueue
 from .watch import Watch
-from .worker import RunFailed, RunTask, Shipped, execute, input_data, log_tail, pack, reanalyse, salvage, unpack
+from .worker import (
+    AnnounceWorker,
+    RunFailed,
+    RunTask,
+    Shipped,
+    execute,
+    input_data,
+    log_tail,
+    pack,
+    reanalyse,
+    salvage,
+    unpack,
+)
 
 __all__ = ["Cluster", "GridResult", "GridRun", "Where", "read_result", "run_grid", "run_key"]
 
@@ -138,15 +152,6 @@ def _first_line(text: str) -> str:
 
 
 @dataclass
-class Attempt:
-    """Where a run started (from its ``started`` event): worker, host, scratch prefix."""
-
-    worker: str
-    host: str
-    scratch: str
-
-
-@dataclass
 class Pending:
     """A task in flight: its run, ``kind`` (``run`` or ``metrics``), and how often it was
     submitted again because the cluster lost it."""
@@ -155,25 +160,6 @@ class Pending:
     kind: str = "run"
     resubmitted: int = 0
     future: Any = None
-
-
-@dataclass
-class Lost:
-    """What the cluster took from the grid: workers that died, where each run started."""
-
-    workers: set[str] = field(default_factory=set)
-    attempts: dict[str, list[Attempt]] = field(default_factory=dict)
-    failures_seen: dict[str, int] = field(default_factory=dict)
-    killers: set[str] = field(default_factory=set)
-
-    def last_worker(self, name: str) -> str | None:
-        attempts = self.attempts.get(name)
-        return attempts[-1].worker if attempts else None
-
-    def deaths(self, name: str, also: str | None = None) -> list[str]:
-        """The lost workers (and ``also``) on which run ``name`` was running, each once."""
-        lost = self.workers | ({also} if also else set())
-        return list(dict.fromkeys(a.worker for a in self.attempts.get(name, []) if a.worker in lost))
 
 
 class Submissions:
@@ -209,7 +195,10 @@ class Submissions:
         self.pending: dict[str, Pending] = {}  # future key -> what it is
         self.finished: queue.Queue[Any] = queue.Queue()
         self.reanalyse = list(resumed.reanalyse)
-        self.lost = Lost()
+        self.blame = Blame()
+        self.failures_seen: dict[str, int] = {}
+        self.waiting: list[tuple[Pending, str | None]] = []  # failed by Dask, verdict pending
+        self.suspects: set[str] = set()  # runs that were running on a lost worker
         self.watch = Watch(self.client)
         self.bar: _Progress | None = None
 
@@ -219,17 +208,22 @@ class Submissions:
         begin = time.perf_counter()
         try:
             self.watch.start()
+            self.client.register_plugin(AnnounceWorker())
             self.bar = _Progress(len(self.resumed.todo) + len(self.reanalyse), progress, say)
             for run in self.resumed.todo:
                 self.submit(Pending(run))
             self.top_up()
-            while self.pending:
+            while self.pending or self.waiting:
                 self.step()
         except KeyboardInterrupt:
             self.grid.interrupted = True
             raise
         finally:
             self.watch.close()
+            try:
+                self.client.unregister_worker_plugin(AnnounceWorker.name)
+            except Exception:  # the cluster is gone
+                pass
             self.grid.wall_s = time.perf_counter() - begin
             self._cluster_figures()
             if self.bar is not None:
@@ -247,6 +241,7 @@ class Submissions:
         self.events()
         if future is not None:
             self.collect(future)
+        self.judge()
         self.top_up()
         self.watch.sample()
 
@@ -339,7 +334,7 @@ class Submissions:
             else:
                 (self.done if pending.kind == "run" else self.reanalysed)(pending.run, answer)
         if status == "cancelled":
-            if pending.run.name in self.lost.killers:
+            if pending.run.name in self.blame.killers:
                 self.failed_killer(pending, None)
             else:
                 self.resubmit(pending, "cancelled by the cluster (its inputs or its worker lost)")
@@ -353,18 +348,37 @@ class Submissions:
     def errored(self, pending: Pending, error: BaseException) -> None:
         from distributed.scheduler import KilledWorker
 
-        if isinstance(error, KilledWorker):
-            last = getattr(getattr(error, "last_worker", None), "address", None)
-            if len(self.lost.deaths(pending.run.name, last)) >= 2:
-                self.failed_killer(pending, last)
-            else:  # queued on lost workers, not the cause of their loss (counted when they were lost)
-                self.resubmit(pending, "failed by Dask for workers lost while it waited on them", counted=True)
+        if isinstance(error, KilledWorker):  # judged once the lost workers' nannies are heard from
+            self.waiting.append((pending, getattr(getattr(error, "last_worker", None), "address", None)))
         elif isinstance(error, RunFailed):
             if error.outputs:
                 unpack(error.outputs, self.folder, pending.run.name)
             self.failed(pending, error.message)
         else:
             self.failed(pending, f"{type(error).__name__}: {error}")
+
+    def judge(self) -> None:
+        """Runs failed by Dask for lost workers: failed if they killed two (:mod:`.blame`),
+        submitted again otherwise; runs still running that killed two workers are stopped (on
+        a scheduler that allows more failures than ours)."""
+        waiting, self.waiting = self.waiting, []
+        for pending, last in waiting:
+            verdict = self.blame.verdict(pending.run.name, last)
+            if verdict == "wait":
+                self.waiting.append((pending, last))
+            elif verdict == "killer":
+                self.failed_killer(pending, last)
+            else:  # lost with workers it did not kill (counted as resubmitted when they were lost)
+                counted = len(self.blame.deaths(pending.run.name, last)) < 2
+                self.resubmit(pending, "failed by Dask for lost workers it did not kill", counted=counted)
+        for name in list(self.suspects):
+            running = [p for p in self.pending.values() if p.run.name == name and p.kind == "run"]
+            verdict = self.blame.verdict(name)
+            if verdict != "wait":
+                self.suspects.discard(name)
+            if verdict == "killer" and running:
+                self.blame.killers.add(name)
+                self.client.cancel(running[0].future)
 
     def done(self, run: GridRun, answer: dict[str, Any]) -> None:
         if answer.get("outputs"):
@@ -412,9 +426,9 @@ class Submissions:
         """A run that was running on two workers when they died: reported with the logs it
         left on its last worker's host."""
         name = pending.run.name
-        deaths = self.lost.deaths(name, last)
+        deaths = self.blame.deaths(name, last)
         message = f"killed its worker twice ({', '.join(deaths)}): failed, the other runs unaffected"
-        attempts = self.lost.attempts.get(name, [])
+        attempts = self.blame.attempts.get(name, [])
         if attempts:
             message += "\n" + self.salvaged_log(name, attempts[-1])
         self.failed(pending, message)
@@ -447,10 +461,12 @@ class Submissions:
     def run_event(self, message: dict[str, Any]) -> None:
         name = message.get("name", "")
         if message.get("event") == "started":
-            attempt = Attempt(message.get("worker", ""), message.get("host", ""), message.get("scratch", ""))
-            self.lost.attempts.setdefault(name, []).append(attempt)
+            where = (message.get("worker", ""), message.get("host", ""), message.get("scratch", ""))
+            self.blame.started(name, Attempt(*where))
+        elif message.get("event") == "worker":
+            self.blame.worker_seen(message.get("worker", ""), message.get("nanny"))
         elif message.get("event") == "failed":
-            seen = self.lost.failures_seen[name] = self.lost.failures_seen.get(name, 0) + 1
+            seen = self.failures_seen[name] = self.failures_seen.get(name, 0) + 1
             if seen == 1 and self.bar is not None:
                 self.bar.note(
                     f"  {name}: failed on {message.get('worker')} ({_first_line(message.get('error', ''))}), "
@@ -458,30 +474,25 @@ class Submissions:
                 )
 
     def worker_lost(self, message: dict[str, Any]) -> None:
-        """A worker left: said, with the runs it held; a run that was running on two lost
-        workers is stopped here (on a scheduler that allows more failures than ours)."""
+        """A worker left without being asked to: said, with the runs it held (Dask gives them
+        to other workers, or fails a run that was on too many lost workers: :meth:`judge`)."""
         address = message.get("worker", "?")
         if message.get("expected"):
             return
-        self.lost.workers.add(address)
+        self.blame.worker_lost(address)
         self.grid.lost_workers += 1
         ours = [self.pending[k] for k in message.get("processing-tasks", ()) if k in self.pending]
-        again, notes = 0, []
+        again, running = 0, []
         for pending in ours:
             name = pending.run.name
-            running = self.lost.last_worker(name) == address
-            if running and len(self.lost.deaths(name)) >= 2:
-                self.lost.killers.add(name)
-                self.client.cancel(pending.future)  # if Dask has not failed it already
-                notes.append(f"{name} was running on it, the second worker lost under it: failed")
-                continue
-            again += 1
-            if running:
-                notes.append(f"{name} was running on it")
+            if self.blame.last_worker(name) == address:
+                running.append(name)
+                self.suspects.add(name)
+            again += len(self.blame.deaths(name)) < 2
         self.grid.resubmitted += again
         text = f"worker {address} lost; {again} run{'s' if again != 1 else ''} resubmitted"
-        if notes:
-            text += f" ({'; '.join(notes)})"
+        if running:
+            text += f" ({', '.join(running)} was running on it)"
         assert self.bar is not None
         self.bar.note(text)
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from distributed.diagnostics.plugin import WorkerPlugin
+
 from adaptsched import __version__
 from adaptsched.engines.spec import RunSpec
 
@@ -61,7 +63,8 @@ class RunTask:
 
 
 #: The topic of the runs' events (``client.subscribe_topic``): ``{"event": "started", "name",
-#: "worker", "host", "scratch"}`` and ``{"event": "failed", "name", "worker", "error"}``.
+#: "worker", "host", "scratch"}``, ``{"event": "failed", "name", "worker", "error"}``, and the
+#: workers' ``{"event": "worker", "worker", "nanny"}`` (:class:`AnnounceWorker`).
 EVENTS = "adaptsched-run"
 
 _INPUTS: dict[str, str] = {}  # sha256 -> local path, per worker process
@@ -77,6 +80,17 @@ class RunFailed(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class AnnounceWorker(WorkerPlugin):
+    """A worker plugin: each worker, when it starts, says which nanny started it (an event of
+    :data:`EVENTS`), so that the client can tell a worker that died alone, restarted by its
+    nanny, from one lost with its nanny (:mod:`.blame`)."""
+
+    name = "adaptsched-announce-worker"
+
+    def setup(self, worker: Any) -> None:
+        worker.log_event(EVENTS, {"event": "worker", "worker": worker.address, "nanny": worker.nanny})
 
 
 def input_data(data: Shipped) -> Shipped:

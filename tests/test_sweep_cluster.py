@@ -309,3 +309,42 @@ def test_ctrl_c_closes_the_jobqueue_cluster(tmp_path):
     said = (tmp_path / "log.txt").read_text()
     assert "interrupted:" in said and "runs done" in said, said
     assert (tmp_path / "out" / "runs.csv").is_file()
+
+
+# ------------------------------------------------------------------------------ blame
+def test_blame_tells_a_run_that_kills_its_worker_from_one_whose_workers_were_killed():
+    """A death counts against the run that was running when the worker's nanny started a new
+    worker after it (the worker died alone); a worker lost with its nanny (a node, a batch job,
+    killed from outside) counts against no one; without a nanny, every death counts (Dask's
+    rule). Two counted deaths make a killer; until the nannies are heard from, a verdict waits."""
+    from adaptsched.sweep.blame import NANNY_WAIT_S, Attempt, Blame
+
+    blame = Blame()
+    for worker, nanny in (("w1", "n1"), ("w2", "n2"), ("w3", "n3"), ("bare", None)):
+        blame.worker_seen(worker, nanny)
+    at = Attempt
+    # the killer: its worker dies under it twice, and each nanny starts a new worker
+    blame.started("killer", at("w1", "h", "/s/1"))
+    blame.worker_lost("w1", now=0.0)
+    assert blame.verdict("killer", now=1.0) == "innocent"  # one death so far
+    blame.worker_seen("w1b", "n1")
+    blame.started("killer", at("w2", "h", "/s/2"))
+    assert blame.verdict("killer", also="w2", now=2.0) == "wait"  # Dask failed it; w2's nanny not heard from
+    blame.worker_lost("w2", now=2.0)
+    blame.worker_seen("w2b", "n2")
+    assert blame.verdict("killer", also="w2", now=3.0) == "killer"
+    assert blame.deaths("killer") == ["w1", "w2"]
+    # an innocent run on two workers killed whole (nanny and all): waits, then innocent
+    blame.started("innocent", at("w3", "h", "/s/3"))
+    blame.worker_lost("w3", now=10.0)
+    blame.started("innocent", at("w1b", "h", "/s/4"))
+    blame.worker_lost("w1b", now=12.0)
+    assert blame.verdict("innocent", now=13.0) == "wait"
+    assert blame.verdict("innocent", now=12.0 + NANNY_WAIT_S + 1) == "innocent"
+    # without a nanny, Dask's rule: each death counts
+    blame.started("bare-run", at("bare", "h", "/s/5"))
+    blame.worker_lost("bare", now=20.0)
+    blame.started("bare-run", at("w2b", "h", "/s/6"))
+    blame.worker_lost("w2b", now=21.0)
+    blame.worker_seen("w2c", "n2")
+    assert blame.verdict("bare-run", now=22.0) == "killer"

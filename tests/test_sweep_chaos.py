@@ -55,3 +55,41 @@ def test_sweep_survives_workers_killed_all_along_and_a_run_that_kills_its_worker
     # loopback only, all along: every listening socket of every process started here
     assert watch.seen and watch.looks > 20
     assert not exposed(watch.seen), exposed(watch.seen)
+
+
+@pytest.mark.slow
+def test_a_run_whose_workers_are_killed_twice_under_it_is_resubmitted_not_failed(tmp_path):
+    """The innocent's side of the killer's rule: one long run, its worker killed from outside
+    (nanny and all) twice while it runs. Dask fails it (``KilledWorker``: two workers died
+    under it), but neither died alone, so the sweep submits it again and it is done."""
+    import time
+
+    from chaos import EXCERPT, Loopback, _start, stop
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(f'platforms = [64]\n[[schedulers]]\nname = "easy"\n[[workloads]]\ntrace = "{EXCERPT}"\n')
+    cluster = Loopback(tmp_path / "cluster")
+    try:
+        cluster.start_scheduler()
+        worker = cluster.start_worker()
+        command = [str(Path(sys.executable).parent / "adaptsched"), "sweep", str(spec), "--out", str(tmp_path / "out")]
+        sweep = _start(command + ["--scheduler-file", str(cluster.scheduler_file), "--progress", "off"], tmp_path / "c")
+        cluster.processes.append(sweep)
+        for _kill in range(2):
+            scratch = tmp_path / "cluster" / f"worker{cluster.started}" / "dask"
+            for _ in range(3000):  # hang guard only: the run's scratch folder appears when it starts
+                if list(scratch.glob("**/adaptsched-runs/*/*")):
+                    break
+                assert sweep.poll() is None, (tmp_path / "c" / "log.txt").read_text()
+                time.sleep(0.1)
+            time.sleep(1.0)
+            stop(worker)  # nanny and worker: lost whole, as a node or a batch job is
+            cluster.workers.remove(worker)
+            worker = cluster.start_worker()
+        assert sweep.wait(timeout=600) == 0, (tmp_path / "c" / "log.txt").read_text()
+    finally:
+        cluster.close()
+    log = (tmp_path / "c" / "log.txt").read_text()
+    assert "1 runs: 1 done, 0 failed, 0 skipped" in log, log
+    assert "failed by Dask for lost workers it did not kill; submitted again" in log, log
+    assert re.search(r"2 workers lost, \d+ joined, 2 runs resubmitted", log), log

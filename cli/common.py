@@ -111,7 +111,11 @@ def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = Tr
     )
     flags = ("--jobs", "--cluster-jobs") if jobs_flag else ("--cluster-jobs",)
     parser.add_argument(
-        *flags, dest="cluster_jobs", type=positive_int, help="--cluster: batch jobs of workers to submit (default 1)"
+        *flags,
+        dest="cluster_jobs",
+        metavar="N",
+        type=positive_int,
+        help="--cluster: batch jobs of workers to submit (default 1)",
     )
     parser.add_argument(
         "--cluster-option",

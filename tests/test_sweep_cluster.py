@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -42,7 +43,9 @@ trace = "{EXCERPT}"
 first = 60
 """
 
-jobqueue = pytest.importorskip("dask_jobqueue", reason="dask-jobqueue (the 'cluster' and 'test' extras)")
+needs_jobqueue = pytest.mark.skipif(
+    importlib.util.find_spec("dask_jobqueue") is None, reason="dask-jobqueue (the 'cluster' and 'test' extras)"
+)
 
 
 @pytest.fixture
@@ -144,6 +147,7 @@ SCRIPTS = {
 }
 
 
+@needs_jobqueue
 @pytest.mark.parametrize("system", sorted(SCRIPTS))
 def test_job_script_of_each_batch_system(system):
     extra, directives = SCRIPTS[system]
@@ -162,6 +166,7 @@ def test_job_script_of_each_batch_system(system):
     assert "--nanny" in words
 
 
+@needs_jobqueue
 def test_dry_run_prints_the_job_script_and_opens_nothing(tmp_path, spec, capfd):
     options = ["--cluster-option", "cores=8", "--cluster-option", "interface=ib0", "--cluster-option", "queue=short"]
     with Watch() as watch:
@@ -178,6 +183,7 @@ def test_dry_run_prints_the_job_script_and_opens_nothing(tmp_path, spec, capfd):
     assert not (tmp_path / "o").exists()
 
 
+@needs_jobqueue
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -211,6 +217,7 @@ def _children() -> set[int]:
     return {p.pid for p in psutil.Process().children(recursive=True)}
 
 
+@needs_jobqueue
 @pytest.mark.slow
 def test_sweep_on_dask_jobqueue_local_cluster(tmp_path, spec):
     """dask-jobqueue's own test cluster: the same machinery as Slurm's (job scripts, scale,
@@ -271,6 +278,7 @@ if __name__ == "__main__":
 """
 
 
+@needs_jobqueue
 @pytest.mark.slow
 def test_ctrl_c_closes_the_jobqueue_cluster(tmp_path):
     """Ctrl-C in a ``--cluster`` sweep: the jobs are cancelled (here, dask-jobqueue's local

@@ -193,8 +193,10 @@ class Submissions:
         )
         self.inputs: dict[str | int, Any] = {}  # input path -> the future of its contents
         self.pending: dict[str, Pending] = {}  # future key -> what it is
+        self.running: dict[str, Pending] = {}  # run name -> its run task in flight
+        self.metrics_in_flight = 0
         self.finished: queue.Queue[Any] = queue.Queue()
-        self.reanalyse = list(resumed.reanalyse)
+        self.reanalyse = list(reversed(resumed.reanalyse))  # popped from the end: in the grid's order
         self.blame = Blame()
         self.failures_seen: dict[str, int] = {}
         self.waiting: list[tuple[Pending, str | None]] = []  # failed by Dask, verdict pending
@@ -284,16 +286,18 @@ class Submissions:
             )
         pending.future = future
         self.pending[future.key] = pending
+        if pending.kind == "run":
+            self.running[run.name] = pending
+        else:
+            self.metrics_in_flight += 1
         future.add_done_callback(self.finished.put)
 
     def top_up(self) -> None:
         """Keeps a few metrics recomputations in flight per worker thread (each carries the
         outputs of its run: not all at once)."""
         window = REANALYSIS_WINDOW * max(1, self.watch.threads)
-        in_flight = sum(1 for p in self.pending.values() if p.kind == "metrics")
-        while self.reanalyse and in_flight < window:
-            self.submit(Pending(self.reanalyse.pop(0), kind="metrics"))
-            in_flight += 1
+        while self.reanalyse and self.metrics_in_flight < window:
+            self.submit(Pending(self.reanalyse.pop(), kind="metrics"))
 
     def ship(self, path: str | int) -> Shipped | Any:
         """What a task receives for an input file: its path (shared file system) or the future
@@ -324,6 +328,10 @@ class Submissions:
         pending = self.pending.pop(future.key, None)
         if pending is None:
             return
+        if pending.kind == "run":
+            self.running.pop(pending.run.name, None)
+        else:
+            self.metrics_in_flight -= 1
         handled = time.perf_counter()
         status = future.status
         if status == "finished":
@@ -342,6 +350,10 @@ class Submissions:
             self.errored(pending, future.exception())
         elif status != "finished":  # its result lost with its worker: Dask computes it again
             self.pending[future.key] = pending
+            if pending.kind == "run":
+                self.running[pending.run.name] = pending
+            else:
+                self.metrics_in_flight += 1
             future.add_done_callback(self.finished.put)
         self.grid.client_s += time.perf_counter() - handled
 
@@ -372,13 +384,12 @@ class Submissions:
                 counted = len(self.blame.deaths(pending.run.name, last)) < 2
                 self.resubmit(pending, "failed by Dask for lost workers it did not kill", counted=counted)
         for name in list(self.suspects):
-            running = [p for p in self.pending.values() if p.run.name == name and p.kind == "run"]
             verdict = self.blame.verdict(name)
             if verdict != "wait":
                 self.suspects.discard(name)
-            if verdict == "killer" and running:
+            if verdict == "killer" and name in self.running:
                 self.blame.killers.add(name)
-                self.client.cancel(running[0].future)
+                self.client.cancel(self.running[name].future)
 
     def done(self, run: GridRun, answer: dict[str, Any]) -> None:
         if answer.get("outputs"):

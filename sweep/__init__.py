@@ -69,5 +69,5 @@ def run_sweep(
         written = write_report(out, spec.title, runs, partial, spec.metrics.collect)
         say(f"interrupted: {len(done)} of {len(runs)} runs done, in {written['table']}")
         raise
-    written = write_report(out, spec.title, runs, grid, spec.metrics.collect)
+    written = write_report(out, spec.title, runs, grid, spec.metrics.collect, say=say)
     return grid, written

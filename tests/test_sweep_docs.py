@@ -2,11 +2,14 @@
 parts stood in for (``srun`` starts one worker here, ``ib0`` is the loopback interface, the
 job id is the test's), on a 4-run spec. It removes the scheduler file, waits for the new
 one, runs the sweep through ``--scheduler-file``, stops its processes and removes the file;
-nothing it starts listens beyond loopback.
+nothing it starts listens beyond loopback. And (fast) every ``adaptsched sweep`` command in
+README, docs/sweeps.md and docs/scaling.md uses only the command's own options, and every
+``dask scheduler`` / ``dask worker`` there keeps its HTTP server on loopback.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -60,3 +63,42 @@ def test_the_docs_sbatch_script_runs_a_sweep(tmp_path):
     assert not sched.exists()
     assert any("dask worker" in command or "dask_worker" in command for command in watch.commands)
     assert watch.seen and not exposed(watch.seen), exposed(watch.seen)
+
+
+def commands(text: str, start: str) -> list[str]:
+    """The commands of ``text`` (docs' code blocks and indented lines) that begin with
+    ``start`` (after ``srun``'s own options, if any), continuation lines (a trailing
+    backslash, or the synopsis's indented ``|`` and ``[`` lines) joined."""
+    lines, found = text.splitlines(), []
+    for i, line in enumerate(lines):
+        if not re.match(r"\s*(srun( --\S+)* )?" + re.escape(start), line):  # srun's workers too
+            continue
+        command = line
+        while command.rstrip().endswith("\\") or (
+            i + 1 < len(lines) and lines[i + 1].strip()[:1] in ("|", "[") and lines[i + 1].startswith("    ")
+        ):
+            i += 1
+            command = command.rstrip().rstrip("\\") + " " + lines[i].strip()
+        found.append(command)
+    return found
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/sweeps.md", "docs/scaling.md"])
+def test_the_docs_sweep_commands_use_the_cli_s_own_options(doc):
+    """Every option in the docs' ``adaptsched sweep`` commands (and the synopses) is one the
+    command has, and every ``dask scheduler`` / ``dask worker`` keeps its HTTP server on
+    loopback (it listens on all interfaces otherwise, ``--no-dashboard`` or not)."""
+    from adaptsched.cli import build_parser
+
+    parser = build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    known = set(sub.choices["sweep"]._option_string_actions)
+    text = (REPO / doc).read_text()
+    sweeps = commands(text, "adaptsched sweep")
+    assert sweeps or doc == "docs/scaling.md"
+    for command in sweeps:
+        used = set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", command))
+        assert used <= known, (doc, command, used - known)
+    for command in commands(text, "dask scheduler") + commands(text, "dask worker"):
+        assert "--dashboard-address 127.0.0.1:0" in command and "0.0.0.0" not in command, (doc, command)
+        assert "--no-dashboard" not in command, (doc, command)

@@ -235,7 +235,8 @@ def compare(chaos_out: Path, clean_out: Path) -> dict[str, Any]:
         return {row.split(",")[0]: row.split(",")[1] for row in rows}
 
     chaos, clean = statuses(chaos_out), statuses(clean_out)
-    same, differ = [], []
+    same: list[str] = []
+    differ: list[str] = []
     for name, status in chaos.items():
         if status != "done":
             continue

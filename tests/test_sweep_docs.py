@@ -37,7 +37,9 @@ first = 60
 def batch_script() -> str:
     text = (REPO / "docs" / "sweeps.md").read_text()
     section = text[text.index("### One batch job that holds everything") :]
-    return re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    found = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert found, "docs/sweeps.md: no bash block after 'One batch job that holds everything'"
+    return found.group(1)
 
 
 @pytest.mark.slow

@@ -70,8 +70,8 @@ def pk_bsld(order: str, guarantees: bool, seed: int, jobs) -> float:
     from adaptsched.core.replay import replay
 
     out = replay(Backfill(430, order=order, guarantees=guarantees, seed=seed), jobs)
-    done = [o for o in out.values() if o.start_s is not None]
-    return sum(max(1.0, (o.end_s - o.job.submit_s) / max(o.end_s - o.start_s, 10.0)) for o in done) / len(done)
+    done = [(o.start_s, o.end_s, o.job.submit_s) for o in out.values() if o.start_s is not None and o.end_s is not None]
+    return sum(max(1.0, (end - submit) / max(end - start, 10.0)) for start, end, submit in done) / len(done)
 
 
 def test_perkovic_keleher_with_r_ignored_fails_a_claim():

@@ -145,7 +145,7 @@ def load_variance(workload: dict, window_h: float) -> float:
 
     profiles = workload["profiles"]
     span = window_h * 3600.0
-    buckets = {}
+    buckets: dict[int, list] = {}
     for j in workload["jobs"]:
         k = int(j["subtime"] // span)
         buckets[k] = buckets.get(k, 0.0) + j["res"] * float(profiles[j["profile"]]["delay"])

@@ -308,10 +308,10 @@ def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
     entries = []  # (label, source, best factor, best revenue, DVQoPS revenue, its default options?)
     for r in rows:
         if (r.cost, r.urgent, r.load, r.estimates) == (10, 0.8, "high", "exact") and not np.isnan(r.dvqops):
-            best = int(np.nanargmax(r.gains))
-            revenue = r.qops_revenue * (1 + r.gains[best]), r.qops_revenue * (1 + r.dvqops)
+            index = int(np.nanargmax(r.gains))
+            revenue = r.qops_revenue * (1 + r.gains[index]), r.qops_revenue * (1 + r.dvqops)
             where = f"{r.trace}, {segment_text(r.segment, jobs)}"
-            entries.append((where, "this run", OC_FACTORS[best], *revenue, True))
+            entries.append((where, "this run", OC_FACTORS[index], *revenue, True))
     for m in measured:
         static = {oc: m["revenue"].get(f"VQoPS {oc:g}") for oc in OC_FACTORS}
         static = {oc: v for oc, v in static.items() if v is not None}
@@ -339,14 +339,14 @@ def high_load_section(rows, measured, jobs) -> tuple[list[str], dict]:
         "|---|---|---:|---:|---:|---:|---|---|",
     ]
     gaps, failing = {}, set()  # the best static factors of the runs more than 5 % behind
-    for where, source, best, best_value, value, default in entries:
+    for where, source, best_factor, best_value, value, default in entries:
         gap = value / best_value - 1
         if default:
             gaps[f"{where} ({source})"] = gap
         if gap < -claims.DVQOPS_TOLERANCE:
-            failing.add(best)
+            failing.add(best_factor)
         lines.append(
-            f"| {where} | {'`' + source + '`' if source != 'this run' else source} | {best:g} | "
+            f"| {where} | {'`' + source + '`' if source != 'this run' else source} | {best_factor:g} | "
             f"{best_value / 1e6:,.2f} M | {value / 1e6:,.2f} M | {100 * gap:+.1f} % | within 5 % | "
             f"{'yes' if gap >= -claims.DVQOPS_TOLERANCE else '**no**'} |"
         )

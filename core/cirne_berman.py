@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from adaptsched.core.base import INF, Job
+from adaptsched.core.needs import Need
 from adaptsched.core.options import option
 from adaptsched.core.replay import replay
-from adaptsched.core.scojo import PriorityEasy, ScojoOptions, rigid_shape
+from adaptsched.core.scojo import RIGID, RIGID_HELP, PriorityEasy, ScojoOptions, moldable_need, rigid_shape
 
 
 def shadow_of_pairs(free: int, ends: list[tuple[float, int]], need: int) -> tuple[float, int]:
@@ -164,6 +165,10 @@ class CirneBermanOptions(ScojoOptions):
         "what-if simulations on host counts (fast), or full replays of the frame (the reference; same sizes)",
         choices=("counts", "replay"),
     )
+    rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
+
+    def needs(self) -> Need:
+        return moldable_need(self.rigid)
 
 
 class CirneBerman(PriorityEasy):
@@ -233,7 +238,7 @@ class CirneBerman(PriorityEasy):
     def what_if_replay(self, job: Job, n: int, now: float) -> float:
         """:meth:`what_if_starts` for one size, by replaying the frame itself (:func:`replay`)."""
         values = self.options.values()
-        del values["whatif"]
+        del values["whatif"], values["rigid"]
         sim = PriorityEasy(self.nb_hosts, **values)
         running = [
             (Job(r.exec_id, r.job.submit_s, r.res, r.end_s - r.start_s), r.start_s, r.end_s, r.hosts)

@@ -46,6 +46,7 @@ from typing import Any
 from adaptsched.core.allocation import pws_size
 from adaptsched.core.base import INF, Job, ReservingScheduler, Running
 from adaptsched.core.easy import shadow_of
+from adaptsched.core.needs import Need
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.speedup import Downey, SpeedupModel
 from adaptsched.core.speedup import ScojoP as ScojoPModel
@@ -112,6 +113,27 @@ def shape_of(job: Job, nb_hosts: int) -> Shape:
     if isinstance(estimate, (int, float)) and estimate > 0:  # ``adaptsched estimates``
         return Shape(job.res, job.res, job.res, float(estimate))
     return Shape(job.res, job.res, job.res, job.walltime_s)
+
+
+#: A workload without moldable jobs: refused, or kept (every job rigid).
+RIGID = ("refuse", "keep")
+RIGID_HELP = (
+    "a workload without moldable jobs: refuse it (mold-annotate prepares one), or keep: every job runs rigid, "
+    "on its request for its runtime"
+)
+
+
+def moldable_need(rigid: str) -> Need:
+    """What SCOJO-P and Cirne-Berman need: moldable jobs of a model the frame reads (module doc)."""
+    return Need(
+        "moldable jobs",
+        "moldable",
+        ("scojo-p", "downey"),
+        "adaptsched mold-annotate IN.json OUT.json --model scojo-p",
+        "rigid=keep",
+        "rigid jobs keep their request and their runtime",
+        required=rigid == "refuse",
+    )
 
 
 def rigid_shape(runtime_opt_s: float, n: int, runtime_s: float) -> Shape:
@@ -354,7 +376,7 @@ class ScojoPOptions(ScojoOptions):
     max_bad: int = option(2, "Fig. 1: stop after this many modifiers without a better load (ours)", low=1)
     max_iterations: int = option(20, "Fig. 1: at most this many load estimates per target", low=1)
     prediction: bool = option(True, "count the expected future arrivals (false: non-predictive SCOJO-P)")
-    stats: str = option("", "scojo-stats JSON file of arrivals per half hour ('': learnt online)")
+    stats: str = option("", "scojo-stats JSON file of arrivals per half hour ('': learnt online)", file="json")
     buckets: str = option(
         "prorated",
         "future arrivals: half-hour rates prorated over [now, now+T], or whole buckets",
@@ -368,6 +390,10 @@ class ScojoPOptions(ScojoOptions):
         "Fig. 4: s_bf = available / work (fits the candidates into the hole) or the figure's literal work / available",
         choices=("available", "literal"),
     )
+    rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
+
+    def needs(self) -> Need:
+        return moldable_need(self.rigid)
 
     def check(self) -> None:
         if self.moldable_fraction < 0 and self.moldable_fraction != -1.0:

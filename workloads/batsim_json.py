@@ -15,13 +15,16 @@ real Batsim (``--engine batsim``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
 from adaptsched.formats.jsontext import dumps
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
+#: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
+#: run (what a scheduler needs, :mod:`adaptsched.core.needs`; a run's physics).
+ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
 
 
 @dataclass
@@ -62,10 +65,17 @@ class Workload:
     nb_res: int
     jobs: dict  # job name -> JobSpec
     profiles: dict  # profile name -> Profile, or None once garbage-collected
+    annotations: dict = field(default_factory=dict)  # job name -> its ANNOTATIONS fields, if any
 
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
+
+    def described_jobs(self):
+        """Each job as ``{"id": NAME, annotation fields...}`` (what :func:`adaptsched.core.needs.check_jobs` reads)."""
+        empty: dict = {}
+        for name in self.jobs:
+            yield {"id": name, **self.annotations.get(name, empty)}
 
 
 def _is_number(value) -> bool:
@@ -190,17 +200,20 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
     }
     jobs = {}
+    annotations = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:
             raise InputError(path, f"jobs[{index}]: duplicate job id '{job.name}'", field="id")
         jobs[job.name] = job
+        if not desc.keys().isdisjoint(ANNOTATIONS):
+            annotations[job.name] = {key: desc[key] for key in ANNOTATIONS if key in desc}
     # Batsim drops the profiles no job uses from memory at load time.
     used = {job.profile for job in jobs.values()}
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None
-    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles)
+    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations)
 
 
 def metadata(workload: dict) -> dict:
@@ -254,3 +267,15 @@ def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str 
             + " to fewer hosts"
         )
     return "\n".join(parts)
+
+
+def no_host_note(workload: Workload, *, shown: int = 5) -> str | None:
+    """A note naming the jobs that ask for no host (``res`` 0), or None: Batsim accepts them,
+    every scheduler rejects them (final state REJECTED)."""
+    empty = [name for name, job in workload.jobs.items() if job.res == 0]
+    if not empty:
+        return None
+    listed = ", ".join(empty[:shown]) + (f" and {len(empty) - shown:,} more" if len(empty) > shown else "")
+    what = "1 job asks" if len(empty) == 1 else f"{len(empty):,} jobs ask"
+    them = "it" if len(empty) == 1 else "them"
+    return f"note: {what} for no host (res 0: job {listed}); the scheduler rejects {them} (final state REJECTED)"

@@ -15,11 +15,18 @@
   (at its width: the submitted walltime times the attempt's ``scale``).
 
 Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
+
+:func:`check_run` adds the run's physics against its workload
+(:mod:`adaptsched.engines.physics`: every job or copy ran its profile's or its speedup model's
+time, or was killed at its walltime or by the scheduler; a molded job's copies did its work),
+the check both engines make at the end of every run; ``adaptsched metrics --workload`` makes
+them all on any ``_jobs.csv``.
 """
 
 from __future__ import annotations
 
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -112,4 +119,23 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
     problems += [
         f"job {folded['job_id'].iat[i]} completed after running past its walltime" for i in np.flatnonzero(over)[:limit]
     ]
+    return problems
+
+
+def check_run(
+    jobs_csv: str | Path, workload: str | Path, nb_hosts: int, *, guarantees: bool = False, limit: int = 5
+) -> list[str]:
+    """Every violation of a run's ``_jobs.csv`` (:func:`check_invariants`) and of its physics
+    against its Batsim JSON ``workload`` (:func:`adaptsched.engines.physics.check_physics`; hosts
+    at 1 Gflop/s, the speed of adaptsched's clusters, for ``parallel_homogeneous_total`` profiles)."""
+    from ..engines.physics import check_physics
+    from ..workloads.batsim_json import load_workload
+    from .jobs import read_jobs_csv
+
+    loaded = load_workload(workload, embedded=False)
+    problems = check_invariants(read_jobs_csv(jobs_csv), nb_hosts, guarantees=guarantees, limit=limit)
+    physics = check_physics(jobs_csv, loaded, nb_hosts, speeds=[1e9] * nb_hosts, limit=limit)
+    problems += physics.violations
+    if physics.count > len(physics.violations):
+        problems.append(f"and {physics.count - len(physics.violations):,} more violations of the run's physics")
     return problems

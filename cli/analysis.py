@@ -23,6 +23,13 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--long", type=float, default=36000.0, help="long jobs run at least this (s, default 36000)")
     p.add_argument("--wide", type=positive_int, default=16, help="wide jobs use more hosts than this (default 16)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument(
+        "--workload",
+        metavar="W.json",
+        help="the run's Batsim JSON workload: first check the run's physics against it (every job ran its "
+        "profile's or its speedup model's time, or was killed; no early start, no host shared) and refuse "
+        "a run that breaks it",
+    )
     p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser("compare", help="compare runs: tables, charts and Gantt charts")
@@ -47,6 +54,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     unfinished = nothing_ran(metrics)
     if unfinished:
         raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    if args.workload:
+        check_against(metrics, args.workload)
     if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
         print(
             f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
@@ -58,6 +67,19 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     else:
         say(format_metrics(metrics))
     return 0
+
+
+def check_against(metrics: dict, workload: str) -> None:
+    """The run's invariants and physics against its workload, or an error naming the jobs."""
+    from adaptsched.analysis.invariants import check_run
+
+    problems = check_run(metrics["source"], workload, int(metrics["hosts"]))
+    if problems:
+        raise AdaptschedError(
+            f"{metrics['source']} breaks the run's physics or invariants against {workload} "
+            f"({len(problems)} found): " + "; ".join(problems)
+        )
+    print(f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}", file=sys.stderr)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

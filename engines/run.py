@@ -191,6 +191,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
+    check_run(prefix, loaded, machines)
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     if code != 0:
@@ -281,6 +282,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     finally:
         bar.close()
         connection.close()
+    check_run(prefix, loaded, machines)
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -288,6 +290,18 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     if problem:
         result.notes.append(problem)
     return result
+
+
+def check_run(prefix: str, loaded: Workload, machines: Platform) -> None:
+    """At the end of every run, either engine: the outputs obey the workload's physics
+    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault."""
+    from adaptsched.engines.physics import check_physics, physics_error
+
+    jobs_csv = f"{prefix}_jobs.csv"
+    speeds = [host.speed_flops for host in machines.compute_hosts]
+    error = physics_error(check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds), jobs_csv)
+    if error:
+        raise SimulationError(error)
 
 
 def _affinity() -> set[int] | None:

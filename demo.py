@@ -3,8 +3,9 @@
 Uses ``../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`` next to the repository when it
 is there, and otherwise the real excerpt committed in ``workloads/excerpts`` (the
 same first 5,000 jobs). Writes the runs, then a comparison (Markdown and CSV
-tables, PNG charts, one Gantt chart per run); prints the report's folder, then a short table
-(mean and p90 wait, mean bounded slowdown, utilization, makespan per scheduler).
+tables, PNG charts, one Gantt chart per run) and the run explorer page ``report.html``;
+prints the report's folder, then a short table (mean and p90 wait, mean bounded slowdown,
+utilization, makespan per scheduler).
 """
 
 from __future__ import annotations
@@ -59,8 +60,14 @@ def demo(
         say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")
+    from adaptsched.analysis.explore import explore_runs
+
+    explore_runs(prefixes, out / "comparison" / "report.html", title=f"Demo: the first {jobs:,} CTC-SP2 jobs")
     say(f"\nreport: {out / 'comparison'}/")
-    say("  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run\n")
+    say(
+        "  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run; "
+        "report.html, the run explorer (open it in a browser)\n"
+    )
     metrics = json.loads(Path(written["json"]).read_text())
     say(summary_table(metrics))
     return out / "comparison"

@@ -44,7 +44,14 @@ def register(sub: Subparsers) -> None:
         help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
-    p.add_argument("--report", action="store_true", help="print metrics and draw a Gantt chart after the run")
+    p.add_argument(
+        "--report",
+        nargs="?",
+        const="text",
+        choices=("text", "html"),
+        help="after the run, print metrics and draw a Gantt chart; '--report html' also writes the run explorer "
+        "page OUT_explore.html (adaptsched explore)",
+    )
     add_metric_options(p, hosts=False)
     p.add_argument(
         "--dynamic-jobs", action="store_true", help="allow dynamic job registration (Batsim's --enable-dynamic-jobs)"
@@ -101,4 +108,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         report = report_run(result.prefix, bound_s=args.bound, gantt_window=args.window)
         say(report["text"])
         say(f"report: {report['markdown']}, {report['gantt']}")
+        if args.report == "html":
+            from .analysis import explore_beside_run
+
+            explore_beside_run(result.prefix, window=args.window, bound_s=args.bound)
     return 0

@@ -47,6 +47,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         say=say,
     )
     say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    if written.get("html"):
+        say(f"report: {written['html']} (interactive; each run's explorer page in runs/)")
     say(f"sweep: {grid.summary()}")
     if grid.failed:
         raise AdaptschedError(

@@ -121,8 +121,16 @@ def write_charts(
 def write_report(
     folder: str | Path, title: str, runs: list[GridRun], grid: GridResult, collect: Sequence[str]
 ) -> dict[str, Any]:
-    """Writes ``runs.csv`` and the charts in ``folder``; returns their paths."""
+    """Writes ``runs.csv``, the charts and ``report.html`` (the interactive report, with links to
+    the runs' explorer pages: :mod:`adaptsched.analysis.explore.sweep`) in ``folder``; returns
+    their paths."""
+    from adaptsched.analysis.explore.sweep import sweep_report
+
     columns, rows = rows_of(runs, grid, collect)
     table = write_table(Path(folder) / "runs.csv", columns, rows)
     charts = write_charts(folder, title, parameters_of(runs), rows, collect)
-    return {"table": table, "charts": charts}
+    pages = 0 if grid.interrupted else 100_000  # jobs whose explorer pages may be written now
+    html = (
+        sweep_report(folder, title, parameters_of(runs), rows, collect, max_page_jobs=pages) if grid.results else None
+    )
+    return {"table": table, "charts": charts, "html": html}

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, positive_int
+from adaptsched.errors import AdaptschedError, positive_float, positive_int
 
 from .common import Subparsers, add_metric_options, output_folder, say
 
@@ -18,8 +18,12 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("metrics", help="metrics of a run (PREFIX_jobs.csv)")
     p.add_argument("jobs_csv", help="a Batsim _jobs.csv (or its prefix)")
     add_metric_options(p, window=False)
-    p.add_argument("--short", type=float, default=3600.0, help="short jobs run less than this (s, default 3600)")
-    p.add_argument("--long", type=float, default=36000.0, help="long jobs run at least this (s, default 36000)")
+    p.add_argument(
+        "--short", type=positive_float, default=3600.0, help="short jobs run less than this (s, default 3600)"
+    )
+    p.add_argument(
+        "--long", type=positive_float, default=36000.0, help="long jobs run at least this (s, default 36000)"
+    )
     p.add_argument("--wide", type=positive_int, default=16, help="wide jobs use more hosts than this (default 16)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument(

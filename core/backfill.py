@@ -46,6 +46,7 @@ from typing import Any
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
 from adaptsched.core.base import INF, Job, Running
 from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.needs import Need
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
@@ -94,6 +95,17 @@ class BackfillOptions(Options):
         "planned for now start)",
         choices=("every", "paper"),
     )
+
+    def needs(self) -> Need:
+        return Need(
+            "a walltime (its estimate)",
+            "walltime",
+            (),
+            "adaptsched estimates IN.json OUT.json --model exact",
+            None,
+            "the family plans every job with its estimate, and cannot place one without",
+            every=True,
+        )
 
     def check(self) -> None:
         if self.test_run_s > self.test_run_max_s:

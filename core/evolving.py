@@ -535,17 +535,18 @@ class EvolvingOptions(Options):
         choices=("refuse", "keep"),
     )
 
-    def needs(self) -> Need | None:
-        if self.variant == "cbf":
-            return None  # every application is one rigid stage: the job runs itself
+    def needs(self) -> Need:
+        """Evolving stages (or a walltime: a job without stages is one stage of its walltime);
+        ``cbf`` sees every application as one rigid stage, and needs no stages."""
+        cbf = self.variant == "cbf"
         return Need(
             "evolving applications",
             "evolving",
             (),
             "adaptsched generate evolving OUT.json",
             "rigid=keep",
-            "jobs without stages run rigid, themselves, until they end or reach their walltime",
-            required=self.rigid == "refuse",
+            "" if cbf else "jobs without stages run rigid, themselves, until they end or reach their walltime",
+            required=self.rigid == "refuse" and not cbf,
         )
 
     def check(self) -> None:

@@ -38,8 +38,9 @@ class Need:
     """What every job should carry: the field ``field`` (a JSON object whose ``model`` is one of
     ``models`` when models are named; a non-empty ``stages`` list for evolving applications),
     described as ``what``. ``command`` adds it; the option ``fallback`` (``KEY=VALUE``) accepts
-    a workload without it, jobs without it being treated as ``without`` says. ``required``:
-    refuse a workload where no job carries it (false once the fallback option is set)."""
+    a workload without it, jobs without it being treated as ``without`` says (empty: nothing to
+    say, they are as good). ``required``: refuse a workload where no job carries it (false once
+    the fallback option is set)."""
 
     what: str
     field: str
@@ -48,16 +49,23 @@ class Need:
     fallback: str | None  # None: no option accepts a workload without it
     without: str
     required: bool = True
+    every: bool = False  # every job must carry it (no job may lack it)
 
     def carried_by(self, job: Mapping[str, Any]) -> str:
         """ "with", "without" or "other models": what the job's description carries (an
         :class:`InputRefused` for a model that lacks one of its parameters)."""
         value = job.get(self.field)
+        if self.field == "evolving" and not self._stages(value) and not _positive(job.get("walltime", -1)):
+            raise InputRefused(
+                f"job {job.get('id')} has neither evolving stages nor a walltime: a job without stages is planned as "
+                "one stage of its walltime"
+            )
+        if self.field == "walltime":
+            return "with" if _positive(value) else "without"
         if value is None:
             return "without"
         if self.field == "evolving":
-            stages = value.get("stages") if isinstance(value, dict) else None
-            return "with" if isinstance(stages, list) and stages else "without"
+            return "with" if self._stages(value) else "without"
         if not self.models:
             return "with"
         model = value.get("model") if isinstance(value, dict) else None
@@ -71,6 +79,15 @@ class Need:
                 f"(`{self.command}` writes every parameter)"
             )
         return "with"
+
+    @staticmethod
+    def _stages(value: Any) -> bool:
+        stages = value.get("stages") if isinstance(value, dict) else None
+        return isinstance(stages, list) and bool(stages)
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
 
 
 #: The parameters each speedup model needs (:mod:`adaptsched.core.speedup`); a default would
@@ -91,19 +108,29 @@ def check_jobs(need: Need, jobs: Iterable[Mapping[str, Any]], source: str, sched
     carries it and the need is required (module doc)."""
     counts = {"with": 0, "without": 0, "other models": 0}
     first_other: str | None = None
+    first_without: Any = None
     for job in jobs:
         try:
             kind = need.carried_by(job)
         except InputRefused as error:
             raise InputRefused(f"{source}: {error}") from None
         counts[kind] += 1
+        if kind == "without" and first_without is None:
+            first_without = job.get("id")
         if kind == "other models" and first_other is None:
             value = job.get(need.field)
             first_other = f"job {job.get('id')}: {value.get('model') if isinstance(value, dict) else value!r}"
     total = sum(counts.values())
     lacking = counts["without"] + counts["other models"]
-    if total == 0 or lacking == 0:
+    if total == 0 or lacking == 0 or not need.without:
         return Verdict(counts, None)
+    if need.every:
+        command = need.command.replace("IN.json", source) if source.endswith(".json") else need.command
+        raise InputRefused(
+            f"scheduler {scheduler!r} needs {need.what} on every job, and {lacking:,} of the {total:,} jobs of "
+            f"{source} have none (first: job {first_without}): {need.without}. Prepare the workload with "
+            f"`{command}`."
+        )
     models = f" with a speedup model of {_either(need.models)}" if need.models else ""
     other = (
         f"; {counts['other models']:,} carry a model {scheduler} does not read (first: {first_other})"

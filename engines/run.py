@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from adaptsched.core.options import Options
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
-from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
@@ -225,14 +225,14 @@ def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     """Before the first event: the workload carries what the scheduler needs (its options'
     declaration, :mod:`adaptsched.core.needs`: refused with a message naming the command that
     prepares it, or a note when only some jobs carry it), and its sizes fit the platform."""
-    from adaptsched.core.needs import InputRefused, check_jobs
+    from adaptsched.core import needs
 
     need = spec.options.needs() if isinstance(spec.options, Options) else None
     if need is not None:
         try:
-            verdict = check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
-        except InputRefused as error:
-            raise AdaptschedError(str(error)) from None
+            verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
+        except needs.InputRefused as error:
+            raise InputRefused(str(error)) from None
         if verdict.note:
             say(verdict.note)
     _check_size(loaded, machines, say)

@@ -12,6 +12,7 @@ from adaptsched.cli import main
 from adaptsched.core.needs import InputRefused, Need, check_jobs
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import AdaptschedError
+from adaptsched.errors import InputRefused as RefusedError
 
 #: Issue 25's minimal case: two rigid jobs of 40 hosts on 64, 1,000 s each.
 MINIMAL = {
@@ -58,15 +59,27 @@ def test_each_scheduler_refuses_a_rigid_trace_naming_the_command(tmp_path, name)
     assert f"adaptsched {command}" in message and (fallback is None or f"--option {fallback}" in message)
     assert "none of the 2 jobs" in message and "\n" not in message
     assert not (tmp_path / f"{name}_jobs.csv").exists()  # refused before the first event
+    assert isinstance(refused.value, RefusedError)
 
 
-@pytest.mark.parametrize("name", sorted(set(registry.SCHEDULERS) - set(PREPARES)))
+@pytest.mark.parametrize("name", sorted(set(registry.SCHEDULERS) - set(PREPARES) - {"backfill"}))
 def test_the_other_schedulers_need_nothing_more(name):
     assert registry.core_class(name).Options().needs() is None
 
 
-def test_evolving_cbf_needs_no_stages():
-    assert registry.core_class("evolving").Options.parse({"variant": "cbf"}).needs() is None
+def test_backfill_needs_a_walltime_on_every_job(tmp_path):
+    doc = json.loads(json.dumps(MINIMAL))
+    doc["jobs"][1]["walltime"] = -1
+    workload = write(tmp_path / "w.json", doc)
+    with pytest.raises(RefusedError, match=r"1 of the 2 jobs .* have none \(first: job 2\).*adaptsched estimates"):
+        run(RunSpec.make("backfill", workload, 64, tmp_path / "b", progress=False), say=quiet)
+
+
+def test_evolving_cbf_needs_no_stages_but_a_walltime():
+    need = registry.core_class("evolving").Options.parse({"variant": "cbf"}).needs()
+    assert not need.required and check_jobs(need, [{"id": 1, "walltime": 10}], "w.json", "evolving").note is None
+    with pytest.raises(InputRefused, match="job 2 has neither evolving stages nor a walltime"):
+        check_jobs(need, [{"id": 2, "walltime": -1}], "w.json", "evolving")
 
 
 @pytest.mark.parametrize("name", [name for name, (_, fallback) in PREPARES.items() if fallback])

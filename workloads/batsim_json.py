@@ -72,10 +72,11 @@ class Workload:
         return len(self.jobs)
 
     def described_jobs(self):
-        """Each job as ``{"id": NAME, annotation fields...}`` (what :func:`adaptsched.core.needs.check_jobs` reads)."""
+        """Each job as ``{"id": NAME, "walltime": W, annotation fields...}`` (what
+        :func:`adaptsched.core.needs.check_jobs` reads)."""
         empty: dict = {}
-        for name in self.jobs:
-            yield {"id": name, **self.annotations.get(name, empty)}
+        for name, job in self.jobs.items():
+            yield {"id": name, "walltime": job.walltime, **self.annotations.get(name, empty)}
 
 
 def _is_number(value) -> bool:
@@ -174,16 +175,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     type and skips what only the embedded engine needs.
     """
     path = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such workload file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    doc = read_json(path, "workload")
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
@@ -214,6 +206,86 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         if pname not in used:
             profiles[pname] = None
     return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations)
+
+
+class _Constant:
+    """What ``NaN``, ``Infinity`` or ``-Infinity`` parse to, until the check names its field."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def read_json(path: str, what: str = "file"):
+    """A JSON file's document, or an :class:`InputError` naming what is wrong in the user's
+    terms: a missing file, one that is not text (binary, gzip-compressed), a UTF-8 byte-order
+    mark, invalid JSON (line and column), or NaN / Infinity, which Batsim refuses (the field's
+    path and line)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, f"no such {what} file") from None
+    except IsADirectoryError:
+        raise InputError(path, f"a folder, not a {what} file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror}") from None
+    text = decode_text(path, data, what)
+    if text.startswith("\ufeff"):
+        raise InputError(
+            path,
+            "starts with a UTF-8 byte-order mark (BOM), which JSON does not allow and Batsim refuses: save it "
+            "without one (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
+            line=1,
+        )
+    found: list[_Constant] = []
+
+    def constant(name: str) -> _Constant:
+        found.append(_Constant(name))
+        return found[-1]
+
+    try:
+        doc = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    if found:
+        where = _path_of(doc, found[0]) or "?"
+        token = found[0].name
+        line = text.count("\n", 0, max(text.find(token), 0)) + 1
+        raise InputError(
+            path, f"{token} is not a number JSON allows (Batsim refuses NaN and Infinity)", line=line, field=where
+        )
+    return doc
+
+
+def decode_text(path: str, data: bytes, what: str = "file") -> str:
+    """``data`` as UTF-8 text, or an :class:`InputError` saying it is not a text file."""
+    if data[:2] == b"\x1f\x8b":
+        raise InputError(path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)")
+    try:
+        if b"\0" in data[:65536]:
+            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text") from None
+
+
+def _path_of(doc, target, prefix: str = "") -> str | None:
+    """Where ``target`` sits in ``doc`` (``jobs[3].subtime``), or None."""
+    if doc is target:
+        return prefix
+    if isinstance(doc, dict):
+        items = ((f"{prefix}.{k}" if prefix else str(k), v) for k, v in doc.items())
+    elif isinstance(doc, list):
+        items = ((f"{prefix}[{i}]", v) for i, v in enumerate(doc))
+    else:
+        return None
+    for where, value in items:
+        found = _path_of(value, target, where)
+        if found is not None:
+            return found
+    return None
 
 
 def metadata(workload: dict) -> dict:

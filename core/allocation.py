@@ -106,8 +106,8 @@ class DowneyOptions(Options):
     def needs_dynamic_jobs(self) -> bool:
         return True  # molded jobs run as copies
 
-    def needs(self) -> Need:
-        return Need(
+    def needs(self) -> tuple[Need, ...]:
+        need = Need(
             "moldable jobs",
             "moldable",
             ("downey", "linear"),
@@ -116,6 +116,7 @@ class DowneyOptions(Options):
             "rigid jobs keep their request and their runtime",
             required=self.rigid == "refuse",
         )
+        return (need,)
 
 
 class DowneyAllocation(OnlineScheduler):

@@ -46,7 +46,7 @@ from typing import Any
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
 from adaptsched.core.base import INF, Job, Running
 from adaptsched.core.conservative import EPS_S, ReservationPlanner
-from adaptsched.core.needs import Need
+from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
@@ -96,16 +96,8 @@ class BackfillOptions(Options):
         choices=("every", "paper"),
     )
 
-    def needs(self) -> Need:
-        return Need(
-            "a walltime (its estimate)",
-            "walltime",
-            (),
-            "adaptsched estimates IN.json OUT.json --model exact",
-            None,
-            "the family plans every job with its estimate, and cannot place one without",
-            every=True,
-        )
+    def needs(self) -> tuple[Need, ...]:
+        return (walltimes("the backfilling family"),)
 
     def check(self) -> None:
         if self.test_run_s > self.test_run_max_s:

@@ -167,7 +167,7 @@ class CirneBermanOptions(ScojoOptions):
     )
     rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
 
-    def needs(self) -> Need:
+    def needs(self) -> tuple[Need, ...]:
         return moldable_need(self.rigid)
 
 

@@ -535,11 +535,11 @@ class EvolvingOptions(Options):
         choices=("refuse", "keep"),
     )
 
-    def needs(self) -> Need:
+    def needs(self) -> tuple[Need, ...]:
         """Evolving stages (or a walltime: a job without stages is one stage of its walltime);
         ``cbf`` sees every application as one rigid stage, and needs no stages."""
         cbf = self.variant == "cbf"
-        return Need(
+        need = Need(
             "evolving applications",
             "evolving",
             (),
@@ -548,6 +548,7 @@ class EvolvingOptions(Options):
             "" if cbf else "jobs without stages run rigid, themselves, until they end or reach their walltime",
             required=self.rigid == "refuse" and not cbf,
         )
+        return (need,)
 
     def check(self) -> None:
         if 0 < self.stretch_limit < 1:

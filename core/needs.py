@@ -1,9 +1,9 @@
 """What a scheduler's input must carry, declared once, checked before the first event.
 
 A scheduler whose algorithm reads more than Batsim's rigid request (moldable sizes with a
-speedup model, QoS terms, evolving stages) declares it in its options class
-(:meth:`adaptsched.core.options.Options.needs`): a :class:`Need` names the job field, the
-models it reads, the command that adds the field and the option that accepts the input
+speedup model, QoS terms, evolving stages, a walltime on every job) declares it in its options
+class (:meth:`adaptsched.core.options.Options.needs`): each :class:`Need` names the job field,
+the models it reads, the command that adds the field and the option that accepts the input
 without it. :func:`check_jobs` is the one check, made twice with the same message: by
 ``adaptsched run`` (:func:`adaptsched.engines.run.run`) before the engine starts, and by the
 pybatsim adapter at SIMULATION_BEGINS (stock pybatsim against real Batsim), from the
@@ -88,6 +88,19 @@ class Need:
 
 def _positive(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def walltimes(family: str) -> Need:
+    """Every job needs a walltime, its estimate: ``family`` plans with it."""
+    return Need(
+        "a walltime (its estimate)",
+        "walltime",
+        (),
+        "adaptsched estimates IN.json OUT.json --model exact",
+        None,
+        f"{family} plans every job with its estimate, and cannot place one without",
+        every=True,
+    )
 
 
 #: The parameters each speedup model needs (:mod:`adaptsched.core.speedup`); a default would

@@ -210,10 +210,10 @@ class Options:
         ``--enable-dynamic-jobs --enable-profile-reuse``)."""
         return False
 
-    def needs(self) -> Need | None:
+    def needs(self) -> tuple[Need, ...]:
         """What the scheduler's input must carry with these options (:mod:`adaptsched.core.needs`):
-        None when a rigid workload is all it needs."""
-        return None
+        nothing when a rigid workload is all it needs."""
+        return ()
 
     @classmethod
     def parse(cls: type[OptionsT], values: Mapping[str, Any]) -> OptionsT:

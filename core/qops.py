@@ -73,9 +73,9 @@ class QopsOptions(Options):
         choices=("refuse", "none"),
     )
 
-    def needs(self) -> Need:
+    def needs(self) -> tuple[Need, ...]:
         without = "jobs without terms have no deadline and pay nothing"
-        return Need(
+        need = Need(
             "jobs with QoS terms",
             DEADLINE,
             (),
@@ -84,6 +84,7 @@ class QopsOptions(Options):
             without + (": value-aware QoPS rejects them (they bring no revenue)" if self.value_aware else ""),
             required=self.deadlines == "refuse",
         )
+        return (need,)
 
     def check(self) -> None:
         if self.value_aware and self.deadlines != "refuse":

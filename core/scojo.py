@@ -46,7 +46,7 @@ from typing import Any
 from adaptsched.core.allocation import pws_size
 from adaptsched.core.base import INF, Job, ReservingScheduler, Running
 from adaptsched.core.easy import shadow_of
-from adaptsched.core.needs import Need
+from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.speedup import Downey, SpeedupModel
 from adaptsched.core.speedup import ScojoP as ScojoPModel
@@ -123,9 +123,10 @@ RIGID_HELP = (
 )
 
 
-def moldable_need(rigid: str) -> Need:
-    """What SCOJO-P and Cirne-Berman need: moldable jobs of a model the frame reads (module doc)."""
-    return Need(
+def moldable_need(rigid: str) -> tuple[Need, ...]:
+    """What SCOJO-P and Cirne-Berman need: moldable jobs of a model the frame reads (module doc),
+    and a walltime on every job (the frame plans a rigid job with it)."""
+    need = Need(
         "moldable jobs",
         "moldable",
         ("scojo-p", "downey"),
@@ -134,6 +135,7 @@ def moldable_need(rigid: str) -> Need:
         "rigid jobs keep their request and their runtime",
         required=rigid == "refuse",
     )
+    return need, walltimes("Barsanti & Sodan's frame")
 
 
 def rigid_shape(runtime_opt_s: float, n: int, runtime_s: float) -> Shape:
@@ -150,6 +152,9 @@ class ScojoOptions(Options):
 
     def needs_dynamic_jobs(self) -> bool:
         return True  # jobs started on another size than their request run as copies
+
+    def needs(self) -> tuple[Need, ...]:
+        return (walltimes("Barsanti & Sodan's frame"),)
 
 
 class PriorityEasy(ReservingScheduler):
@@ -392,7 +397,7 @@ class ScojoPOptions(ScojoOptions):
     )
     rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
 
-    def needs(self) -> Need:
+    def needs(self) -> tuple[Need, ...]:
         return moldable_need(self.rigid)
 
     def check(self) -> None:

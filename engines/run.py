@@ -227,8 +227,7 @@ def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     prepares it, or a note when only some jobs carry it), and its sizes fit the platform."""
     from adaptsched.core import needs
 
-    need = spec.options.needs() if isinstance(spec.options, Options) else None
-    if need is not None:
+    for need in spec.options.needs() if isinstance(spec.options, Options) else ():
         try:
             verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
         except needs.InputRefused as error:

@@ -79,8 +79,8 @@ class PlannerScheduler(BatsimScheduler):
     def check_input(self) -> None:
         """Before the first event: the workloads Batsim names carry what the scheduler needs
         (:mod:`adaptsched.core.needs`; ``adaptsched run`` made the same check before starting)."""
-        need = self.core_options.needs()
-        if need is None:
+        needs = self.core_options.needs()
+        if not needs:
             return
         for path in (getattr(self.bs, "workloads", None) or {}).values():
             try:
@@ -89,12 +89,13 @@ class PlannerScheduler(BatsimScheduler):
             except (OSError, ValueError, AttributeError) as error:
                 logger.warning("cannot check the input of %s (%s): %s", self.core_class.name, path, error)
                 continue
-            try:
-                verdict = check_jobs(need, jobs, str(path), self.core_class.name)
-            except InputRefused as error:
-                raise refuse(self.core_class.name, str(error)) from None
-            if verdict.note:
-                logger.warning("%s", verdict.note)
+            for need in needs:
+                try:
+                    verdict = check_jobs(need, jobs, str(path), self.core_class.name)
+                except InputRefused as error:
+                    raise refuse(self.core_class.name, str(error)) from None
+                if verdict.note:
+                    logger.warning("%s", verdict.note)
 
     def onJobSubmission(self, job: Any) -> None:
         core = self.core

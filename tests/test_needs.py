@@ -62,21 +62,24 @@ def test_each_scheduler_refuses_a_rigid_trace_naming_the_command(tmp_path, name)
     assert isinstance(refused.value, RefusedError)
 
 
-@pytest.mark.parametrize("name", sorted(set(registry.SCHEDULERS) - set(PREPARES) - {"backfill"}))
+@pytest.mark.parametrize("name", ["fcfs", "easy", "conservative"])
 def test_the_other_schedulers_need_nothing_more(name):
-    assert registry.core_class(name).Options().needs() is None
+    assert registry.core_class(name).Options().needs() == ()
 
 
-def test_backfill_needs_a_walltime_on_every_job(tmp_path):
+@pytest.mark.parametrize("name", ["backfill", "scojo-trad", "scojo-p", "cirne-berman"])
+def test_planners_by_estimate_need_a_walltime_on_every_job(tmp_path, name):
     doc = json.loads(json.dumps(MINIMAL))
     doc["jobs"][1]["walltime"] = -1
+    if name in ("scojo-p", "cirne-berman"):
+        doc["jobs"][0]["moldable"] = {"model": "scojo-p", "runtime_opt_s": 1000.0, "n_opt": 40}
     workload = write(tmp_path / "w.json", doc)
     with pytest.raises(RefusedError, match=r"1 of the 2 jobs .* have none \(first: job 2\).*adaptsched estimates"):
-        run(RunSpec.make("backfill", workload, 64, tmp_path / "b", progress=False), say=quiet)
+        run(RunSpec.make(name, workload, 64, tmp_path / "b", progress=False), say=quiet)
 
 
 def test_evolving_cbf_needs_no_stages_but_a_walltime():
-    need = registry.core_class("evolving").Options.parse({"variant": "cbf"}).needs()
+    (need,) = registry.core_class("evolving").Options.parse({"variant": "cbf"}).needs()
     assert not need.required and check_jobs(need, [{"id": 1, "walltime": 10}], "w.json", "evolving").note is None
     with pytest.raises(InputRefused, match="job 2 has neither evolving stages nor a walltime"):
         check_jobs(need, [{"id": 2, "walltime": -1}], "w.json", "evolving")
@@ -136,14 +139,14 @@ def test_partly_fitting_input_says_how_many_jobs_of_each_kind(tmp_path):
 
 
 def test_a_model_the_scheduler_does_not_read_is_named():
-    need = registry.core_class("scojo-p").Options().needs()
+    need = registry.core_class("scojo-p").Options().needs()[0]
     jobs = [{"id": "a", "moldable": {"model": "linear", "t1_s": 10.0}}]
     with pytest.raises(InputRefused, match="1 carry a model scojo-p does not read \\(first: job a: 'linear'\\)"):
         check_jobs(need, jobs, "w.json", "scojo-p")
 
 
 def test_a_model_without_its_parameters_is_refused_even_with_the_fallback():
-    need = registry.core_class("downey").Options.parse({"rigid": "keep"}).needs()
+    (need,) = registry.core_class("downey").Options.parse({"rigid": "keep"}).needs()
     jobs = [{"id": "a", "moldable": {"model": "downey", "A": 4, "sigma": 0.5}}]  # t1_s would default to 1 s
     with pytest.raises(InputRefused, match=r"w\.json: job a: its 'moldable' model 'downey' lacks 't1_s'"):
         check_jobs(need, jobs, "w.json", "downey")
@@ -232,12 +235,12 @@ def test_stock_pybatsim_refuses_before_the_first_event_against_real_batsim(tmp_p
 
 def test_need_declarations_name_a_command_and_a_fallback():
     for name, (_, fallback) in PREPARES.items():
-        need = registry.core_class(name).Options().needs()
+        need = registry.core_class(name).Options().needs()[0]
         assert isinstance(need, Need) and need.required and need.fallback == fallback
         assert need.command.startswith("adaptsched ")
         if fallback:
             key, value = fallback.split("=")
-            assert registry.core_class(name).Options.parse({key: value}).needs().required is False
+            assert registry.core_class(name).Options.parse({key: value}).needs()[0].required is False
 
 
 def test_value_aware_qops_has_no_fallback():

@@ -44,6 +44,7 @@ import ast
 import csv
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,31 +116,55 @@ def _metadata(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+#: The columns the checks read, in ``_jobs.csv``'s order.
+COLUMNS = (
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "allocated_resources",
+    "metadata",
+)
+
+
 @dataclass
 class Outputs:
-    """The executed rows of a ``_jobs.csv``, the columns the checks read (as text)."""
+    """The executed rows of a ``_jobs.csv``: the numbers as arrays, the rest as text."""
 
-    ids: list[str]  # WORKLOAD!NAME of each row
-    roots: list[str]  # WORKLOAD!NAME of each row's job (itself, or its copies' root)
-    submit: list[str]
-    res: list[str]
-    walltime: list[str]
-    state: list[str]
-    start: list[str]
-    runtime: list[str]
-    alloc: list[str]
-    metadata: dict[int, dict[str, Any]]  # row -> its metadata, for the copies
+    workloads: Sequence[str]
+    names: Sequence[str]
+    profiles: Sequence[str]
+    submit: np.ndarray
+    res: Sequence[str]
+    walltime: np.ndarray  # -1: none
+    state: Sequence[str]
+    start: np.ndarray
+    runtime: np.ndarray
+    alloc: Sequence[str]
+    copies: dict[int, tuple[str, dict[str, Any]]]  # row -> (its job, WORKLOAD!NAME, its metadata)
+
+    def id(self, i: int) -> str:
+        return f"{self.workloads[i]}!{self.names[i]}"
+
+    def job(self, i: int) -> str:
+        copy = self.copies.get(i)
+        return copy[0] if copy else self.id(i)
 
     def attempt(self, i: int) -> Attempt:
-        meta = self.metadata.get(i, {})
-        copy = i in self.metadata
+        job, meta = self.copies.get(i, ("", {}))
+        copy = bool(job)
         return Attempt(
-            self.ids[i],
-            self.roots[i],
+            self.id(i),
+            job or self.id(i),
             str(meta.get("kind", "copy")) if copy else "regular",
             float(self.submit[i]),
             int(self.res[i]),
-            float(self.walltime[i]) if self.walltime[i] else -1.0,
+            float(self.walltime[i]),
             self.state[i],
             float(self.start[i]),
             float(self.runtime[i]),
@@ -149,50 +174,114 @@ class Outputs:
         )
 
 
-def read_outputs(jobs_csv: str | Path) -> Outputs:
-    """The executed rows of a Batsim ``_jobs.csv``, each linked to its job (chains of copies
-    followed to the root)."""
+_F, _S = r"([^,\n]*)", r"[^,\n]*"
+
+
+def _row_pattern(header: list[str]) -> re.Pattern[str]:
+    """One line of the file, capturing :data:`COLUMNS` (metadata last, as Batsim writes it)."""
+    parts = [_F if name in COLUMNS else _S for name in header[:-1]]
+    return re.compile("^" + ",".join(parts) + r",(.*)$", re.MULTILINE)
+
+
+def _columns(jobs_csv: str | Path) -> dict[str, Sequence[str]]:
+    """:data:`COLUMNS` of every row, as text: one regular expression over the file (Batsim
+    quotes the metadata only, its last column: the metadata keep their quotes here), else, for
+    any other file, :mod:`csv` (the metadata unquoted, then quoted back)."""
     with open(jobs_csv, newline="") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, [])
-        col = {name: i for i, name in enumerate(header)}
-        c_start, c_meta, c_id, c_wl = col["starting_time"], col["metadata"], col["job_id"], col["workload_name"]
-        parents: dict[str, str] = {}
-        rows = []
-        for row in reader:
-            if "parent_job" in row[c_meta]:
-                parent = _metadata(row[c_meta]).get("parent_job")
-                if parent:
-                    parents[f"{row[c_wl]}!{row[c_id]}"] = parent if "!" in str(parent) else f"{row[c_wl]}!{parent}"
-            if row[c_start]:
-                rows.append(row)
+        text = handle.read()
+    head, _, body = text.partition("\n")
+    header = next(csv.reader([head]), [])
+    if header and header[-1] == "metadata" and set(COLUMNS) <= set(header) and "\r" not in text:
+        rows = _row_pattern(header).findall(body)
+        if len(rows) == body.count("\n") + (1 if body and not body.endswith("\n") else 0):
+            wanted = [name for name in header if name in COLUMNS]
+            columns: dict[str, Sequence[str]] = dict(zip(wanted, zip(*rows))) if rows else dict.fromkeys(wanted, ())
+            if not any('"' in "".join(columns[name]) for name in ("job_id", "workload_name", "profile")):
+                return columns
+    index = {name: i for i, name in enumerate(header)}
+    rows = list(csv.reader(body.splitlines()))
+    columns = {name: [row[index[name]] for row in rows] for name in COLUMNS}
+    columns["metadata"] = ['"' + m.replace('"', '""') + '"' for m in columns["metadata"]]
+    return columns
 
-    def column(name: str) -> list[str]:
-        c = col[name]
-        return [row[c] for row in rows]
 
-    ids = [f"{w}!{n}" for w, n in zip(column("workload_name"), column("job_id"))]
-    metadata: dict[int, dict[str, Any]] = {}
-    roots = list(ids)
-    for i, key in enumerate(ids):
-        if key in parents:
-            metadata[i] = _metadata(rows[i][c_meta])
-            root, seen = key, 0
-            while root in parents and seen < 100:
-                root, seen = parents[root], seen + 1
-            roots[i] = root
-    return Outputs(
-        ids,
-        roots,
-        column("submission_time"),
-        column("requested_number_of_resources"),
-        column("requested_time"),
-        column("final_state"),
-        column("starting_time"),
-        column("execution_time"),
-        column("allocated_resources"),
-        metadata,
+def _unquoted(text: str) -> str:
+    return text[1:-1].replace('""', '"') if text[:1] == '"' else text
+
+
+def _floats(column: Sequence[str]) -> np.ndarray:
+    """A column of numbers (numpy's parser on the joined text: several times faster than one
+    conversion per cell); ValueError for a cell that is not one number."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns of text it cannot read
+        try:
+            values = np.fromstring(" ".join(column), dtype=float, sep=" ")
+        except DeprecationWarning:
+            raise ValueError("not a column of numbers") from None
+    if len(values) != len(column):
+        raise ValueError("not a column of numbers")
+    return values
+
+
+def _walltimes(column: Sequence[str]) -> np.ndarray:
+    """Walltimes as numbers (an empty cell: -1, none)."""
+    try:
+        return _floats(column)
+    except ValueError:
+        return np.array([text or -1 for text in column], dtype=float)
+
+
+def read_outputs(jobs_csv: str | Path) -> Outputs:
+    """The executed rows of a Batsim ``_jobs.csv``, each copy linked to its job (chains of
+    copies followed to the root)."""
+    col = _columns(jobs_csv)
+    try:
+        return _outputs(col)
+    except ValueError:  # a number the expression took from a quoted cell: read it as CSV
+        with open(jobs_csv, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        return _outputs({name: [row.get(name) or "" for row in rows] for name in COLUMNS})
+
+
+def _outputs(col: dict[str, Sequence[str]]) -> Outputs:
+    names, workloads, meta, starts = col["job_id"], col["workload_name"], col["metadata"], col["starting_time"]
+    parents: dict[str, str] = {}
+    for i in [i for i, text in enumerate(meta) if "parent_job" in text]:
+        parent = _metadata(_unquoted(meta[i])).get("parent_job")
+        if parent:
+            parents[f"{workloads[i]}!{names[i]}"] = parent if "!" in str(parent) else f"{workloads[i]}!{parent}"
+    executed = [i for i, text in enumerate(starts) if text]
+    every = len(executed) == len(starts)
+
+    def take(column: Sequence[str]) -> Sequence[str]:
+        return column if every else [column[i] for i in executed]
+
+    def numbers(column: Sequence[str]) -> np.ndarray:
+        return _floats(take(column)) if executed else np.zeros(0)
+
+    out = Outputs(
+        take(workloads),
+        take(names),
+        take(col["profile"]),
+        numbers(col["submission_time"]),
+        take(col["requested_number_of_resources"]),
+        _walltimes(take(col["requested_time"])),
+        take(col["final_state"]),
+        numbers(starts),
+        numbers(col["execution_time"]),
+        take(col["allocated_resources"]),
+        {},
     )
+    if parents:
+        meta = take(meta)
+        for i, text in enumerate(meta):
+            key = out.id(i) if "parent_job" in text else None
+            if key in parents:
+                root, seen = key, 0
+                while root in parents and seen < 100:
+                    root, seen = parents[root], seen + 1
+                out.copies[i] = (root, _metadata(_unquoted(text)))
+    return out
 
 
 class _Expect:
@@ -253,20 +342,22 @@ def _timing(p: Physics, a: Attempt, expected: float, what: str, limit: int) -> N
             p.add(f"{name} was killed after {a.runtime_s:.6f} s, later than its end ({what}: {expected:.6f} s)", limit)
 
 
+#: Final states as small integers (:func:`_suspects`); any other state is not timed.
+STATE_CODES = {SUCCESS: 0, WALLTIME: 1, KILLED: 2}
+
+
 def _suspects(expected: np.ndarray, runtime: np.ndarray, walltime: np.ndarray, state: np.ndarray) -> np.ndarray:
-    """:func:`_timing`'s rule on arrays: the attempts it may find wrong (it says which are)."""
+    """:func:`_timing`'s rule on arrays (``state``: :data:`STATE_CODES`): the attempts it may
+    find wrong (it says which are)."""
     tol = ABS_EPS_S + REL_EPS * np.abs(expected)
     wall = np.where(walltime > 0, walltime, np.inf)
     with np.errstate(invalid="ignore"):
-        success = (state == SUCCESS) & (np.abs(runtime - expected) <= tol) & ~(expected > wall + tol)
+        success = (state == 0) & (np.abs(runtime - expected) <= tol) & ~(expected > wall + tol)
         killed_at_walltime = (
-            (state == WALLTIME)
-            & (np.abs(runtime - wall) <= ABS_EPS_S + REL_EPS * np.abs(wall))
-            & (expected >= wall - tol)
+            (state == 1) & (np.abs(runtime - wall) <= ABS_EPS_S + REL_EPS * np.abs(wall)) & (expected >= wall - tol)
         )
-        killed = (state == KILLED) & (runtime <= np.minimum(expected, wall) + tol)
-    untimed_state = (state != SUCCESS) & (state != WALLTIME) & (state != KILLED)
-    return ~(success | killed_at_walltime | killed | untimed_state)
+        killed = (state == 2) & (runtime <= np.minimum(expected, wall) + tol)
+    return ~(success | killed_at_walltime | killed | (state > 2))
 
 
 def _expected(p: Physics, x: _Expect, a: Attempt, spec: Any, limit: int) -> tuple[float, str] | None:
@@ -330,13 +421,18 @@ def _work(p: Physics, x: _Expect, molded: dict[str, list[Attempt]], limit: int) 
             )
 
 
-def _host_runs(allocs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _host_runs(allocs: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row, first host, last host) of every run of hosts (``"0-3 7"``: 0-3 and 7-7) of the
     allocations, parsed on arrays: the numbers, and the separators between them."""
     joined = ",".join(allocs)
-    numbers = np.array(joined.translate(_SPACES).split(), dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns of text it cannot read
+        try:
+            numbers = np.fromstring(joined.translate(_SPACES), dtype=np.int64, sep=" ")
+        except (ValueError, DeprecationWarning):
+            raise ValueError("an allocation is not an interval set of host ids") from None
     separators = np.frombuffer(_DIGITS.sub("", joined).encode(), np.uint8)
-    if len(separators) != max(len(numbers) - 1, 0):
+    if len(separators) != max(len(numbers) - 1, 0) or len(numbers) == 0:
         raise ValueError("an allocation is not an interval set of host ids")
     after_dash = np.concatenate(([False], separators == ord("-")))  # number j ends a range
     row = np.concatenate(([0], np.cumsum(separators == ord(","))))
@@ -352,33 +448,35 @@ _DIGITS = re.compile(r"\d+")
 
 def _hosts(p: Physics, out: Outputs, nb_hosts: int, limit: int) -> None:
     """No attempt before its submission, on a missing host, or on a host busy with another
-    (each host's attempts sorted by start: if none overlaps the next, none overlaps another)."""
-    if not out.ids:
+    (each host's attempts in order of start: if none overlaps the next, none overlaps another)."""
+    if not len(out.start):
         return
-    start = np.array(out.start, dtype=float)
-    submit = np.array(out.submit, dtype=float)
-    end = start + np.array(out.runtime, dtype=float)
-    for i in np.flatnonzero(start < submit - ABS_EPS_S)[:limit]:
-        p.add(f"job {out.ids[i]} starts at {out.start[i]}, before its submission at {out.submit[i]}", limit)
+    start, end = out.start, out.start + out.runtime
+    for i in np.flatnonzero(start < out.submit - ABS_EPS_S)[:limit]:
+        p.add(f"job {out.id(i)} starts at {start[i]:.6f}, before its submission at {out.submit[i]:.6f}", limit)
+    by_start = np.argsort(start, kind="stable")
     try:
-        row, low, high = _host_runs(out.alloc)
+        row, low, high = _host_runs([out.alloc[i] for i in by_start])
     except ValueError:
         p.add("an allocation of the jobs file is not an interval set of host ids", limit)
         return
+    row = by_start[row]
     for k in np.flatnonzero((high >= nb_hosts) | (high < low))[:limit]:
-        p.add(f"job {out.ids[row[k]]} runs on hosts {low[k]}-{high[k]}, beyond the platform's {nb_hosts}", limit)
+        p.add(f"job {out.id(row[k])} runs on hosts {low[k]}-{high[k]}, beyond the platform's {nb_hosts}", limit)
     width = np.maximum(high - low + 1, 0)
     first = np.repeat(np.cumsum(width) - width, width)
     host = np.repeat(low, width) + (np.arange(int(width.sum())) - first)
     owner = np.repeat(row, width)
-    order = np.lexsort((start[owner], host))
+    # attempts are in order of start: a stable sort by host keeps that order within each host
+    # (a radix sort on 16 or 32 bits)
+    order = np.argsort(host.astype(np.uint16 if nb_hosts <= 1 << 16 else np.uint32), kind="stable")
     host, owner = host[order], owner[order]
     clash = np.flatnonzero((host[1:] == host[:-1]) & (start[owner[1:]] < end[owner[:-1]] - ABS_EPS_S))
     for k in clash[:limit]:
         a, b = owner[k], owner[k + 1]
         p.add(
-            f"host {host[k]} runs jobs {out.ids[a]} and {out.ids[b]} at once "
-            f"({out.ids[b]} starts at {out.start[b]}, {out.ids[a]} ends at {end[a]:.6f})",
+            f"host {host[k]} runs jobs {out.id(a)} and {out.id(b)} at once "
+            f"({out.id(b)} starts at {start[b]:.6f}, {out.id(a)} ends at {end[a]:.6f})",
             limit,
         )
     p.count += max(0, len(clash) - limit)
@@ -401,26 +499,32 @@ def check_physics(
     out = read_outputs(jobs_csv)
     p = Physics()
     x = _Expect(workload, nb_hosts, speeds)
-    prefix = f"{workload.name}!"
     delay_of = {name: q.delay for name, q in workload.profiles.items() if q is not None and q.type == "delay"}
-    delays = {name: delay_of[spec.profile] for name, spec in workload.jobs.items() if spec.profile in delay_of}
-    fast, slow = [], []
-    for i, root in enumerate(out.roots):
-        if i not in out.metadata and root.startswith(prefix) and root[len(prefix) :] in delays:
-            fast.append(i)
-        else:
-            slow.append(i)
-    _time_fast(p, out, fast, delays, len(prefix), limit)
+    if set(out.workloads) <= {workload.name}:  # the jobs themselves run their own profile
+        expected = np.array([delay_of.get(name, math.nan) for name in out.profiles], dtype=float)
+    else:
+        ours, jobs = workload.name, workload.jobs
+        expected = np.array(
+            [
+                delay_of.get(jobs[name].profile, math.nan) if w == ours and name in jobs else math.nan
+                for w, name in zip(out.workloads, out.names)
+            ],
+            dtype=float,
+        )
+    if out.copies:
+        expected[list(out.copies)] = math.nan
+    fast = ~np.isnan(expected)
+    _time_fast(p, out, np.flatnonzero(fast), expected, limit)
     molded: dict[str, list[Attempt]] = {}
-    for i in slow:
-        a = out.attempt(i)
+    for i in np.flatnonzero(~fast):
+        a = out.attempt(int(i))
         spec = x.spec(a.job)
-        expected = None if spec is None else _expected(p, x, a, spec, limit)
-        if expected is None:
+        timing = None if spec is None else _expected(p, x, a, spec, limit)
+        if timing is None:
             p.untimed += 1
             continue
         p.timed += 1
-        _timing(p, a, expected[0], expected[1], limit)
+        _timing(p, a, timing[0], timing[1], limit)
         if a.kind == "molded" and a.state == SUCCESS:
             molded.setdefault(a.job, []).append(a)
     _work(p, x, molded, limit)
@@ -428,17 +532,17 @@ def check_physics(
     return p
 
 
-def _time_fast(p: Physics, out: Outputs, rows: list[int], delays: dict[str, float], skip: int, limit: int) -> None:
+def _time_fast(p: Physics, out: Outputs, rows: np.ndarray, expected: np.ndarray, limit: int) -> None:
     """The runtime rule on the jobs themselves whose profile is a delay, on arrays."""
-    if not rows:
+    if not len(rows):
         return
-    expected = np.array([delays[out.roots[i][skip:]] for i in rows], dtype=float)
-    runtime = np.array([out.runtime[i] for i in rows], dtype=float)
-    walltime = np.array([out.walltime[i] or -1 for i in rows], dtype=float)
-    state = np.array([out.state[i] for i in rows])
+    codes = STATE_CODES
+    state = np.array([codes.get(text, 3) for text in out.state], dtype=np.int8)[rows]
     p.timed += len(rows)
-    for k in np.flatnonzero(_suspects(expected, runtime, walltime, state)):
-        _timing(p, out.attempt(rows[k]), float(expected[k]), "its profile's time", limit)
+    suspects = _suspects(expected[rows], out.runtime[rows], out.walltime[rows], state)
+    for k in np.flatnonzero(suspects):
+        i = int(rows[k])
+        _timing(p, out.attempt(i), float(expected[i]), "its profile's time", limit)
 
 
 def physics_error(physics: Physics, jobs_csv: str | Path) -> str | None:

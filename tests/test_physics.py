@@ -101,7 +101,7 @@ SLOW_STAGE = row("3#2", 5, 2, -1, OK, 210, 25, "6-7", link(3, "stage", stage=1))
     ("rows", "message"),
     [
         (job1(run_s=90), "job w0!1 ran 90.000000 s on 4 hosts; its profile's time is 100"),
-        (job1(sub=10), "job w0!1 starts at 0, before its submission at 10"),
+        (job1(sub=10), "job w0!1 starts at 0.000000, before its submission at 10.000000"),
         (job1(wall=50), "job w0!1 completed after 100.000000 s, past its walltime 50"),
         (job1(state=WALL, run_s=150), "job w0!1 was killed at its walltime after 150"),
         (job1(state=KILL, run_s=150), "job w0!1 was killed after 150.000000 s, later than its end"),

@@ -33,12 +33,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adaptsched.core.base import INF, Job
-from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.base import Job
+from adaptsched.core.conservative import ReservationPlanner
 from adaptsched.core.needs import Need
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.qos import DEADLINE, QosTerms
+from adaptsched.core.units import EPS_S, INF
 
 
 def positions(n: int) -> list[int]:

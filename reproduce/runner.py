@@ -10,7 +10,7 @@ reproduction resumes where it stopped.
 
 By default the runs go to a local Dask cluster of one single-threaded worker process per CPU;
 ``scheduler_address`` sends them to a running Dask cluster instead (docs/sweeps.md). This
-replaced the home-made ``ProcessPoolExecutor`` pool of earlier versions (issue 13), kept as
+replaced the home-made ``ProcessPoolExecutor`` pool of earlier versions, kept as
 the baseline of ``benchmarks/sweep.py``.
 """
 

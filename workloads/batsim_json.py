@@ -15,11 +15,13 @@ real Batsim (``--engine batsim``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from adaptsched.errors import InputError
-from adaptsched.formats.jsontext import dumps
+from adaptsched.formats.jsontext import dumps, is_int, is_number
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
@@ -63,28 +65,20 @@ class Workload:
     name: str
     path: str
     nb_res: int
-    jobs: dict  # job name -> JobSpec
-    profiles: dict  # profile name -> Profile, or None once garbage-collected
-    annotations: dict = field(default_factory=dict)  # job name -> its ANNOTATIONS fields, if any
+    jobs: dict[str, JobSpec]  # job name -> JobSpec
+    profiles: dict[str, Profile | None]  # profile name -> Profile, or None once garbage-collected
+    annotations: dict[str, dict[str, Any]] = field(default_factory=dict)  # job name -> its ANNOTATIONS fields, if any
 
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
 
-    def described_jobs(self):
+    def described_jobs(self) -> Iterator[dict[str, Any]]:
         """Each job as ``{"id": NAME, "walltime": W, annotation fields...}`` (what
         :func:`adaptsched.core.needs.check_jobs` reads)."""
-        empty: dict = {}
+        empty: dict[str, Any] = {}
         for name, job in self.jobs.items():
             yield {"id": name, "walltime": job.walltime, **self.annotations.get(name, empty)}
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
@@ -96,12 +90,12 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     if not isinstance(ptype, str):
         raise InputError(path, f"{prefix}profile '{name}' has no string 'type'", field="type")
     ret = desc.get("ret", 0)
-    if not _is_int(ret):
+    if not is_int(ret):
         raise InputError(path, f"{prefix}profile '{name}': 'ret' must be an integer", field="ret")
     profile = Profile(name, ptype, ret=ret, json=dumps(desc))
     if ptype == "delay":
         delay = desc.get("delay")
-        if not _is_number(delay) or delay <= 0:
+        if not is_number(delay) or delay <= 0:
             raise InputError(
                 path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}", field="delay"
             )
@@ -109,7 +103,7 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     elif ptype == "parallel_homogeneous_total":
         for key in ("cpu", "com"):
             value = desc.get(key)
-            if not _is_number(value) or value < 0:
+            if not is_number(value) or value < 0:
                 raise InputError(
                     path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {value!r}", field=key
                 )
@@ -135,7 +129,7 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
     raw_id = desc.get("id")
     if isinstance(raw_id, str):
         name = raw_id
-    elif _is_int(raw_id):
+    elif is_int(raw_id):
         name = str(raw_id)
     else:
         raise InputError(path, f"{prefix}a job has no 'id' (string or integer), got {raw_id!r}", field="id")
@@ -145,15 +139,15 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
             raise InputError(path, f"{prefix}job id '{raw_id}' is not of the form '{workload}!NAME'", field="id")
     label = f"{prefix}job '{name}'"
     subtime = desc.get("subtime")
-    if not _is_number(subtime):
+    if not is_number(subtime):
         raise InputError(path, f"{label}: 'subtime' must be a number, got {subtime!r}", field="subtime")
     walltime = desc.get("walltime", -1)
-    if not _is_number(walltime) or not (walltime == -1 or walltime > 0):
+    if not is_number(walltime) or not (walltime == -1 or walltime > 0):
         raise InputError(
             path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {walltime!r}", field="walltime"
         )
     res = desc.get("res")
-    if not _is_int(res) or res < 0:
+    if not is_int(res) or res < 0:
         raise InputError(path, f"{label}: 'res' must be an integer >= 0, got {res!r}", field="res")
     profile = desc.get("profile")
     if not isinstance(profile, str):
@@ -179,7 +173,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
-    if not _is_int(nb_res) or nb_res <= 0:
+    if not is_int(nb_res) or nb_res <= 0:
         raise InputError(path, f"must be a positive integer, got {nb_res!r}", field="nb_res")
     raw_profiles = doc.get("profiles")
     if not isinstance(raw_profiles, dict):
@@ -188,11 +182,11 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(raw_jobs, list):
         raise InputError(path, "the 'jobs' array is missing", field="jobs")
 
-    profiles = {
+    profiles: dict[str, Profile | None] = {
         pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
     }
-    jobs = {}
-    annotations = {}
+    jobs: dict[str, JobSpec] = {}
+    annotations: dict[str, dict[str, Any]] = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:

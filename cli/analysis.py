@@ -93,9 +93,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def check_against(metrics: dict, workload: str) -> None:
     """The run's invariants and physics against its workload, or an error naming the jobs."""
-    from adaptsched.analysis.invariants import check_run
+    from adaptsched.analysis.invariants import check_against_workload
 
-    problems = check_run(metrics["source"], workload, int(metrics["hosts"]))
+    problems = check_against_workload(metrics["source"], workload, int(metrics["hosts"]))
     if problems:
         raise AdaptschedError(
             f"{metrics['source']} breaks the run's physics or invariants against {workload} "

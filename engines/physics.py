@@ -33,9 +33,14 @@ and a model's parameters reach the scheduler through its messages at that precis
 Profiles of other types, and jobs the workload does not know (a plugin's own dynamic jobs),
 are not timed; :class:`Physics` counts them.
 
-Pure Python on the CSV's text (no pandas), so that it is cheap enough to run after every run:
-:func:`adaptsched.engines.run.run` calls it for both engines; ``adaptsched metrics --workload``
-runs it too (:mod:`adaptsched.analysis.invariants`).
+Numpy on the CSV's text (no pandas), so that it is cheap enough to run after every run
+(``benchmarks/physics.py`` measures it against the run): :func:`adaptsched.engines.run.run`
+calls it for both engines; ``adaptsched metrics --workload`` runs it too
+(:mod:`adaptsched.analysis.invariants`).
+
+:func:`physics_violations` is the entry point for any run's outputs (``adaptsched check`` holds
+a user's scheduler to these rules with it): a run's prefix, its workload and its platform in,
+the list of violations out.
 """
 
 from __future__ import annotations
@@ -52,7 +57,9 @@ from typing import Any
 
 import numpy as np
 
-from adaptsched.workloads.batsim_json import Workload
+from adaptsched.errors import InputError
+from adaptsched.platforms.simgrid import Platform, read_platform
+from adaptsched.workloads.batsim_json import Workload, load_workload
 from adaptsched.workloads.moldable import model_of
 
 ABS_EPS_S = 1e-5
@@ -555,3 +562,46 @@ def physics_error(physics: Physics, jobs_csv: str | Path) -> str | None:
         f"{jobs_csv} breaks the run's physics ({physics.count:,} violation{'s' if physics.count > 1 else ''}): "
         f"{listed}{more}. The scheduler's decisions disagree with its workload (the outputs are kept)"
     )
+
+
+def physics_violations(
+    run: str | Path, workload: str | Path | Workload, platform: str | Path | Platform | int, *, limit: int = 10
+) -> list[str]:
+    """Every violation of the module doc's rules by a finished run (empty: none), each a
+    sentence naming the job; beyond ``limit``, one last sentence counts the others.
+
+    ``run``: the run's ``--out`` prefix, its ``PREFIX_jobs.csv``, or a folder holding one
+    ``*_jobs.csv``; ``workload``: its Batsim JSON workload (a path, or one already loaded);
+    ``platform``: its SimGrid platform file, a loaded :class:`Platform`, or a number of hosts
+    (1 Gflop/s each, adaptsched's clusters). A missing or unreadable file is an
+    :class:`~adaptsched.errors.InputError` naming it."""
+    jobs_csv = jobs_csv_of(run)
+    loaded = workload if isinstance(workload, Workload) else load_workload(workload, embedded=False)
+    if isinstance(platform, int):
+        nb_hosts, speeds = platform, [1e9] * platform
+    else:
+        machines = platform if isinstance(platform, Platform) else read_platform(platform)
+        nb_hosts, speeds = machines.nb_hosts, [host.speed_flops for host in machines.compute_hosts]
+    try:
+        physics = check_physics(jobs_csv, loaded, nb_hosts, speeds=speeds, limit=limit)
+    except (KeyError, IndexError, ValueError) as error:
+        raise InputError(jobs_csv, f"not a Batsim _jobs.csv ({type(error).__name__}: {error})") from None
+    more = physics.count - len(physics.violations)
+    return physics.violations + ([f"and {more:,} more violations of the run's physics"] if more > 0 else [])
+
+
+def jobs_csv_of(run: str | Path) -> Path:
+    """A run's ``_jobs.csv`` from its prefix, the file itself, or a folder holding one."""
+    path = Path(run)
+    if path.is_dir():
+        found = sorted(path.glob("*_jobs.csv"))
+        if len(found) != 1:
+            raise InputError(path, f"holds {len(found)} *_jobs.csv files: name the run's prefix or its _jobs.csv")
+        return found[0]
+    if path.name.endswith("_jobs.csv"):
+        candidate = path
+    else:
+        candidate = path.with_name(path.name + "_jobs.csv")
+    if not candidate.is_file():
+        raise InputError(candidate, "no such file: a run's _jobs.csv (give the run's --out prefix)")
+    return candidate

@@ -7,10 +7,12 @@ import json
 import pytest
 from helpers import PLUGINS, find_batsim
 
+from adaptsched.analysis.invariants import check_against_workload
 from adaptsched.cli import main
-from adaptsched.engines.physics import check_physics, physics_error
+from adaptsched.engines.physics import check_physics, physics_error, physics_violations
 from adaptsched.engines.run import RunSpec, run
-from adaptsched.errors import SimulationError
+from adaptsched.errors import InputError, SimulationError
+from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.batsim_json import load_workload
 
 HEADER = (
@@ -178,6 +180,35 @@ def test_metrics_with_the_workload_refuses_the_broken_run(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "breaks the run's physics or invariants" in err and "(copy w0!" in err and "Traceback" not in err
     assert main(["metrics", jobs_csv]) == 0  # without the workload: metrics only
+
+
+def test_one_library_call_checks_any_run_from_its_prefix_workload_and_platform(tmp_path):
+    """physics_violations (what ``adaptsched check`` calls): a run's prefix, _jobs.csv or folder;
+    its workload as a path or loaded; its platform as a file, or a number of hosts."""
+    workload = moldable_workload(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    spec = RunSpec.make(
+        str(PLUGINS / "wrongCopyRuntime.py"), workload, 12, broken / "run", dynamic_jobs=True,
+        profile_reuse=True, progress=False,
+    )  # fmt: skip
+    with pytest.raises(SimulationError):
+        run(spec, say=lambda *a: None)
+    platform = write_cluster(12, tmp_path / "cluster.xml")
+    for where in (broken / "run", broken / "run_jobs.csv", broken):
+        for what in (workload, load_workload(workload, embedded=False)):
+            for machine in (12, platform):
+                found = physics_violations(where, what, machine, limit=2)
+                assert len(found) == 3 and found[-1].startswith("and ") and "(copy w0!" in found[0], found
+    assert check_against_workload(broken / "run", workload, 12)  # invariants and physics
+    sound = run(RunSpec.make("downey", workload, 12, tmp_path / "sound", progress=False), say=lambda *a: None)
+    assert physics_violations(tmp_path / "sound", workload, 12) == []
+    assert check_against_workload(sound.jobs_csv, workload, 12) == []
+    with pytest.raises(InputError, match="no such file"):
+        physics_violations(tmp_path / "nothing", workload, 12)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="holds 0"):
+        physics_violations(tmp_path / "empty", workload, 12)
 
 
 @pytest.mark.skipif(find_batsim() is None, reason="real Batsim not found")

@@ -7,8 +7,11 @@ the check alone on the outputs, all in CPU time (``time.process_time``: what thi
 computed, less sensitive than wall time to the other processes of a busy machine):
 
     .venv/bin/python benchmarks/physics.py [--scheduler easy] [--trace T] [--hosts 338] [--rounds 2]
+        [--moldable downey]
 
-It prints each round and the median share of the check in a run.
+``--moldable MODEL`` annotates every job with a speedup model first (``mold-annotate``), for
+the moldable schedulers (``--scheduler downey``): their molded copies are the check's slow
+path, timed one by one. It prints each round and the median share of the check in a run.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 import adaptsched.engines.run as engine_run
 from adaptsched.engines.physics import check_physics
 from adaptsched.engines.run import RunSpec, run
+from adaptsched.workloads import moldable
 from adaptsched.workloads.batsim_json import load_workload
 from adaptsched.workloads.convert import convert_swf, write_workload
 
@@ -49,16 +53,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--trace", default=str(DEFAULT_TRACE))
     parser.add_argument("--hosts", type=int, default=338)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--moldable", choices=moldable.MODELS, help="annotate every job with this speedup model")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "physics"))
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     workload, _ = convert_swf(args.trace, hosts=args.hosts)
-    path = write_workload(workload, out / "workload.json")
+    if args.moldable:
+        workload, _ = moldable.annotate(workload, model=args.moldable)
+    path = write_workload(workload, out / f"workload{'-' + args.moldable if args.moldable else ''}.json")
     spec = RunSpec.make(args.scheduler, path, args.hosts, out / args.scheduler, progress=False)
     loaded = load_workload(path)
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {os.getloadavg()[0]:.1f}, "
-          f"{loaded.nb_jobs:,} jobs, {args.scheduler}, in-process")  # fmt: skip
+          f"{loaded.nb_jobs:,} jobs{', moldable (' + args.moldable + ')' if args.moldable else ''}, "
+          f"{args.scheduler}, in-process")  # fmt: skip
     shares = []
     for k in range(args.rounds):
         without = timed_run(spec, check=False)
@@ -70,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
         print(
             f"round {k + 1}: run {without:.2f} s CPU without the check, {with_check:.2f} s with it; "
             f"the check alone {alone:.3f} s ({alone / without:.1%} of the run; {physics.timed:,} attempts timed, "
-            f"{physics.count} violations)"
+            f"{physics.untimed:,} not timed, {physics.count} violations)"
         )
     print(f"median share of the check: {statistics.median(shares):.1%}")
 

@@ -133,6 +133,54 @@ def test_a_model_that_disagrees_with_its_profile_breaks_the_work(tmp_path):
     assert any("job w0!2: its molded copies did 1.000000 s of sequential work, the job holds 400" in v for v in found)
 
 
+def test_a_resubmitted_copy_of_a_parallel_task_runs_it_on_its_own_hosts(tmp_path):
+    """Real Batsim under the conformance suite's torture scheduler: job 22 (52 Gflop over its
+    hosts, 4 asked, walltime 21 s) is killed, resubmitted by pybatsim with the same profile and
+    run on 2 hosts: 26 s there, so killed at its walltime, not 13 s (its time on 4 hosts)."""
+    doc = {
+        "nb_res": 4,
+        "jobs": [{"id": 22, "subtime": 4, "res": 4, "walltime": 21, "profile": "p"}],
+        "profiles": {"p": {"type": "parallel_homogeneous_total", "cpu": 52e9, "com": 0}},
+    }
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    loaded = load_workload(path)
+    rows = [
+        row(22, 4, 4, 21, KILL, 8.001, 2.5, "2-3"),
+        row("22#1", 10.502, 4, 21, WALL, 25.502, 21, "0 2", "{'parent_job': 'w0!22', 'nb_resubmit': 1}"),
+    ]
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    assert check_physics(tmp_path / "x_jobs.csv", loaded, 4, speeds=[1e9] * 4).violations == []
+    rows[1] = rows[1].replace("COMPLETED_WALLTIME_REACHED,25.502,21", "COMPLETED_SUCCESSFULLY,25.502,13")
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    found = check_physics(tmp_path / "x_jobs.csv", loaded, 4, speeds=[1e9] * 4).violations
+    assert any("its profile's time on its 4 hosts" in v or "past its walltime" in v for v in found), found
+
+
+def test_many_short_molded_copies_carry_batsims_rounding(tmp_path):
+    """Downey on the CTC year: a 1 s job molded to 1/S(n) s on n hosts, runtimes at Batsim's six
+    decimals (n = 61: 0.016393 s, 4.4e-7 s short, 2.7e-5 s of work); the work check allows each
+    copy's tolerance times its speedup."""
+    doc = {
+        "nb_res": 64,
+        "jobs": [
+            {
+                "id": 1, "subtime": 0, "res": 1, "walltime": 10, "profile": "d1",
+                "moldable": {"model": "downey", "A": 64.0, "sigma": 0.0, "t1_s": 1.0},
+            }
+        ],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }  # fmt: skip
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    rows = [
+        row(1, 0, 1, 10, "REJECTED", 0, 0, ""),
+        row("1#1", 0, 61, 10, OK, 0, round(1 / 61, 6), "0-60", "{'parent_job': 'w0!1', 'kind': 'molded'}"),
+    ]
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    assert check_physics(tmp_path / "x_jobs.csv", load_workload(path), 64).violations == []
+
+
 def moldable_workload(tmp_path):
     """12 hosts, eight Downey jobs of A = 8 asking for 8 hosts, arriving together: greedy
     allocation runs the first on 8 hosts and molds the next to the 4 left."""

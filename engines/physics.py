@@ -255,8 +255,10 @@ def read_outputs(jobs_csv: str | Path) -> Outputs:
 def _outputs(col: dict[str, Sequence[str]]) -> Outputs:
     names, workloads, meta, starts = col["job_id"], col["workload_name"], col["metadata"], col["starting_time"]
     parents: dict[str, str] = {}
+    parsed: dict[str, dict[str, Any]] = {}  # WORKLOAD!NAME of a copy -> its metadata, parsed once
     for i in [i for i, text in enumerate(meta) if "parent_job" in text]:
-        parent = _metadata(_unquoted(meta[i])).get("parent_job")
+        parsed[f"{workloads[i]}!{names[i]}"] = fields = _metadata(_unquoted(meta[i]))
+        parent = fields.get("parent_job")
         if parent:
             parents[f"{workloads[i]}!{names[i]}"] = parent if "!" in str(parent) else f"{workloads[i]}!{parent}"
     executed = [i for i, text in enumerate(starts) if text]
@@ -289,7 +291,7 @@ def _outputs(col: dict[str, Sequence[str]]) -> Outputs:
                 root, seen = key, 0
                 while root in parents and seen < 100:
                     root, seen = parents[root], seen + 1
-                out.copies[i] = (root, _metadata(_unquoted(text)))
+                out.copies[i] = (root, parsed[key])
     return out
 
 

@@ -33,6 +33,11 @@ class InputError(AdaptschedError):
         super().__init__(f"{where}: {what}")
 
 
+class InputRefused(AdaptschedError):
+    """A scheduler refuses its input before the first event: the workload lacks what it needs
+    (:mod:`adaptsched.core.needs`; the message names the command that prepares it)."""
+
+
 class SimulationError(AdaptschedError):
     """A run failed: invalid scheduler decision, crashed process, broken protocol."""
 
@@ -73,4 +78,36 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """argparse type: a finite number (NaN and infinities are usage errors, exit 2).
+
+    >>> finite_float("2.5")
+    2.5
+    """
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (a usage error, exit 2, otherwise).
+
+    >>> positive_float("0.5")
+    0.5
+    """
+    import argparse
+
+    value = finite_float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
     return value

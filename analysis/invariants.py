@@ -15,16 +15,25 @@
   (at its width: the submitted walltime times the attempt's ``scale``).
 
 Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
+
+:func:`check_against_workload` adds the run's physics against its workload
+(:mod:`adaptsched.engines.physics`: every job or copy ran its profile's or its speedup model's
+time, or was killed at its walltime or by the scheduler; a molded job's copies did its work),
+the check both engines make at the end of every run; ``adaptsched metrics --workload`` makes
+them all on any ``_jobs.csv``.
 """
 
 from __future__ import annotations
 
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from adaptsched.core.units import EPS_S
+from adaptsched.platforms.simgrid import Platform
+from adaptsched.workloads.batsim_json import Workload
 
 from ..formats.intervals import parse_hosts
 from .backfilling import GUARANTEE_EPS_S, reservations
@@ -113,3 +122,28 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
         f"job {folded['job_id'].iat[i]} completed after running past its walltime" for i in np.flatnonzero(over)[:limit]
     ]
     return problems
+
+
+def check_against_workload(
+    run: str | Path,
+    workload: str | Path | Workload,
+    platform: str | Path | Platform | int,
+    *,
+    guarantees: bool = False,
+    limit: int = 5,
+) -> list[str]:
+    """Every violation of a run's ``_jobs.csv`` (:func:`check_invariants`) and of its physics
+    against its workload and platform (:func:`adaptsched.engines.physics.physics_violations`,
+    which takes the same ``run``, ``workload`` and ``platform``: a prefix, file or folder; a
+    Batsim JSON path or loaded workload; a platform file, loaded platform or number of hosts)."""
+    from ..engines.physics import jobs_csv_of, physics_violations
+    from .jobs import read_jobs_csv
+
+    jobs_csv = jobs_csv_of(run)
+    nb_hosts = platform if isinstance(platform, int) else None
+    if nb_hosts is None:
+        from ..platforms.simgrid import read_platform
+
+        nb_hosts = (platform if isinstance(platform, Platform) else read_platform(platform)).nb_hosts
+    problems = check_invariants(read_jobs_csv(jobs_csv), nb_hosts, guarantees=guarantees, limit=limit)
+    return problems + physics_violations(jobs_csv, workload, platform, limit=limit)

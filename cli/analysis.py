@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, positive_int
+from adaptsched.errors import AdaptschedError, positive_float, positive_int
 
 from .common import Subparsers, add_metric_options, output_folder, say
 
@@ -18,10 +18,21 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("metrics", help="metrics of a run (PREFIX_jobs.csv)")
     p.add_argument("jobs_csv", help="a Batsim _jobs.csv (or its prefix)")
     add_metric_options(p, window=False)
-    p.add_argument("--short", type=float, default=3600.0, help="short jobs run less than this (s, default 3600)")
-    p.add_argument("--long", type=float, default=36000.0, help="long jobs run at least this (s, default 36000)")
+    p.add_argument(
+        "--short", type=positive_float, default=3600.0, help="short jobs run less than this (s, default 3600)"
+    )
+    p.add_argument(
+        "--long", type=positive_float, default=36000.0, help="long jobs run at least this (s, default 36000)"
+    )
     p.add_argument("--wide", type=positive_int, default=16, help="wide jobs use more hosts than this (default 16)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument(
+        "--workload",
+        metavar="W.json",
+        help="the run's Batsim JSON workload: first check the run's physics against it (every job ran its "
+        "profile's or its speedup model's time, or was killed; no early start, no host shared) and refuse "
+        "a run that breaks it",
+    )
     p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser("compare", help="compare runs: tables, charts and Gantt charts")
@@ -65,6 +76,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     unfinished = nothing_ran(metrics)
     if unfinished:
         raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    if args.workload:
+        check_against(metrics, args.workload)
     if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
         print(
             f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
@@ -76,6 +89,19 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     else:
         say(format_metrics(metrics))
     return 0
+
+
+def check_against(metrics: dict, workload: str) -> None:
+    """The run's invariants and physics against its workload, or an error naming the jobs."""
+    from adaptsched.analysis.invariants import check_against_workload
+
+    problems = check_against_workload(metrics["source"], workload, int(metrics["hosts"]))
+    if problems:
+        raise AdaptschedError(
+            f"{metrics['source']} breaks the run's physics or invariants against {workload} "
+            f"({len(problems)} found): " + "; ".join(problems)
+        )
+    print(f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}", file=sys.stderr)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

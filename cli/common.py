@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, UsageError, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, positive_float, positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -165,7 +165,9 @@ def show_job_script(where: Any) -> None:
 
 def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, window: bool = True) -> None:
     """``--bound``, and the machine size (``--hosts``) and Gantt window (``--window``) if asked."""
-    parser.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    parser.add_argument(
+        "--bound", type=positive_float, default=10.0, help="bounded-slowdown bound in seconds (default 10)"
+    )
     if hosts:
         add_hosts_option(parser, "default: from _schedule.csv")
     if window:

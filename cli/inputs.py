@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from adaptsched.errors import AdaptschedError, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, finite_float, positive_int
 
 from .common import Subparsers, add_hosts_option, say
 
@@ -16,8 +16,8 @@ def register(sub: Subparsers) -> None:
     p.add_argument("output", help="Batsim JSON workload to write")
     add_hosts_option(p, "default: the header's MaxNodes")
     p.add_argument("--first", type=positive_int, help="keep only the first N jobs")
-    p.add_argument("--start", type=float, help="keep jobs submitted at or after this SWF time (s)")
-    p.add_argument("--end", type=float, help="keep jobs submitted before this SWF time (s)")
+    p.add_argument("--start", type=finite_float, help="keep jobs submitted at or after this SWF time (s)")
+    p.add_argument("--end", type=finite_float, help="keep jobs submitted before this SWF time (s)")
     p.add_argument(
         "--missing-estimate",
         default="runtime+1",
@@ -40,18 +40,23 @@ def register(sub: Subparsers) -> None:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from adaptsched.workloads.convert import convert_swf, write_workload
+    from adaptsched.workloads.convert import ConversionOptionError, convert_swf, write_workload
 
-    workload, report = convert_swf(
-        args.trace,
-        hosts=args.hosts,
-        first=args.first,
-        start_s=args.start,
-        end_s=args.end,
-        missing_estimate=args.missing_estimate,
-        over_estimate=args.over_estimate,
-        zero_runtime=args.zero_runtime,
-    )
+    if args.start is not None and args.end is not None and not args.start < args.end:
+        raise UsageError(f"--start {args.start:g} --end {args.end:g}: the window is empty (--start must come first)")
+    try:
+        workload, report = convert_swf(
+            args.trace,
+            hosts=args.hosts,
+            first=args.first,
+            start_s=args.start,
+            end_s=args.end,
+            missing_estimate=args.missing_estimate,
+            over_estimate=args.over_estimate,
+            zero_runtime=args.zero_runtime,
+        )
+    except ConversionOptionError as error:  # a value given on the command line
+        raise UsageError(str(error)) from None
     path = write_workload(workload, args.output)
     say(report.summary())
     say(f"wrote {path} ({len(workload['jobs'])} jobs, nb_res={workload['nb_res']})")

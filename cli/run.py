@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from adaptsched.errors import UsageError
+from adaptsched.errors import UsageError, positive_float
 
 from .common import (
     Subparsers,
@@ -39,7 +39,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--scheduler-timeout",
-        type=float,
+        type=positive_float,
         metavar="SECONDS",
         help="stop the run when the scheduler takes longer than this to answer one message (default: wait)",
     )

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from adaptsched.errors import UsageError, positive_int
+from adaptsched.errors import UsageError, finite_float, positive_int
 
 from .common import Subparsers, add_hosts_option, add_seed_option, add_workload_options, read_workload, say
 
@@ -27,7 +27,7 @@ def register_annotations(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--max-estimate",
-        type=float,
+        type=finite_float,
         metavar="M",
         help="tsafrir: the largest estimate (s; default: the longest runtime)",
     )
@@ -45,7 +45,7 @@ def register_annotations(sub: Subparsers) -> None:
     p = sub.add_parser("mold-annotate", help="make jobs of a Batsim JSON workload moldable (speedup model)")
     add_workload_options(p)
     p.add_argument("--model", default="downey", choices=("downey", "linear", "scojo-p"), help="speedup model")
-    p.add_argument("--fraction", type=float, default=1.0, help="fraction of moldable jobs (default 1)")
+    p.add_argument("--fraction", type=finite_float, default=1.0, help="fraction of moldable jobs (default 1)")
     add_seed_option(p)
     p.add_argument(
         "--a-max",
@@ -62,14 +62,16 @@ def register_annotations(sub: Subparsers) -> None:
 
     p = sub.add_parser("qos-annotate", help="add deadlines, urgency and prices to a Batsim JSON workload")
     add_workload_options(p)
-    p.add_argument("--urgent", type=float, default=0.2, help="fraction of urgent jobs (default 0.2)")
-    p.add_argument("--urgent-cost", type=float, default=10.0, help="price factor C of urgent jobs (default 10)")
-    p.add_argument("--deadline-factor", type=float, default=5.0, help="deadline = submit + F x estimate (default 5)")
-    p.add_argument("--unit-price", type=float, default=0.1, help="price per processor-second (default 0.1)")
+    p.add_argument("--urgent", type=finite_float, default=0.2, help="fraction of urgent jobs (default 0.2)")
+    p.add_argument("--urgent-cost", type=finite_float, default=10.0, help="price factor C of urgent jobs (default 10)")
+    p.add_argument(
+        "--deadline-factor", type=finite_float, default=5.0, help="deadline = submit + F x estimate (default 5)"
+    )
+    p.add_argument("--unit-price", type=finite_float, default=0.1, help="price per processor-second (default 0.1)")
     p.add_argument("--exact", action="store_true", help="exact estimates: estimate = runtime (walltime runtime + 1 s)")
     p.add_argument(
         "--high-load",
-        type=float,
+        type=finite_float,
         nargs="?",
         const=0.4,
         default=None,
@@ -99,14 +101,14 @@ def register_generate(sub: Subparsers) -> None:
 
     g = model("downey", "Downey (1996) moldable workload model", _generate_downey, 64)
     g.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
-    g.add_argument("--load", type=float, default=0.75, help="offered load rho (default 0.75)")
+    g.add_argument("--load", type=finite_float, default=0.75, help="offered load rho (default 0.75)")
 
     g = model("lublin", "Lublin & Feitelson (2003) rigid-job workload model", _generate_lublin, 128)
     g.add_argument("--jobs", type=positive_int, default=10000, help="number of jobs (default 10000)")
     g.add_argument(
         "--mode", choices=("typeless", "typed"), default="typeless", help="parameter sets (default typeless)"
     )
-    g.add_argument("--aarr", type=float, help="typeless AARR (SCOJO-P's alpha': 10.23 for W1, 9.83 for W2)")
+    g.add_argument("--aarr", type=finite_float, help="typeless AARR (SCOJO-P's alpha': 10.23 for W1, 9.83 for W2)")
     g.add_argument("--start-hour", type=int, default=0, help="hour of day at time 0 (default 0, midnight)")
     g.add_argument(
         "--clock",

@@ -20,6 +20,10 @@ Ideal cluster size (``strategy``), an integer in [1, N]:
 * ``ASP`` (sec. 5.4): at each event, the free processors divided evenly among the queued
   jobs (at least 1 each), capped at MAX; inherently greedy.
 
+A rigid job (no ``moldable`` annotation) keeps its request and its runtime: it starts on
+exactly its requested hosts, when they are free, and runs itself. A workload where no job is
+moldable is refused before the run (:mod:`adaptsched.core.needs`) unless ``rigid=keep``.
+
 When a job starts (``mode``):
 
 * ``stubborn``: on its ideal size only, else it waits;
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adaptsched.core.base import Job, OnlineScheduler, Running
+from adaptsched.core.needs import Need
 from adaptsched.core.options import Options, option
 from adaptsched.core.speedup import Downey
 
@@ -91,9 +96,27 @@ class DowneyOptions(Options):
     )
     load: float = option(0.75, "SEV/SSEV: the offered load rho, known in advance", low=0.0)
     sigma_max: float = option(2.0, "SEV: the workload's largest sigma", low=0.0, low_open=True)
+    rigid: str = option(
+        "refuse",
+        "a workload without moldable jobs: refuse it (mold-annotate prepares one), or keep: every job runs "
+        "rigid, on its request for its runtime",
+        choices=("refuse", "keep"),
+    )
 
     def needs_dynamic_jobs(self) -> bool:
         return True  # molded jobs run as copies
+
+    def needs(self) -> tuple[Need, ...]:
+        need = Need(
+            "moldable jobs",
+            "moldable",
+            ("downey", "linear"),
+            "adaptsched mold-annotate IN.json OUT.json --model downey",
+            "rigid=keep",
+            "rigid jobs keep their request and their runtime",
+            required=self.rigid == "refuse",
+        )
+        return (need,)
 
 
 class DowneyAllocation(OnlineScheduler):
@@ -106,22 +129,22 @@ class DowneyAllocation(OnlineScheduler):
         o = self.options
         self.strategy, self.mode = o.strategy, o.mode
         self.min_fraction, self.load, self.sigma_max = o.min_fraction, o.load, o.sigma_max
-        self.models: dict[str, tuple[Downey, int, int]] = {}  # job id -> (model, requested size, ideal size)
+        # job id -> (model, requested size, ideal size); model None: a rigid job
+        self.models: dict[str, tuple[Downey | None, int, int]] = {}
 
     def on_submit(self, job: Job, now: float) -> None:
-        spec = job.fields.get("moldable") if job.fields else None
-        if isinstance(spec, dict) and spec.get("model") == "downey":
-            model = Downey(spec["A"], spec["sigma"], spec.get("t1_s", 1.0))
-        elif isinstance(spec, dict) and spec.get("model") == "linear":  # S(n) = n up to max_res
-            model = Downey(job.fields.get("max_res", self.nb_hosts), 0.0, spec.get("t1_s", 1.0))
-        else:  # a rigid job: linear up to its request, which it keeps
-            model = Downey(job.res, 0.0)
+        model = model_of(job, self.nb_hosts)
+        if model is None:  # a rigid job keeps its request (and runs itself: its own runtime)
+            self.models[job.id] = (None, job.res, job.res)
+            return
         ideal = ideal_size(self.strategy, model, self.nb_hosts, load=self.load, sigma_max=self.sigma_max)
         self.models[job.id] = (model, job.res, ideal)  # the ideal size never changes: computed once
 
     def choose(self, job: Job, free: int, queued: int) -> int | None:
         """Cluster size to start the head job on now, or None to wait."""
-        ideal = self.models[job.id][2]
+        model, requested, ideal = self.models[job.id]
+        if model is None:
+            return requested if free >= requested else None
         if self.strategy == "ASP":
             return min(ideal, max(1, free // queued)) if free >= 1 else None
         if self.mode == "stubborn":
@@ -144,4 +167,21 @@ class DowneyAllocation(OnlineScheduler):
         queue.remove_all(started)
 
     def begin(self, job: Job, now: float, n: int) -> Running:
-        return self.start_sized(job, now, n, self.models[job.id][0])
+        model = self.models[job.id][0]
+        if model is None:
+            return self.start(job, now)
+        return self.start_sized(job, now, n, model)
+
+
+def model_of(job: Job, nb_hosts: int) -> Downey | None:
+    """The speedup model of a job's ``moldable`` annotation (``downey``; ``linear``: S(n) = n up to
+    ``max_res``), or None for a rigid job. A model without its sequential time ``t1_s`` is an error:
+    a default would set the job's runtime at any size other than its request."""
+    spec = job.fields.get("moldable") if job.fields else None
+    if not isinstance(spec, dict) or spec.get("model") not in ("downey", "linear"):
+        return None
+    if "t1_s" not in spec:
+        raise ValueError(f"job {job.id}: moldable model {spec.get('model')!r} needs 't1_s' (its sequential time)")
+    if spec["model"] == "downey":
+        return Downey(spec["A"], spec["sigma"], spec["t1_s"])
+    return Downey(job.fields.get("max_res", nb_hosts), 0.0, spec["t1_s"])

@@ -46,6 +46,7 @@ from typing import Any
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
 from adaptsched.core.base import Job, Running
 from adaptsched.core.conservative import ReservationPlanner
+from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
@@ -94,6 +95,9 @@ class BackfillOptions(Options):
         "planned for now start)",
         choices=("every", "paper"),
     )
+
+    def needs(self) -> tuple[Need, ...]:
+        return (walltimes("the backfilling family"),)
 
     def check(self) -> None:
         if self.test_run_s > self.test_run_max_s:

@@ -23,9 +23,10 @@ from typing import Any, NamedTuple
 
 from adaptsched.core.base import Job, Running
 from adaptsched.core.easy import Window, backfill, shadow_of
+from adaptsched.core.needs import Need
 from adaptsched.core.options import option
 from adaptsched.core.replay import replay
-from adaptsched.core.scojo import PriorityEasy, ScojoOptions, aged_level, rigid_shape
+from adaptsched.core.scojo import RIGID, RIGID_HELP, PriorityEasy, ScojoOptions, aged_level, moldable_need, rigid_shape
 from adaptsched.core.units import INF
 
 
@@ -218,6 +219,10 @@ class CirneBermanOptions(ScojoOptions):
         "what-if simulations on host counts (fast), or full replays of the frame (the reference; same sizes)",
         choices=("counts", "replay"),
     )
+    rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
+
+    def needs(self) -> tuple[Need, ...]:
+        return moldable_need(self.rigid)
 
 
 class CirneBerman(PriorityEasy):
@@ -298,7 +303,7 @@ class CirneBerman(PriorityEasy):
     def what_if_replay(self, job: Job, n: int, now: float) -> float:
         """:meth:`what_if_starts` for one size, by replaying the frame itself (:func:`replay`)."""
         values = self.options.values()
-        del values["whatif"]
+        del values["whatif"], values["rigid"]
         sim = PriorityEasy(self.nb_hosts, **values)
         running = [
             (Job(r.exec_id, r.job.submit_s, r.res, r.end_s - r.start_s), r.start_s, r.end_s, r.hosts)

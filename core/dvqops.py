@@ -169,6 +169,7 @@ def what_if_values(
 class DvqopsOptions(QopsOptions):
     value_aware: bool = fixed(True)  # DVQoPS is VQoPS
     oc_factor: float = fixed(0.0)  # chosen as it goes, from initial_oc_factor
+    deadlines: str = fixed("refuse")  # value-aware: a job without terms pays nothing, and is rejected
     oc_factors: str = option("0,0.05,0.1,0.2,0.4", "candidate OC-factors, comma-separated")
     max_window_h: float = option(64.0, "largest rollback window (h); the window is re-chosen this often", low=1.0)
     initial_oc_factor: float = option(0.0, "OC-factor before the first what-if choice", low=0.0)

@@ -22,9 +22,14 @@ adaptsched.core.options.OptionError: option order='xyz': choose one of fcfs, sjf
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from adaptsched.core.needs import Need
 
 OptionsT = TypeVar("OptionsT", bound="Options")
 _TRUE = ("1", "true", "yes", "on")
@@ -52,10 +57,14 @@ def option(
     high: float | None = None,
     low_open: bool = False,
     high_open: bool = False,
+    infinite: bool = False,
+    file: str | None = None,
 ) -> Any:
     """A dataclass field declaring one option: ``default`` (whose type is the option's),
     ``help``, and the allowed values: ``choices``, or a range [low, high] (open ends with
-    ``low_open``/``high_open``)."""
+    ``low_open``/``high_open``). A float is finite unless ``infinite`` (NaN never is allowed).
+    ``file``: the option names a file (its empty value: none), which must exist and be
+    readable: ``"text"``, or ``"json"`` (and hold valid JSON)."""
     metadata = {
         "help": help,
         "choices": tuple(choices) if choices is not None else None,
@@ -63,6 +72,8 @@ def option(
         "high": high,
         "low_open": low_open,
         "high_open": high_open,
+        "infinite": infinite,
+        "file": file,
     }
     return dataclasses.field(default=default, metadata=metadata)
 
@@ -70,7 +81,16 @@ def option(
 def fixed(value: Any) -> Any:
     """A field a subclass of options fixes: not settable, not listed (e.g. DVQoPS is VQoPS with
     ``value_aware`` always true)."""
-    metadata = {"help": "", "choices": None, "low": None, "high": None, "low_open": False, "high_open": False}
+    metadata = {
+        "help": "",
+        "choices": None,
+        "low": None,
+        "high": None,
+        "low_open": False,
+        "high_open": False,
+        "infinite": True,
+        "file": None,
+    }
     return dataclasses.field(default=value, init=False, metadata=metadata)
 
 
@@ -93,6 +113,40 @@ def _allowed(meta: Mapping[str, Any]) -> str:
     left = "(" if meta["low_open"] else "["
     right = ")" if meta["high_open"] else "]"
     return f"{left}{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}{right}"
+
+
+def _check_number(name: str, value: float, meta: Mapping[str, Any]) -> None:
+    """NaN is never an option's value; an infinity only where the option says so."""
+    if math.isnan(value):
+        raise OptionError(f"option {name}={value!r}: expected a number, not NaN", option=name)
+    if math.isinf(value) and not meta.get("infinite"):
+        raise OptionError(f"option {name}={value!r}: expected a finite number", option=name)
+
+
+def _check_file(name: str, value: str, kind: str) -> None:
+    """An option naming a file: it exists and can be read (as JSON when ``kind`` says so)."""
+    if not value:
+        return
+    try:
+        with open(value, encoding="utf-8-sig") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise OptionError(f"option {name}={value!r}: no such file", option=name) from None
+    except IsADirectoryError:
+        raise OptionError(f"option {name}={value!r}: a folder, not a file", option=name) from None
+    except UnicodeDecodeError:
+        raise OptionError(f"option {name}={value!r}: not a text file", option=name) from None
+    except OSError as error:
+        raise OptionError(f"option {name}={value!r}: cannot read it: {error.strerror}", option=name) from None
+    if kind == "json":
+        try:
+            json.loads(text, parse_constant=_no_constant)
+        except ValueError as error:
+            raise OptionError(f"option {name}={value!r}: not valid JSON: {error}", option=name) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _typed(name: str, value: Any, kind: type) -> Any:
@@ -135,6 +189,8 @@ class Options:
             meta = f.metadata
             value = _typed(f.name, getattr(self, f.name), type(f.default))
             object.__setattr__(self, f.name, value)
+            if isinstance(value, float):
+                _check_number(f.name, value, meta)
             if meta.get("choices") is not None and value not in meta["choices"]:
                 raise OptionError(f"option {f.name}={value!r}: choose one of {_allowed(meta)}", option=f.name)
             low, high = meta.get("low"), meta.get("high")
@@ -142,6 +198,8 @@ class Options:
             too_high = high is not None and (value >= high if meta["high_open"] else value > high)
             if too_low or too_high:
                 raise OptionError(f"option {f.name}={value!r}: must be in {_allowed(meta)}", option=f.name)
+            if meta.get("file") and f.init:
+                _check_file(f.name, value, meta["file"])
         self.check()
 
     def check(self) -> None:
@@ -151,6 +209,11 @@ class Options:
         """Whether the scheduler registers job copies with these options (Batsim's
         ``--enable-dynamic-jobs --enable-profile-reuse``)."""
         return False
+
+    def needs(self) -> tuple[Need, ...]:
+        """What the scheduler's input must carry with these options (:mod:`adaptsched.core.needs`):
+        nothing when a rigid workload is all it needs."""
+        return ()
 
     @classmethod
     def parse(cls: type[OptionsT], values: Mapping[str, Any]) -> OptionsT:

@@ -35,9 +35,10 @@ from typing import Any
 
 from adaptsched.core.base import Job
 from adaptsched.core.conservative import ReservationPlanner
-from adaptsched.core.options import Options, option
+from adaptsched.core.needs import Need
+from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.profile import AvailabilityProfile
-from adaptsched.core.qos import QosTerms
+from adaptsched.core.qos import DEADLINE, QosTerms
 from adaptsched.core.units import EPS_S, INF
 
 
@@ -66,6 +67,33 @@ class QopsOptions(Options):
         False, "VQoPS: keep the feasible schedule of highest revenue; accept only above the opportunity cost"
     )
     oc_factor: float = option(0.0, "VQoPS: opportunity cost per processor-second of the new job", low=0.0)
+    deadlines: str = option(
+        "refuse",
+        "a workload without QoS terms: refuse it (qos-annotate prepares one), or none: jobs without terms "
+        "have no deadline and pay nothing",
+        choices=("refuse", "none"),
+    )
+
+    def needs(self) -> tuple[Need, ...]:
+        without = "jobs without terms have no deadline and pay nothing"
+        need = Need(
+            "jobs with QoS terms",
+            DEADLINE,
+            (),
+            "adaptsched qos-annotate IN.json OUT.json",
+            None if self.value_aware else "deadlines=none",
+            without + (": value-aware QoPS rejects them (they bring no revenue)" if self.value_aware else ""),
+            required=self.deadlines == "refuse",
+        )
+        return (need,)
+
+    def check(self) -> None:
+        if self.value_aware and self.deadlines != "refuse":
+            raise OptionError(
+                f"option deadlines={self.deadlines}: value-aware QoPS rejects every job without terms (it pays "
+                "nothing): add QoS terms with qos-annotate instead",
+                option="deadlines",
+            )
 
 
 class Qops(ReservationPlanner):

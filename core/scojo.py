@@ -46,6 +46,7 @@ from typing import Any
 from adaptsched.core.allocation import pws_size
 from adaptsched.core.base import Job, ReservingScheduler, Running
 from adaptsched.core.easy import Window, backfill, expected_ends, shadow_of
+from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.speedup import Downey, SpeedupModel
 from adaptsched.core.speedup import ScojoP as ScojoPModel
@@ -121,6 +122,29 @@ def shape_of(job: Job, nb_hosts: int) -> Shape:
     return Shape(job.res, job.res, job.res, job.walltime_s)
 
 
+#: A workload without moldable jobs: refused, or kept (every job rigid).
+RIGID = ("refuse", "keep")
+RIGID_HELP = (
+    "a workload without moldable jobs: refuse it (mold-annotate prepares one), or keep: every job runs rigid, "
+    "on its request for its runtime"
+)
+
+
+def moldable_need(rigid: str) -> tuple[Need, ...]:
+    """What SCOJO-P and Cirne-Berman need: moldable jobs of a model the frame reads (module doc),
+    and a walltime on every job (the frame plans a rigid job with it)."""
+    need = Need(
+        "moldable jobs",
+        "moldable",
+        ("scojo-p", "downey"),
+        "adaptsched mold-annotate IN.json OUT.json --model scojo-p",
+        "rigid=keep",
+        "rigid jobs keep their request and their runtime",
+        required=rigid == "refuse",
+    )
+    return need, walltimes("Barsanti & Sodan's frame")
+
+
 def rigid_shape(runtime_opt_s: float, n: int, runtime_s: float) -> Shape:
     """A job fixed at ``n`` hosts for ``runtime_s``, of the class of ``runtime_opt_s``."""
     return Shape(n, n, n, runtime_opt_s, run_s=runtime_s)
@@ -135,6 +159,9 @@ class ScojoOptions(Options):
 
     def needs_dynamic_jobs(self) -> bool:
         return True  # jobs started on another size than their request run as copies
+
+    def needs(self) -> tuple[Need, ...]:
+        return (walltimes("Barsanti & Sodan's frame"),)
 
 
 class PriorityEasy(ReservingScheduler):
@@ -355,7 +382,7 @@ class ScojoPOptions(ScojoOptions):
     max_bad: int = option(2, "Fig. 1: stop after this many modifiers without a better load (ours)", low=1)
     max_iterations: int = option(20, "Fig. 1: at most this many load estimates per target", low=1)
     prediction: bool = option(True, "count the expected future arrivals (false: non-predictive SCOJO-P)")
-    stats: str = option("", "scojo-stats JSON file of arrivals per half hour ('': learnt online)")
+    stats: str = option("", "scojo-stats JSON file of arrivals per half hour ('': learnt online)", file="json")
     buckets: str = option(
         "prorated",
         "future arrivals: half-hour rates prorated over [now, now+T], or whole buckets",
@@ -369,6 +396,10 @@ class ScojoPOptions(ScojoOptions):
         "Fig. 4: s_bf = available / work (fits the candidates into the hole) or the figure's literal work / available",
         choices=("available", "literal"),
     )
+    rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
+
+    def needs(self) -> tuple[Need, ...]:
+        return moldable_need(self.rigid)
 
     def check(self) -> None:
         if self.moldable_fraction < 0 and self.moldable_fraction != -1.0:

@@ -214,6 +214,8 @@ class InProcessConnection:
             raise
         except SystemExit as stop:
             self._report("called sys.exit", traceback.format_exc())
+            if isinstance(stop.code, str):  # a plugin refusing its input or options says why
+                raise SimulationError(f"the scheduler plugin refused to run: {stop.code}") from None
             raise SimulationError(
                 f"the scheduler plugin ({self.scheduler_name}) called sys.exit({stop.code!r}) at t={self.now():f} "
                 f"instead of answering; its traceback is in {self.log_path}"

@@ -26,14 +26,41 @@ from adaptsched.errors import SimulationError
 
 
 def tail(path: str | Path, lines: int = 12) -> str:
-    """The last lines of a log file, indented, for error messages."""
+    """The last lines of a log file, indented, for error messages: Python tracebacks are left
+    out but for their last line, the exception (the log keeps them whole)."""
     try:
         with open(path, errors="replace") as log:
-            last = deque(log, maxlen=lines)
+            last = deque(log, maxlen=lines + 400)
     except OSError:
         return "    (no log)"
-    text = "".join(last).rstrip()
-    return "\n".join("    " + line for line in text.splitlines()) if text else "    (empty log)"
+    kept, removed = without_tracebacks([line.rstrip() for line in last])
+    text = "\n".join(kept[-lines:]).strip("\n")
+    if not text:
+        return "    (empty log)"
+    note = f"\n    (the traceback is in {path})" if removed else ""
+    return "\n".join("    " + line for line in text.splitlines()) + note
+
+
+_CHAINED = ("During handling of the above exception", "The above exception was the direct cause")
+
+
+def without_tracebacks(lines: list[str]) -> tuple[list[str], bool]:
+    """``lines`` without Python's tracebacks, each but its exception line; and whether any was."""
+    kept: list[str] = []
+    inside = removed = False
+    for line in lines:
+        bare = line.strip()
+        if bare.startswith("Traceback (most recent call last):"):
+            inside = removed = True
+            continue
+        if inside:
+            if not bare or line[:1] in (" ", "\t") or bare.startswith(_CHAINED):
+                continue
+            inside = False
+        elif bare.startswith(_CHAINED) or (kept and not bare and removed):
+            continue
+        kept.append(line)
+    return kept, removed
 
 
 def pick_cpu() -> int | None:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from adaptsched.core.options import Options
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
-from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
     try:
         process.start()  # pybatsim boots while the workload loads
         loaded = load_workload(inputs.workload_path, embedded=(spec.engine == "embedded"))
-        _check_size(loaded, machines, say)
+        _check_input(spec, loaded, machines, say)
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({spec.engine})", spec.progress)
         if executable is None:
             pin(0, cpu)
@@ -191,6 +191,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
+    check_run(prefix, loaded, machines)
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     if code != 0:
@@ -220,10 +221,27 @@ def _run_real(
     )
 
 
+def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) -> None:
+    """Before the first event: the workload carries what the scheduler needs (its options'
+    declaration, :mod:`adaptsched.core.needs`: refused with a message naming the command that
+    prepares it, or a note when only some jobs carry it), and its sizes fit the platform."""
+    from adaptsched.core import needs
+
+    for need in spec.options.needs() if isinstance(spec.options, Options) else ():
+        try:
+            verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
+        except needs.InputRefused as error:
+            raise InputRefused(str(error)) from None
+        if verdict.note:
+            say(verdict.note)
+    _check_size(loaded, machines, say)
+
+
 def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
-    """Before the run: the workload's declared size against the platform's, and the jobs that
-    are wider than the platform (Batsim runs them, the scheduler must reject them)."""
-    from adaptsched.workloads.batsim_json import too_wide_note
+    """Before the run: the workload's declared size against the platform's, the jobs that
+    are wider than the platform (Batsim runs them, the scheduler must reject them) and those
+    that ask for no host (rejected too)."""
+    from adaptsched.workloads.batsim_json import no_host_note, too_wide_note
 
     if loaded.nb_res != machines.nb_hosts:
         say(
@@ -233,6 +251,9 @@ def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
     wide = too_wide_note(loaded, machines.nb_hosts)
     if wide:
         say(wide)
+    empty = no_host_note(loaded)
+    if empty:
+        say(empty)
 
 
 def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
@@ -244,7 +265,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     prefix, machines = spec.prefix, inputs.machines
     start = time.perf_counter()
     loaded = load_workload(inputs.workload_path, embedded=True)
-    _check_size(loaded, machines, say)
+    _check_input(spec, loaded, machines, say)
     clock: list[Any] = []  # the engine, once made, for the connection's messages
     options = spec.options if isinstance(spec.options, Options) else spec.options.values()
     connection = InProcessConnection(
@@ -260,6 +281,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     finally:
         bar.close()
         connection.close()
+    check_run(prefix, loaded, machines)
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -267,6 +289,18 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     if problem:
         result.notes.append(problem)
     return result
+
+
+def check_run(prefix: str, loaded: Workload, machines: Platform) -> None:
+    """At the end of every run, either engine: the outputs obey the workload's physics
+    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault."""
+    from adaptsched.engines.physics import check_physics, physics_error
+
+    jobs_csv = f"{prefix}_jobs.csv"
+    speeds = [host.speed_flops for host in machines.compute_hosts]
+    error = physics_error(check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds), jobs_csv)
+    if error:
+        raise SimulationError(error)
 
 
 def _affinity() -> set[int] | None:

@@ -69,9 +69,9 @@ class PluginOptions:
 SchedulerOptions = Options | PluginOptions
 
 
-class SchedulerOptionError(AdaptschedError):
+class SchedulerOptionError(UsageError):
     """An option that an adaptsched scheduler refuses: ``option`` names it (None for a rule
-    between options)."""
+    between options). A usage error (exit status 2): a value given on the command line."""
 
     def __init__(self, scheduler: str, error: OptionError):
         super().__init__(f"scheduler {scheduler!r}: {error}")

@@ -14,6 +14,8 @@ It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 
 from __future__ import annotations
 
+import json
+import logging
 import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -21,8 +23,18 @@ from typing import Any, ClassVar
 from batsim.batsim import BatsimScheduler
 
 from adaptsched.core.base import Job, Launch, OnlineScheduler
-from adaptsched.core.options import Options
+from adaptsched.core.needs import InputRefused, check_jobs
+from adaptsched.core.options import OptionError, Options
 from adaptsched.formats.intervals import procset
+
+logger = logging.getLogger(__name__)
+
+
+def refuse(scheduler: str, message: str) -> SystemExit:
+    """What stops the plugin on input or options it refuses: a one-paragraph message and exit
+    status 1, no traceback (stock pybatsim's launcher lets exceptions through)."""
+    logger.error("%s", message)
+    return SystemExit(f"{scheduler}: error: {message}")
 
 
 class PlannerScheduler(BatsimScheduler):
@@ -41,7 +53,10 @@ class PlannerScheduler(BatsimScheduler):
         if isinstance(options, self.core_class.Options):
             self.core_options = options
         elif options is None or isinstance(options, Mapping):
-            self.core_options = self.core_class.Options.parse(options or {})
+            try:
+                self.core_options = self.core_class.Options.parse(options or {})
+            except OptionError as error:
+                raise refuse(self.core_class.name, str(error)) from None
         else:
             raise TypeError(f"{self.core_class.name}: options must be a {self.core_class.Options.__name__} or a dict")
         self.core: OnlineScheduler | None = None
@@ -51,13 +66,36 @@ class PlannerScheduler(BatsimScheduler):
         self.registration_open = False
 
     def onSimulationBegins(self) -> None:
+        self.check_input()
         self.core = self.core_class(self.bs.nb_compute_resources, options=self.core_options)
         self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
         if self.core_options.needs_dynamic_jobs() and not self.registration_open:
-            raise RuntimeError(
+            raise refuse(
+                self.core_class.name,
                 f"scheduler {self.core_class.name!r} with these options runs job copies: "
-                "start Batsim with --enable-dynamic-jobs --enable-profile-reuse"
+                "start Batsim with --enable-dynamic-jobs --enable-profile-reuse",
             )
+
+    def check_input(self) -> None:
+        """Before the first event: the workloads Batsim names carry what the scheduler needs
+        (:mod:`adaptsched.core.needs`; ``adaptsched run`` made the same check before starting)."""
+        needs = self.core_options.needs()
+        if not needs:
+            return
+        for path in (getattr(self.bs, "workloads", None) or {}).values():
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    jobs = json.load(handle).get("jobs", [])
+            except (OSError, ValueError, AttributeError) as error:
+                logger.warning("cannot check the input of %s (%s): %s", self.core_class.name, path, error)
+                continue
+            for need in needs:
+                try:
+                    verdict = check_jobs(need, jobs, str(path), self.core_class.name)
+                except InputRefused as error:
+                    raise refuse(self.core_class.name, str(error)) from None
+                if verdict.note:
+                    logger.warning("%s", verdict.note)
 
     def onJobSubmission(self, job: Any) -> None:
         core = self.core

@@ -97,7 +97,7 @@ def test_jobs_wider_than_the_platform_are_named_before_the_run(tmp_path, engine)
 
 def test_convert_rejects_a_bad_rule(tmp_path):
     code, _, err = cli("convert", CTC_EXCERPT, tmp_path / "out.json", "--missing-estimate", "sometimes")
-    assert_clean_error(code, err, "missing_estimate='sometimes'")
+    assert_usage_error(code, err, "missing_estimate='sometimes'")  # a command-line value: exit 2
 
 
 def test_platform_command_writes_a_cluster(tmp_path):
@@ -186,7 +186,7 @@ def test_run_unknown_scheduler_and_bad_option(tmp_path):
         "--option",
         "speed=11",
     )
-    assert_clean_error(code, err, "scheduler 'easy': no option 'speed'", "order")
+    assert_usage_error(code, err, "scheduler 'easy': no option 'speed'", "order")  # exit 2
     code, _, err = cli(
         "run",
         "--scheduler",
@@ -200,7 +200,7 @@ def test_run_unknown_scheduler_and_bad_option(tmp_path):
         "--option",
         "order=random",
     )
-    assert_clean_error(code, err, "option order='random': choose one of fcfs, sjf")
+    assert_usage_error(code, err, "option order='random': choose one of fcfs, sjf")
     for scheduler, option, allowed in [
         ("backfill", "order=xyz", "choose one of D, P, R"),
         ("backfill", "adaptation=third", "choose one of none, half, quarter, greedy"),
@@ -211,7 +211,7 @@ def test_run_unknown_scheduler_and_bad_option(tmp_path):
             "run", "--scheduler", scheduler, "--workload", workload, "--platform", "4",
             "--out", tmp_path / "v", "--option", option,
         )  # fmt: skip
-        assert_clean_error(code, err, f"scheduler '{scheduler}': option {option.split('=')[0]}=", allowed)
+        assert_usage_error(code, err, f"scheduler '{scheduler}': option {option.split('=')[0]}=", allowed)
         assert not (tmp_path / "v_jobs.csv").exists()  # checked before anything runs
 
 

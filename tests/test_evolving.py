@@ -432,7 +432,7 @@ def test_embedded_engine_run_folds_to_the_plan(tmp_path, variant):
 # -- the command line ----------------------------------------------------------------------------
 def test_generate_and_run_from_the_command_line(tmp_path):
     """Issue 12, acceptance 3: generate evolving DIR, then run one test under inf+c; fold = plan."""
-    from test_cli import assert_clean_error, assert_usage_error, cli
+    from test_cli import assert_usage_error, cli
 
     from adaptsched.reproduce.klein_perez.plan import analyse_run
 
@@ -447,4 +447,4 @@ def test_generate_and_run_from_the_command_line(tmp_path):
     assert code == 0, err
     result = analyse_run(str(tmp_path / "o" / "t"), {"variant": "inf+c"}, str(workload))
     assert result["problems"] == result["violations"] == result["metrics_differ"] == []
-    assert_clean_error(*cli(*args, tmp_path / "o" / "u", "--option", "variant=xyz")[::2], "variant", "inf+c")
+    assert_usage_error(*cli(*args, tmp_path / "o" / "u", "--option", "variant=xyz")[::2], "variant", "inf+c")

@@ -15,13 +15,18 @@ real Batsim (``--engine batsim``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from adaptsched.errors import InputError
 from adaptsched.formats.jsontext import dumps, is_int, is_number
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
+#: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
+#: run (what a scheduler needs, :mod:`adaptsched.core.needs`; a run's physics).
+ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
 
 
 @dataclass
@@ -62,10 +67,18 @@ class Workload:
     nb_res: int
     jobs: dict[str, JobSpec]  # job name -> JobSpec
     profiles: dict[str, Profile | None]  # profile name -> Profile, or None once garbage-collected
+    annotations: dict[str, dict[str, Any]] = field(default_factory=dict)  # job name -> its ANNOTATIONS fields, if any
 
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
+
+    def described_jobs(self) -> Iterator[dict[str, Any]]:
+        """Each job as ``{"id": NAME, "walltime": W, annotation fields...}`` (what
+        :func:`adaptsched.core.needs.check_jobs` reads)."""
+        empty: dict[str, Any] = {}
+        for name, job in self.jobs.items():
+            yield {"id": name, "walltime": job.walltime, **self.annotations.get(name, empty)}
 
 
 def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
@@ -156,16 +169,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     type and skips what only the embedded engine needs.
     """
     path = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such workload file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    doc = read_json(path, "workload")
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
@@ -182,17 +186,100 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
     }
     jobs: dict[str, JobSpec] = {}
+    annotations: dict[str, dict[str, Any]] = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:
             raise InputError(path, f"jobs[{index}]: duplicate job id '{job.name}'", field="id")
         jobs[job.name] = job
+        if not desc.keys().isdisjoint(ANNOTATIONS):
+            annotations[job.name] = {key: desc[key] for key in ANNOTATIONS if key in desc}
     # Batsim drops the profiles no job uses from memory at load time.
     used = {job.profile for job in jobs.values()}
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None
-    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles)
+    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations)
+
+
+class _Constant:
+    """What ``NaN``, ``Infinity`` or ``-Infinity`` parse to, until the check names its field."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def read_json(path: str, what: str = "file"):
+    """A JSON file's document, or an :class:`InputError` naming what is wrong in the user's
+    terms: a missing file, one that is not text (binary, gzip-compressed), a UTF-8 byte-order
+    mark, invalid JSON (line and column), or NaN / Infinity, which Batsim refuses (the field's
+    path and line)."""
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError(path, f"no such {what} file") from None
+    except IsADirectoryError:
+        raise InputError(path, f"a folder, not a {what} file") from None
+    except OSError as error:
+        raise InputError(path, f"cannot read: {error.strerror}") from None
+    text = decode_text(path, data, what)
+    if text.startswith("\ufeff"):
+        raise InputError(
+            path,
+            "starts with a UTF-8 byte-order mark (BOM), which JSON does not allow and Batsim refuses: save it "
+            "without one (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)",
+            line=1,
+        )
+    found: list[_Constant] = []
+
+    def constant(name: str) -> _Constant:
+        found.append(_Constant(name))
+        return found[-1]
+
+    try:
+        doc = json.loads(text, parse_constant=constant)
+    except json.JSONDecodeError as error:
+        raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    if found:
+        where = _path_of(doc, found[0]) or "?"
+        token = found[0].name
+        line = text.count("\n", 0, max(text.find(token), 0)) + 1
+        raise InputError(
+            path, f"{token} is not a number JSON allows (Batsim refuses NaN and Infinity)", line=line, field=where
+        )
+    return doc
+
+
+def decode_text(path: str, data: bytes, what: str = "file") -> str:
+    """``data`` as UTF-8 text, or an :class:`InputError` saying it is not a text file."""
+    if data[:2] == b"\x1f\x8b":
+        raise InputError(path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)")
+    try:
+        if b"\0" in data[:65536]:
+            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text") from None
+
+
+def _path_of(doc, target, prefix: str = "") -> str | None:
+    """Where ``target`` sits in ``doc`` (``jobs[3].subtime``), or None."""
+    if doc is target:
+        return prefix
+    if isinstance(doc, dict):
+        items = ((f"{prefix}.{k}" if prefix else str(k), v) for k, v in doc.items())
+    elif isinstance(doc, list):
+        items = ((f"{prefix}[{i}]", v) for i, v in enumerate(doc))
+    else:
+        return None
+    for where, value in items:
+        found = _path_of(value, target, where)
+        if found is not None:
+            return found
+    return None
 
 
 def metadata(workload: dict) -> dict:
@@ -246,3 +333,15 @@ def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str 
             + " to fewer hosts"
         )
     return "\n".join(parts)
+
+
+def no_host_note(workload: Workload, *, shown: int = 5) -> str | None:
+    """A note naming the jobs that ask for no host (``res`` 0), or None: Batsim accepts them,
+    every scheduler rejects them (final state REJECTED)."""
+    empty = [name for name, job in workload.jobs.items() if job.res == 0]
+    if not empty:
+        return None
+    listed = ", ".join(empty[:shown]) + (f" and {len(empty) - shown:,} more" if len(empty) > shown else "")
+    what = "1 job asks" if len(empty) == 1 else f"{len(empty):,} jobs ask"
+    them = "it" if len(empty) == 1 else "them"
+    return f"note: {what} for no host (res 0: job {listed}); the scheduler rejects {them} (final state REJECTED)"

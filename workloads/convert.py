@@ -59,9 +59,13 @@ Selection and drops, in order:
 9. Duplicate job number (a job number already kept, e.g. the later parts of a
    checkpointed job): dropped ("duplicate job number"). Batsim needs unique ids.
 
-Machine size ``hosts``: given, or else the header's ``MaxNodes``, else ``MaxProcs``, else
-the widest job (largest ``res``). The workload's ``nb_res`` is ``hosts``. (Note: on a log of
-SMP nodes where MaxProcs > MaxNodes, field 5 counts processors: pass ``hosts``.)
+Machine size ``hosts``: given, or else from the header (:func:`_default_hosts`): ``MaxNodes``,
+but ``MaxProcs`` when it is larger (a log of SMP nodes) and field 5 counts processors, which
+the header says (a note on processors per node, SMP nodes, or allocated processors) or the
+jobs show (some use more than MaxNodes and no more than MaxProcs: with MaxNodes they would be
+dropped); else ``MaxProcs``; else the widest job (largest ``res``). The report says which
+field was used and why. The workload's ``nb_res`` is ``hosts``. When more than 1 % of the jobs
+are dropped as wider than the machine, the report's hint gives the ``hosts`` that keeps them.
 
 Output (``convert_swf`` returns ``(workload, report)``):
 
@@ -116,6 +120,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,6 +178,8 @@ class ConversionReport:
     hosts: int
     hosts_from: str
     read: int = 0
+    hosts_why: str = ""  # why that header field (SMP logs), if it needs saying
+    hint: str = ""  # what to do when many jobs are dropped as too wide
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
     drop_lines: dict[str, list[int]] = field(default_factory=dict)
@@ -209,7 +216,7 @@ class ConversionReport:
             f"{self.source}: read {self.read} jobs, kept {self.kept}, dropped {self.n_dropped}"
             + (f", not selected {self.n_excluded}" if self.excluded else "")
             + (f", merged {self.n_merged} partial-execution lines" if self.merged else "")
-            + f"; {self.hosts} hosts ({self.hosts_from})"
+            + f"; {self.hosts} hosts ({self.hosts_from}{': ' + self.hosts_why if self.hosts_why else ''})"
         )
         lines = [first]
         if self.statuses:
@@ -221,6 +228,8 @@ class ConversionReport:
         for reason, n in self.merged.items():
             lines.append(f"  merged, {reason}: {n}")
         lines.extend(f"  note: {note}" for note in self.notes)
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -237,6 +246,8 @@ class ConversionReport:
             "merged": dict(self.merged),
             "statuses": {str(code): n for code, n in sorted(self.statuses.items())},
             "odd_values": dict(self.odd_values),
+            "hosts_why": self.hosts_why,
+            "hint": self.hint,
         }
 
     # -- filling in ----------------------------------------------------------------------
@@ -362,11 +373,13 @@ def convert_swf(
     _check_options(hosts, first, start_s, end_s)
     trace = src if isinstance(src, SwfTrace) else read_swf(src)
     jobs = trace.jobs
+    hosts_why = ""
     if hosts is not None:
         hosts_from = "given"
     else:
-        hosts, hosts_from = _default_hosts(trace)
+        hosts, hosts_from, hosts_why = _default_hosts(trace)
     report = ConversionReport(source=trace.name, hosts=hosts, hosts_from=hosts_from, read=len(jobs))
+    report.hosts_why = hosts_why
     rows = _Rows(rules, hosts, report, jobs, start_s, end_s)
     kept: list[_Kept] = []
     for index, job in enumerate(jobs):
@@ -377,6 +390,7 @@ def convert_swf(
         if row is not None:
             kept.append(row)
     report.kept = len(kept)
+    report.hint = _wide_hint(report.dropped.get(rows.wider, 0), report.read, hosts, hosts_from, rows.widest)
     report.odd_values = {
         name: {"negative": odd.negative, "unreadable": odd.unreadable, "example_lines": list(odd.lines)}
         for name, odd in trace.odd_values.items()
@@ -411,6 +425,7 @@ class _Rows:
     ):
         self.rules, self.hosts, self.report = rules, hosts, report
         self.wider = _wider_than(hosts)
+        self.widest = 0  # the widest job dropped as too wide
         self.kept_numbers: set[int] = set()
         # Checkpointed jobs: which job numbers have a summary line, and the summed runtime
         # of the parts of those that have none.
@@ -471,6 +486,7 @@ class _Rows:
             noted.append("res_from_requested")
         if res > self.hosts:
             self.report._drop(self.wider, job.line)
+            self.widest = max(self.widest, int(res))
             return None
         return int(res)
 
@@ -604,21 +620,75 @@ def _workload(
     return {"description": description, "nb_res": hosts, "adaptsched": metadata, "profiles": profiles, "jobs": jobs}
 
 
-def _default_hosts(trace: SwfTrace) -> tuple[int, str]:
-    for key in ("MaxNodes", "MaxProcs"):
-        value = trace.header_int(key)
-        if value is not None and value > 0:
-            return value, f"header {key}"
-    widest = 0
-    for job in trace.jobs:
-        res = job.allocated_procs if job.allocated_procs > 0 else job.requested_procs
-        if res > widest:
-            widest = res
+#: A header statement that field 5 counts processors: SMP nodes, processors per node,
+#: allocated processors (``Note: each node has 8 processors``, ``Note: 4 CPUs per node``).
+_SAYS_PROCESSORS = re.compile(
+    r"\bSMP\b|\b(processors|procs|cpus|cores)\s+(per|on each|in each|each)\s+node"
+    r"|\bnodes?\s+(has|have|with|of)\s+\d+\s+(processors|procs|cpus|cores)"
+    r"|(field 5|allocated)[^.;]*\b(processors|procs|cpus|cores)\b",
+    re.IGNORECASE,
+)
+
+
+def _default_hosts(trace: SwfTrace) -> tuple[int, str, str]:
+    """(machine size, the header field it comes from, why when it needs saying): MaxNodes,
+    but MaxProcs when larger and field 5 counts processors (the header says so, or jobs use
+    more than MaxNodes); else MaxProcs; else the widest job."""
+    nodes, procs = trace.header_int("MaxNodes"), trace.header_int("MaxProcs")
+    nodes = nodes if nodes is not None and nodes > 0 else None
+    procs = procs if procs is not None and procs > 0 else None
+    if nodes is not None and procs is not None and procs > nodes:
+        said = next(
+            (f"{k}: {v}" for k, v in trace.header.items() if k not in ("MaxNodes", "MaxProcs") and _says(v)), None
+        )
+        if said is not None:
+            return (
+                procs,
+                "header MaxProcs",
+                f"field 5 counts processors, as the header says ({said!r}), not MaxNodes {nodes}",
+            )
+        between = sum(1 for job in trace.jobs if nodes < _procs(job) <= procs)
+        if between:
+            return (
+                procs,
+                "header MaxProcs",
+                (
+                    f"field 5 counts processors: {between} jobs use more than MaxNodes {nodes} and no more than "
+                    f"MaxProcs (with MaxNodes they would be dropped)"
+                ),
+            )
+        return nodes, "header MaxNodes", f"every job fits in it; MaxProcs {procs} counts the processors of SMP nodes"
+    if nodes is not None:
+        return nodes, "header MaxNodes", ""
+    if procs is not None:
+        return procs, "header MaxProcs", "the header has no MaxNodes"
+    widest = max((_procs(job) for job in trace.jobs), default=0)
     if widest <= 0:
         raise InputError(
             trace.path, "cannot size the machine: no MaxNodes/MaxProcs header and no job with a processor count"
         )
-    return widest, "widest job"
+    return widest, "widest job", "the header has no MaxNodes or MaxProcs"
+
+
+def _says(value: Any) -> bool:
+    texts = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(text, str) and _SAYS_PROCESSORS.search(text) for text in texts)
+
+
+def _procs(job: Any) -> int:
+    """A job's processor count as the conversion takes it: field 5, else field 8."""
+    return int(job.allocated_procs if job.allocated_procs > 0 else job.requested_procs)
+
+
+def _wide_hint(dropped: int, read: int, hosts: int, hosts_from: str, widest: int) -> str:
+    """When more than 1 % of the jobs are dropped as wider than the machine: what to pass."""
+    if read <= 0 or dropped <= 0.01 * read:
+        return ""
+    return (
+        f"{dropped} of {read} jobs ({dropped / read:.1%}) are dropped as wider than {hosts} hosts ({hosts_from}): "
+        f"if field 5 counts processors or the machine is larger, give more hosts (convert --hosts N, or run "
+        f"--platform N; {widest} keeps every job)"
+    )
 
 
 def _notes(report: ConversionReport, rules: _Rules) -> list[str]:

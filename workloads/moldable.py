@@ -14,8 +14,8 @@ extra fields, which Batsim carries through untouched:
 
 How a rigid job becomes moldable (``annotate``):
 
-* a ``fraction`` of the jobs (seeded, one draw per job), sequential ones included; the others
-  are rigid (an annotation they had is dropped);
+* a ``fraction`` of the jobs (seeded, one draw per job), sequential ones included, but none wider
+  than the machine (it never runs); the others are rigid (an annotation they had is dropped);
 * ``downey``: A log-uniform on [1, ``a_max``] (``machine``: the workload's ``nb_res``, as in
   Downey 1996 sec. 3; ``request``: the job's own request; or a number, e.g. 3000 for SCOJO-P's
   Fig. 14, whose mean N_opt of 69 needs A beyond the machine), sigma uniform on [0, 2]; the
@@ -128,7 +128,7 @@ def annotate(
         job = {k: v for k, v in job.items() if k not in ("moldable", "min_res", "max_res")}  # rigid unless drawn
         profile = profiles.get(job.get("profile"), {})
         draw = rnd.random()
-        if draw < fraction and profile.get("type") == "delay" and job["res"] >= 1:
+        if draw < fraction and profile.get("type") == "delay" and 1 <= job["res"] <= machine:  # wider: never runs
             runtime = float(profile["delay"])
             res = int(job["res"])
             if model == "downey":

@@ -53,6 +53,7 @@ Speed: the full CTC-SP2 cleaned trace (77,222 jobs, 1.4 MB gzip) is read in abou
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import hashlib
 import math
@@ -234,10 +235,24 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
             raise InputError(path_str, f"corrupt or truncated gzip data: {exc}") from None
     elif path_str.endswith(".gz"):
         raise InputError(path_str, "named .gz but not gzip-compressed")
+    if looks_binary(data):
+        raise InputError(path_str, "not a text file (it holds binary data): an SWF trace is text, one job a line")
+    if data.startswith(codecs.BOM_UTF8):  # a byte-order mark some editors write: not part of the first line
+        data = data[len(codecs.BOM_UTF8) :]
     text = data.decode("utf-8", errors="replace")
 
     header, header_lines, jobs, odd = _parse(text, path_str)
     return SwfTrace(path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest, odd_values=odd)
+
+
+def looks_binary(data: bytes, sample: int = 65536) -> bool:
+    """Whether ``data`` is not text: a NUL byte, or more than 10 % of control characters (but
+    tabs and line ends), in its first ``sample`` bytes. Comments in Latin-1 stay text."""
+    head = data[:sample]
+    if b"\0" in head:
+        return True
+    controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13))
+    return controls > 0.1 * max(len(head), 1)
 
 
 def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob], dict[str, OddValues]]:

@@ -15,8 +15,16 @@ from adaptsched.core.base import Job, OnlineScheduler, Running
 from adaptsched.core.evolving.mapping import MAPPINGS, NodeMapper
 from adaptsched.core.evolving.planning import VARIANTS, Planner
 from adaptsched.core.evolving.profiles import Scheduled, Stage
+from adaptsched.core.needs import Need
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.units import EPS_S, INF
+
+
+def evolving(job: Job) -> bool:
+    """Whether the job describes an evolving application (``evolving`` stages); a job without
+    them is one stage of its walltime, and runs itself (its own runtime, killed at its walltime)."""
+    spec = job.fields.get("evolving") if job.fields else None
+    return isinstance(spec, dict) and isinstance(spec.get("stages"), list) and bool(spec["stages"])
 
 
 def stages_of(job: Job) -> tuple[Stage, ...]:
@@ -40,7 +48,7 @@ class EvolvingOptions(Options):
         "nos", "fit (Klein & Pérez sec. 5.1): cbf, nos, mic, mic+c, inf, inf+c", choices=tuple(VARIANTS)
     )
     stretch_limit: float = option(
-        0.0, "stretch limit l >= 1 (inf: none), overriding the variant's; 0: the variant's", low=0.0
+        0.0, "stretch limit l >= 1 (inf: none), overriding the variant's; 0: the variant's", low=0.0, infinite=True
     )
     compact: str = option(
         "variant", "compacting (sec. 4.3.3), overriding the variant's", choices=("variant", "yes", "no")
@@ -49,6 +57,27 @@ class EvolvingOptions(Options):
         "random", "node ids of growing applications: random (seeded) or lowest free", choices=MAPPINGS
     )
     seed: int = option(0, "seed of the random node mapping")
+    rigid: str = option(
+        "refuse",
+        "a workload without evolving applications: refuse it (generate evolving makes one), or keep: jobs "
+        "without stages run rigid, themselves, for their own runtime (cbf needs no stages)",
+        choices=("refuse", "keep"),
+    )
+
+    def needs(self) -> tuple[Need, ...]:
+        """Evolving stages (or a walltime: a job without stages is one stage of its walltime);
+        ``cbf`` sees every application as one rigid stage, and needs no stages."""
+        cbf = self.variant == "cbf"
+        need = Need(
+            "evolving applications",
+            "evolving",
+            (),
+            "adaptsched generate evolving OUT.json",
+            "rigid=keep",
+            "" if cbf else "jobs without stages run rigid, themselves, until they end or reach their walltime",
+            required=self.rigid == "refuse" and not cbf,
+        )
+        return (need,)
 
     def check(self) -> None:
         if 0 < self.stretch_limit < 1:
@@ -187,7 +216,7 @@ class EvolvingScheduler(OnlineScheduler):
         if what == "stage":
             hosts = self.mapper.resize(app_id, n)
             app.nodes.append(tuple(hosts))
-            if self.options.variant == "cbf":
+            if self.options.variant == "cbf" or not evolving(job):  # one rigid stage: the job itself
                 running = self.start(job, now, sorted(hosts))
                 running.end_s = now + plan.stages[0][0]
                 app.copy = job.id

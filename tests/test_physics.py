@@ -1,0 +1,271 @@
+"""A run's physics (engines/physics.py), checked at the end of every run and by ``metrics
+--workload``: hand-made violations of each rule are found and name the job; a deliberately
+broken scheduler (a molded copy with the wrong runtime) fails the run on every engine."""
+
+import json
+
+import pytest
+from helpers import PLUGINS, find_batsim
+
+from adaptsched.analysis.invariants import check_against_workload
+from adaptsched.cli import main
+from adaptsched.engines.physics import check_physics, physics_error, physics_violations
+from adaptsched.engines.run import RunSpec, run
+from adaptsched.errors import InputError, SimulationError
+from adaptsched.platforms.simgrid import write_cluster
+from adaptsched.workloads.batsim_json import load_workload
+
+HEADER = (
+    "job_id,workload_name,profile,submission_time,requested_number_of_resources,requested_time,success,"
+    "final_state,starting_time,execution_time,finish_time,waiting_time,turnaround_time,stretch,"
+    "allocated_resources,consumed_energy,metadata"
+)
+#: 8 hosts; job 1 rigid (4 hosts, 100 s, walltime 200); job 2 moldable (Downey, A = 4, sigma = 0,
+#: so S(n) = min(n, 4): 400 s of sequential work, 100 s on its 4 hosts); job 3 evolving.
+WORKLOAD = {
+    "nb_res": 8,
+    "jobs": [
+        {"id": 1, "subtime": 0, "res": 4, "walltime": 200, "profile": "d100"},
+        {
+            "id": 2,
+            "subtime": 0,
+            "res": 4,
+            "walltime": 200,
+            "profile": "d100",
+            "moldable": {"model": "downey", "A": 4.0, "sigma": 0.0, "t1_s": 400.0},
+        },
+        {"id": 3, "subtime": 5, "res": 2, "walltime": -1, "profile": "d30", "evolving": {"stages": [[10, 1], [20, 2]]}},
+    ],
+    "profiles": {"d100": {"type": "delay", "delay": 100}, "d30": {"type": "delay", "delay": 30}},
+}
+
+
+def row(job, sub, res, wall, state, start, run_s, hosts, meta=""):
+    meta = f'"{meta}"' if meta else '""'
+    if state == "REJECTED":
+        return f"{job},w0,p,{sub},{res},{wall},0,REJECTED,,,,,,,,,{meta}"
+    ok = int(state == "COMPLETED_SUCCESSFULLY")
+    return f"{job},w0,p,{sub},{res},{wall},{ok},{state},{start},{run_s},{start + run_s},0,0,1,{hosts},-1,{meta}"
+
+
+SOUND = [
+    row(1, 0, 4, 200, "COMPLETED_SUCCESSFULLY", 0, 100, "0-3"),
+    row(2, 0, 4, 200, "REJECTED", 0, 0, ""),
+    row("2#1", 0, 2, 400, "COMPLETED_SUCCESSFULLY", 0, 200, "4-5", "{'parent_job': 'w0!2', 'kind': 'molded'}"),
+    row(3, 5, 2, -1, "REJECTED", 0, 0, ""),
+    row("3#1", 5, 1, -1, "COMPLETED_SUCCESSFULLY", 200, 10, "6", "{'parent_job': 'w0!3', 'kind': 'stage', 'stage': 0}"),
+    row(
+        "3#2", 5, 2, -1, "COMPLETED_SUCCESSFULLY", 210, 20, "6-7", "{'parent_job': 'w0!3', 'kind': 'stage', 'stage': 1}"
+    ),
+]
+
+
+@pytest.fixture
+def workload(tmp_path):
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(WORKLOAD))
+    return load_workload(path)
+
+
+def check(tmp_path, workload, rows):
+    path = tmp_path / "x_jobs.csv"
+    path.write_text("\n".join([HEADER, *rows]) + "\n")
+    return check_physics(path, workload, 8).violations
+
+
+def replace(index, new):
+    return [new if i == index else r for i, r in enumerate(SOUND)]
+
+
+def test_a_sound_run_passes(tmp_path, workload):
+    assert check(tmp_path, workload, SOUND) == []
+
+
+OK, WALL, KILL = "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"
+
+
+def link(job, kind, **more):
+    return str({"parent_job": f"w0!{job}", "kind": kind, **more})
+
+
+def job1(state=OK, run_s=100, hosts="0-3", sub=0, wall=200):
+    return replace(0, row(1, sub, 4, wall, state, 0, run_s, hosts))
+
+
+MOLDED = row("1#1", 0, 2, 400, OK, 100, 200, "0-1", link(1, "molded"))
+RESIZED = row("1#1", 0, 2, 400, OK, 300, 150, "0-1", link(1, "resized", scale=1.5))
+STAGED = row("1#1", 0, 4, 200, OK, 300, 10, "0-3", link(1, "stage", stage=0))
+SLOW_COPY = row("2#1", 0, 2, 400, OK, 0, 300, "4-5", link(2, "molded"))
+SLOW_STAGE = row("3#2", 5, 2, -1, OK, 210, 25, "6-7", link(3, "stage", stage=1))
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (job1(run_s=90), "job w0!1 ran 90.000000 s on 4 hosts; its profile's time is 100"),
+        (job1(sub=10), "job w0!1 starts at 0.000000, before its submission at 10.000000"),
+        (job1(wall=50), "job w0!1 completed after 100.000000 s, past its walltime 50"),
+        (job1(state=WALL, run_s=150), "job w0!1 was killed at its walltime after 150"),
+        (job1(state=KILL, run_s=150), "job w0!1 was killed after 150.000000 s, later than its end"),
+        (job1(hosts="3-6"), "host 4 runs jobs w0!"),
+        (job1(hosts="6-9"), "job w0!1 runs on hosts 6-9, beyond the platform's 8"),
+        (replace(2, SLOW_COPY), "job w0!2 (copy w0!2#1) ran 300.000000 s on 2 hosts; its speedup model's runtime on 2"),
+        ([*SOUND[:2], MOLDED], "job w0!1 has no speedup model ('moldable') but ran molded as w0!1#1 on 2 hosts"),
+        ([*SOUND, RESIZED], "job w0!1: resized copy w0!1#1 on 2 hosts has scale 1.5; its work on 4 hosts needs 2"),
+        ([*SOUND, STAGED], "job w0!1 has no evolving stages but ran stage copy w0!1#1 for 10.000000 s"),
+        (replace(5, SLOW_STAGE), "job w0!3 (copy w0!3#2) ran 25.000000 s on 2 hosts; stage 1's duration is 20"),
+    ],
+)
+def test_each_violation_names_the_job(tmp_path, workload, rows, message):
+    found = check(tmp_path, workload, rows)
+    assert any(message in v for v in found), found
+
+
+def test_a_model_that_disagrees_with_its_profile_breaks_the_work(tmp_path):
+    doc = json.loads(json.dumps(WORKLOAD))
+    doc["jobs"][1]["moldable"]["t1_s"] = 1.0  # the default the old code took: 1 s of work, not 400
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    rows = replace(
+        2, row("2#1", 0, 2, 400, "COMPLETED_SUCCESSFULLY", 0, 0.5, "4-5", "{'parent_job': 'w0!2', 'kind': 'molded'}")
+    )
+    found = check(tmp_path, load_workload(path), rows)
+    assert any("job w0!2: its molded copies did 1.000000 s of sequential work, the job holds 400" in v for v in found)
+
+
+def test_a_resubmitted_copy_of_a_parallel_task_runs_it_on_its_own_hosts(tmp_path):
+    """Real Batsim under the conformance suite's torture scheduler: job 22 (52 Gflop over its
+    hosts, 4 asked, walltime 21 s) is killed, resubmitted by pybatsim with the same profile and
+    run on 2 hosts: 26 s there, so killed at its walltime, not 13 s (its time on 4 hosts)."""
+    doc = {
+        "nb_res": 4,
+        "jobs": [{"id": 22, "subtime": 4, "res": 4, "walltime": 21, "profile": "p"}],
+        "profiles": {"p": {"type": "parallel_homogeneous_total", "cpu": 52e9, "com": 0}},
+    }
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    loaded = load_workload(path)
+    rows = [
+        row(22, 4, 4, 21, KILL, 8.001, 2.5, "2-3"),
+        row("22#1", 10.502, 4, 21, WALL, 25.502, 21, "0 2", "{'parent_job': 'w0!22', 'nb_resubmit': 1}"),
+    ]
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    assert check_physics(tmp_path / "x_jobs.csv", loaded, 4, speeds=[1e9] * 4).violations == []
+    rows[1] = rows[1].replace("COMPLETED_WALLTIME_REACHED,25.502,21", "COMPLETED_SUCCESSFULLY,25.502,13")
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    found = check_physics(tmp_path / "x_jobs.csv", loaded, 4, speeds=[1e9] * 4).violations
+    assert any("its profile's time on its 4 hosts" in v or "past its walltime" in v for v in found), found
+
+
+def test_many_short_molded_copies_carry_batsims_rounding(tmp_path):
+    """Downey on the CTC year: a 1 s job molded to 1/S(n) s on n hosts, runtimes at Batsim's six
+    decimals (n = 61: 0.016393 s, 4.4e-7 s short, 2.7e-5 s of work); the work check allows each
+    copy's tolerance times its speedup."""
+    doc = {
+        "nb_res": 64,
+        "jobs": [
+            {
+                "id": 1, "subtime": 0, "res": 1, "walltime": 10, "profile": "d1",
+                "moldable": {"model": "downey", "A": 64.0, "sigma": 0.0, "t1_s": 1.0},
+            }
+        ],
+        "profiles": {"d1": {"type": "delay", "delay": 1}},
+    }  # fmt: skip
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc))
+    rows = [
+        row(1, 0, 1, 10, "REJECTED", 0, 0, ""),
+        row("1#1", 0, 61, 10, OK, 0, round(1 / 61, 6), "0-60", "{'parent_job': 'w0!1', 'kind': 'molded'}"),
+    ]
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    assert check_physics(tmp_path / "x_jobs.csv", load_workload(path), 64).violations == []
+
+
+def moldable_workload(tmp_path):
+    """12 hosts, eight Downey jobs of A = 8 asking for 8 hosts, arriving together: greedy
+    allocation runs the first on 8 hosts and molds the next to the 4 left."""
+    jobs = [
+        {
+            "id": i,
+            "subtime": 0,
+            "res": 8,
+            "walltime": 1000,
+            "profile": "d100",
+            "moldable": {"model": "downey", "A": 8.0, "sigma": 0.5, "t1_s": 100.0 * 8 / (1 + 0.5 * 7 / 16)},
+        }
+        for i in range(8)
+    ]
+    path = tmp_path / "moldable.json"
+    path.write_text(json.dumps({"nb_res": 12, "jobs": jobs, "profiles": {"d100": {"type": "delay", "delay": 100}}}))
+    return path
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "zmq"])
+def test_a_scheduler_giving_a_copy_the_wrong_runtime_fails_its_run(tmp_path, transport):
+    workload = moldable_workload(tmp_path)
+    spec = RunSpec.make(
+        str(PLUGINS / "wrongCopyRuntime.py"), workload, 12, tmp_path / "broken", transport=transport,
+        dynamic_jobs=True, profile_reuse=True, progress=False,
+    )  # fmt: skip
+    with pytest.raises(SimulationError, match=r"breaks the run's physics .* job w0!\d+ \(copy w0!\d+#1\) ran"):
+        run(spec, say=lambda *a: None)
+    assert (tmp_path / "broken_jobs.csv").stat().st_size > len(HEADER)  # the outputs are kept
+    sound = run(RunSpec.make("downey", workload, 12, tmp_path / "sound", progress=False), say=lambda *a: None)
+    assert "#1" in (tmp_path / "sound_jobs.csv").read_text()  # the sound scheduler molds too
+    assert physics_error(check_physics(sound.jobs_csv, load_workload(workload), 12), sound.jobs_csv) is None
+
+
+def test_metrics_with_the_workload_refuses_the_broken_run(tmp_path, capsys):
+    workload = moldable_workload(tmp_path)
+    spec = RunSpec.make(
+        str(PLUGINS / "wrongCopyRuntime.py"), workload, 12, tmp_path / "broken", dynamic_jobs=True,
+        profile_reuse=True, progress=False,
+    )  # fmt: skip
+    with pytest.raises(SimulationError):
+        run(spec, say=lambda *a: None)
+    jobs_csv = str(tmp_path / "broken_jobs.csv")
+    assert main(["metrics", jobs_csv, "--workload", str(workload)]) == 1
+    err = capsys.readouterr().err
+    assert "breaks the run's physics or invariants" in err and "(copy w0!" in err and "Traceback" not in err
+    assert main(["metrics", jobs_csv]) == 0  # without the workload: metrics only
+
+
+def test_one_library_call_checks_any_run_from_its_prefix_workload_and_platform(tmp_path):
+    """physics_violations (what ``adaptsched check`` calls): a run's prefix, _jobs.csv or folder;
+    its workload as a path or loaded; its platform as a file, or a number of hosts."""
+    workload = moldable_workload(tmp_path)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    spec = RunSpec.make(
+        str(PLUGINS / "wrongCopyRuntime.py"), workload, 12, broken / "run", dynamic_jobs=True,
+        profile_reuse=True, progress=False,
+    )  # fmt: skip
+    with pytest.raises(SimulationError):
+        run(spec, say=lambda *a: None)
+    platform = write_cluster(12, tmp_path / "cluster.xml")
+    for where in (broken / "run", broken / "run_jobs.csv", broken):
+        for what in (workload, load_workload(workload, embedded=False)):
+            for machine in (12, platform):
+                found = physics_violations(where, what, machine, limit=2)
+                assert len(found) == 3 and found[-1].startswith("and ") and "(copy w0!" in found[0], found
+    assert check_against_workload(broken / "run", workload, 12)  # invariants and physics
+    sound = run(RunSpec.make("downey", workload, 12, tmp_path / "sound", progress=False), say=lambda *a: None)
+    assert physics_violations(tmp_path / "sound", workload, 12) == []
+    assert check_against_workload(sound.jobs_csv, workload, 12) == []
+    with pytest.raises(InputError, match="no such file"):
+        physics_violations(tmp_path / "nothing", workload, 12)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="holds 0"):
+        physics_violations(tmp_path / "empty", workload, 12)
+
+
+@pytest.mark.skipif(find_batsim() is None, reason="real Batsim not found")
+def test_real_batsim_runs_are_checked_on_their_outputs(tmp_path):
+    workload = moldable_workload(tmp_path)
+    spec = RunSpec.make(
+        str(PLUGINS / "wrongCopyRuntime.py"), workload, 12, tmp_path / "broken", engine="batsim",
+        dynamic_jobs=True, profile_reuse=True, progress=False,
+    )  # fmt: skip
+    with pytest.raises(SimulationError, match=r"breaks the run's physics .* \(copy w0!\d+#1\) ran"):
+        run(spec, say=lambda *a: None)
+    run(RunSpec.make("downey", workload, 12, tmp_path / "sound", engine="batsim", progress=False), say=lambda *a: None)

@@ -5,7 +5,7 @@ random test, per run), each *paired* on one workload when the claim compares two
 ratio or the difference is taken seed by seed, then summarised). A sample gives its mean,
 its spread (min to max) and a 95 % confidence interval of the mean (Student's t); an *exact*
 sample (a deterministic run on a fixed trace, an observed extreme) has no sampling noise and
-its interval is the value itself. The interval decides (issue 24):
+its interval is the value itself. The interval decides:
 
 * a *value* claim (the paper's value within a tolerance, :func:`in_band`) holds when the
   whole interval lies within the tolerance band, does not hold when the whole interval lies
@@ -521,8 +521,8 @@ def relative(a: float | None, b: float | None) -> float:
 
 @dataclass(frozen=True)
 class Finding:
-    """One claim checked on means only (the shape before issue 24; SCOJO-P's report still uses
-    it): ``numbers`` shows what decided it."""
+    """One claim checked on means only (the older shape, without intervals): ``numbers`` shows
+    what decided it."""
 
     claim: str
     holds: bool

@@ -4,7 +4,7 @@ small function of ``per_test``: {variant: [the metrics of each test]} (dicts of
 for job stretch and job waste), returning a :class:`~adaptsched.reproduce.common.Claim`.
 
 * :func:`cells`: the 54 averages of Tables 1 and 2 (all but *Time*), each within a tolerance
-  of the paper's: half of issue 12's (the measured agreement allows it: issue 24); ε (a value
+  of the paper's: half of our first tolerances (the measured agreement allows it); ε (a value
   below 0.5) must be below 0.5. Ten cells hold by construction (CBF against itself; nos's zero
   waste and stretch); the two cells n_max is calibrated on (:data:`.plan.CALIBRATED_ON`)
   depend on that calibration. Neither kind is counted.
@@ -75,7 +75,7 @@ LABELS = {
     "job_stretch_pct": "job stretch %",
     "job_waste_pct": "job waste %",
 }
-#: The reference prototype's averages at n_max 100 (issue 12).
+#: The reference prototype's averages at n_max 100 (docs/evolving.md).
 PROTOTYPE = {
     ("mic", "waste_pct"): 3,
     ("inf", "waste_pct"): 7,
@@ -106,7 +106,7 @@ def paper(variant: str, metric: str) -> tuple[float, float, float]:
 
 
 def tolerance(variant: str, metric: str) -> float | None:
-    """How far our average may be from the paper's: half of issue 12's; None: not gated (time)."""
+    """How far our average may be from the paper's: half of our first tolerances; None: not gated (time)."""
     if metric in ("reservation", "makespan", "avg_jct", "avg_jwt"):
         return 0.015
     if metric == "utilisation_pct":

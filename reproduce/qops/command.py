@@ -122,7 +122,7 @@ def reproduce(
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
-    (default: ``../shared/traces``)."""
+    (default: as :mod:`adaptsched.workloads.traces` finds them)."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.traces import find_trace
 

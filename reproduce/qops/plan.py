@@ -1,7 +1,7 @@
 """The grid of ``adaptsched reproduce qops``: Islam, Balaji, Sabin & Sadayappan (2007),
 Tables 1 and 2, and what each run measures.
 
-On the first ``jobs`` (10,000) jobs of SDSC-SP2 and CTC-SP2 (``../shared/traces``), annotated
+On the first ``jobs`` (10,000) jobs of SDSC-SP2 and CTC-SP2 (:mod:`adaptsched.workloads.traces`), annotated
 by :mod:`adaptsched.workloads.qos` (deadline 5 x estimate, 0.1 per processor-second, urgent
 jobs C times dearer, high load by duplicating 40 % of the jobs):
 

@@ -170,7 +170,7 @@ def check(rows: list[Row], traces, segments, results) -> list:
     return [f for f in found if f is not None]
 
 
-#: The part of a trace chosen because its Table 1 lies nearer the paper's (issue 15: SDSC-SP2's
+#: The part of a trace chosen because its Table 1 lies nearer the paper's (SDSC-SP2's
 #: first and last 1,500 jobs compared, docs/results/qops/segments/): claims on its Table 1
 #: scenarios depend on that choice and are not counted.
 CALIBRATED_PART = {("SDSC-SP2", "last"): "the trace part, chosen as the nearer to Table 1 (issue 15)"}
@@ -243,7 +243,7 @@ def table1_section(rows, traces, segments, jobs, seeds=1):
 
 
 def segments_section(rows, traces, segments, jobs) -> list[str]:
-    """Which part of the traces comes closer to the paper's Table 1 (issue 15): the mean
+    """Which part of the traces comes closer to the paper's Table 1: the mean
     distance, in percentage points, between our improvements and the paper's."""
     if len(segments) < 2:
         return []

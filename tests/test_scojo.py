@@ -305,6 +305,46 @@ def test_cirne_berman_expands_for_free_behind_a_queue(b_size, expected):
     assert started == ({"B": 8} if b_size == 8 else {"B": 6, "J": 2})
 
 
+@pytest.mark.parametrize("expand,expected", [("literal", 4), ("idle", 2)])
+def test_cirne_berman_expand_idle_behind_a_queue(expand, expected):
+    """The queue of the test above with B on 8: J starts at 200 on every size. literal: N_max
+    (4, ends 281.25). idle: no size above N_opt starts now, so sizes 1..2 compete: 2 ends 300,
+    1 (162.5 s) 362.5: N_opt."""
+    sched = CirneBerman(8, expand=expand)
+    occupy(sched, "A", 8, 100)
+    sched.submit(rigid("B", 0, 8, 100), 0)
+    sched.submit(moldable("J", 0, 2, 100), 0)
+    assert not sizes(sched.schedule(0.0))
+    assert sched.fixed["J"] == expected
+    assert sched.expansions == (1 if expand == "literal" else 0)
+
+
+@pytest.mark.parametrize("expand,expected", [("literal", 4), ("idle", 2)])
+def test_cirne_berman_expand_idle_hosts_idle_now_but_taken_by_a_job_ahead(expand, expected):
+    """8 hosts, A (4) until 100; B (rigid 4, 100 s) and J (N_opt 2, 1..4, 100 s) arrive at 0.
+    4 hosts are idle at the decision, but B, ahead of J, takes them now: J starts at 100 on any
+    size. literal: 4 (ends 181.25). idle: above N_opt only if it starts now, so 2 (ends 200)."""
+    sched = CirneBerman(8, expand=expand)
+    occupy(sched, "A", 4, 100)
+    sched.submit(rigid("B", 0, 4, 100), 0)
+    sched.submit(moldable("J", 0, 2, 100), 0)
+    assert sizes(sched.schedule(0.0)) == {"B": 4}
+    assert sched.fixed["J"] == expected
+    sched.complete("A", 100)
+    assert sizes(sched.schedule(100.0)) == {"J": expected}
+
+
+@pytest.mark.parametrize("expand", ["literal", "idle"])
+def test_cirne_berman_expand_idle_into_hosts_idle_now(expand):
+    """8 hosts, A (2) until 100; J (N_opt 2, 1..4, 100 s): 6 hosts idle, J starts now on any
+    size; on 4 it ends at 81.25 (on 3 at 89.66, on 2 at 100): both rules expand to N_max."""
+    sched = CirneBerman(8, expand=expand)
+    occupy(sched, "A", 2, 100)
+    sched.submit(moldable("J", 0, 2, 100), 0)
+    assert sizes(sched.schedule(0.0)) == {"J": 4}
+    assert (sched.expansions, sched.free_expansions) == (1, 1)
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]))
 def test_cirne_berman_counts_what_if_equals_replaying_the_frame(seed, aging):
@@ -646,3 +686,74 @@ def test_scojo_why_a_claim_fails_is_told_from_the_numbers_and_survives_missing_o
         lambda: f.why_downey_variant({}),
     ):
         assert why()  # a sentence with dashes for what is missing, never an exception
+
+
+# -- Table 1's efficiencies as options (issue 24 sec. 2) ------------------------------------
+@pytest.mark.parametrize(
+    "e_max,interpolation,runtime_n_max",
+    [(0.4, "speedup", 81.25), (0.5, "speedup", 65.0), (0.65, "speedup", 50.0), (0.4, "efficiency", 81.25)],
+)
+def test_scojo_p_model_from_annotation_with_other_efficiencies(e_max, interpolation, runtime_n_max):
+    """runtime(2 N_opt) = 100 s x E(N_opt) / (2 E(N_max)): 0.65 / 0.8, 0.65 / 1.0, 0.65 / 1.3; the
+    efficiency interpolation meets the speedup's at the anchors."""
+    from adaptsched.workloads.moldable import annotate, model_of
+
+    workload = {"nb_res": 16, "jobs": [{"id": "1", "subtime": 0, "res": 4, "walltime": 101, "profile": "p"}]}
+    workload["profiles"] = {"p": {"type": "delay", "delay": 100.0}}
+    out, _ = annotate(workload, model="scojo-p", efficiencies=(0.8, 0.65, e_max), interpolation=interpolation)
+    spec = out["jobs"][0]["moldable"]
+    default = e_max == 0.4 and interpolation == "speedup"
+    assert ("e_max" in spec) == (e_max != 0.4) and ("interpolation" in spec) == (interpolation != "speedup")
+    if default:  # Table 1's workloads stay byte for byte what they were
+        assert spec == {"model": "scojo-p", "runtime_opt_s": 100.0, "n_opt": 4}
+    for model in (model_of(out["jobs"][0], 16), shape_of(Job("1", 0, 4, 101, out["jobs"][0]), 16).model):
+        assert model.runtime(8) == pytest.approx(runtime_n_max)
+        assert model.runtime(4) == pytest.approx(100.0) and model.runtime(2) == pytest.approx(162.5)
+
+
+@pytest.mark.parametrize(
+    "efficiencies,message",
+    [
+        ((0.65, 0.8, 0.4), "1 >= E\\(N_min\\) >= E\\(N_opt\\) >= E\\(N_max\\) > 0"),
+        ((0.8, 0.4, 0.65), ">= E\\(N_max\\) > 0"),
+        ((1.2, 0.65, 0.4), ">= E\\(N_max\\) > 0"),
+        ((0.8, 0.65, 0.0), ">= E\\(N_max\\) > 0"),
+        ((0.8, 0.65, 0.3), "does not rise"),  # S(2 N_opt) = 0.6 N_opt < S(N_opt) = 0.65 N_opt
+        ((1.0, 0.45, 0.4), "does not rise"),  # S(N_opt / 2) = 0.5 N_opt > S(N_opt)
+    ],
+)
+def test_mold_annotate_refuses_bad_efficiencies(efficiencies, message):
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.workloads.moldable import annotate
+
+    workload = {"nb_res": 16, "jobs": [], "profiles": {}}
+    with pytest.raises(AdaptschedError, match="--e-min") as bad:
+        annotate(workload, model="scojo-p", efficiencies=efficiencies)
+    assert bad.match(message)
+    with pytest.raises(AdaptschedError, match="--model scojo-p only"):
+        annotate(workload, model="downey", efficiencies=(0.8, 0.65, 0.5))
+
+
+def test_scojo_stats_carries_the_efficiencies_to_the_predicted_jobs():
+    from adaptsched.workloads.moldable import annotate
+    from adaptsched.workloads.scojo_stats import scojo_stats
+
+    workload = {"nb_res": 16, "jobs": [{"id": "1", "subtime": 0, "res": 4, "walltime": 101, "profile": "p"}]}
+    workload["profiles"] = {"p": {"type": "delay", "delay": 100.0}}
+    other, _ = annotate(workload, model="scojo-p", efficiencies=(0.8, 0.65, 0.65))
+    stats = scojo_stats([other])
+    assert stats["ratio_model"] == {"model": "scojo-p", "e_max": 0.65}
+    assert ArrivalModel.from_json(stats, 16).runtime_ratio(2.0) == pytest.approx(0.5)
+    assert scojo_stats([annotate(workload, model="scojo-p")[0]])["ratio_model"] == {"model": "scojo-p"}
+
+
+def test_cirne_berman_looks_at_every_size_when_the_speedup_falls_near_n_max():
+    """Efficiency interpolated: S(n) = n E(n) peaks near 1.8 N_opt, so runtime(20) > runtime(18) for
+    N_opt 10. 32 hosts idle: every size starts now, the least runtime wins (18, not N_max 20):
+    trying sizes from N_max down and stopping at the first that ends too late (17) is still right."""
+    sched = CirneBerman(32)
+    spec = {"model": "scojo-p", "runtime_opt_s": 100.0, "n_opt": 10, "interpolation": "efficiency"}
+    model = ScojoPModel.from_spec(spec, 32)
+    assert model.runtime(20) > model.runtime(18) < model.runtime(17)
+    sched.submit(Job("J", 0, 10, 101, {"moldable": spec}), 0)
+    assert sizes(sched.schedule(0.0)) == {"J": 18}

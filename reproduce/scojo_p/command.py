@@ -17,13 +17,18 @@ HELP = (
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--seeds", type=positive_int, default=4, help="workloads per study (default 4, the paper's)")
+    parser.add_argument(
+        "--seeds", type=positive_int, default=8, help="workloads of main, idle (W1), target (default 8; the paper: 4)"
+    )
+    parser.add_argument(
+        "--side-seeds", type=positive_int, default=4, help="workloads of the other studies (default 4, the paper's)"
+    )
     parser.add_argument(
         "--study",
         action="append",
         choices=STUDIES,
-        help="main (W1), w2, fraction (80/90 %% moldable), target (ideal load), downey (Fig. 14); "
-        "repeatable (default: all)",
+        help="main (W1), idle (expand=idle, ours), target (ideal load), sensitivity (E(N_max), interpolation), "
+        "w2, fraction (80/90 %% moldable), downey (Fig. 14); repeatable (default: all)",
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per workload (default 10,000)")
     parser.add_argument(
@@ -37,7 +42,13 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     studies = tuple(args.study) if args.study else STUDIES
     reproduce(
-        args.out, seeds=args.seeds, studies=studies, jobs=args.jobs, a_max=args.a_max, setup=Setup.from_args(args)
+        args.out,
+        seeds=args.seeds,
+        side_seeds=args.side_seeds,
+        studies=studies,
+        jobs=args.jobs,
+        a_max=args.a_max,
+        setup=Setup.from_args(args),
     )
     return 0
 
@@ -45,7 +56,8 @@ def run(args) -> int:
 def reproduce(
     out="results/scojo-p",
     *,
-    seeds: int = 4,
+    seeds: int = 8,
+    side_seeds: int = 4,
     studies=STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
@@ -61,7 +73,7 @@ def reproduce(
     clock = Stopwatch()
     out, inputs, setup = setup.prepare(out)
     platform = write_cluster(HOSTS, inputs / f"cluster{HOSTS}.xml")
-    plan = runs(studies, seeds)
+    plan = runs(studies, seeds, side_seeds)
     prepared = prepare_runs(plan, inputs, jobs=jobs, a_max=a_max)
     setup.say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({setup.engine} engine)")
     batch = [Job(run.name, run.scheduler, options, path) for run, options, path in prepared]
@@ -72,6 +84,7 @@ def reproduce(
         results,
         studies=studies,
         seeds=seeds,
+        side_seeds=side_seeds,
         jobs=jobs,
         a_max=a_max,
         engine=setup.engine,

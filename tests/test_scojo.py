@@ -482,10 +482,10 @@ def small_scojo_workload(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["scojo-trad", "scojo-p", "cirne-berman"])
 def test_molded_rows_through_the_embedded_engine(tmp_path, small_scojo_workload, scheduler):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     workload, path = small_scojo_workload
-    run(scheduler, path, 32, tmp_path / "run", progress=False, say=lambda *a: None)
+    run(RunSpec.make(scheduler, path, 32, tmp_path / "run", progress=False), say=lambda *a: None)
     resized = check_scojo_rows(tmp_path / "run", workload)
     assert (resized == 0) if scheduler == "scojo-trad" else (resized > 5)
 
@@ -820,3 +820,27 @@ def test_cirne_berman_looks_at_every_size_when_the_speedup_falls_near_n_max():
     assert model.runtime(20) > model.runtime(18) < model.runtime(17)
     sched.submit(Job("J", 0, 10, 101, {"moldable": spec}), 0)
     assert sizes(sched.schedule(0.0)) == {"J": 18}
+
+
+def test_mold_annotate_efficiency_flags_through_the_cli(tmp_path):
+    """``mold-annotate --model scojo-p --e-max`` writes the field; a bad ordering is refused with
+    the flags named, exit 1, no stack trace."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "w.json"
+    workload = {"nb_res": 16, "jobs": [{"id": "1", "subtime": 0, "res": 4, "walltime": 101, "profile": "p"}]}
+    workload["profiles"] = {"p": {"type": "delay", "delay": 100.0}}
+    source.write_text(json.dumps(workload))
+
+    def cli(*args):
+        done = subprocess.run(
+            [sys.executable, "-m", "adaptsched", "mold-annotate", str(source), *args], capture_output=True, text=True
+        )
+        return done.returncode, done.stderr
+
+    assert cli(str(tmp_path / "m.json"), "--model", "scojo-p", "--e-max", "0.5")[0] == 0
+    assert json.loads((tmp_path / "m.json").read_text())["jobs"][0]["moldable"]["e_max"] == 0.5
+    code, err = cli(str(tmp_path / "bad.json"), "--model", "scojo-p", "--e-opt", "0.9")
+    assert code == 1 and "--e-opt 0.9" in err and "E(N_min) >= E(N_opt)" in err and "Traceback" not in err
+    assert not (tmp_path / "bad.json").exists()

@@ -19,7 +19,7 @@ HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--seeds", type=positive_int, default=8, help="workloads of main, idle (W1), target (default 8; the paper: 4)"
+        "--seeds", type=positive_int, default=8, help="workloads of main and idle (default 8; the paper: 4)"
     )
     parser.add_argument(
         "--side-seeds", type=positive_int, default=4, help="workloads of the other studies (default 4, the paper's)"

@@ -18,13 +18,14 @@ Studies, in the order they run (the main study first, so that an interrupted rep
 has it whole), on seeds 1..``seeds`` or 1..``side_seeds`` (side studies):
 
 * ``main``: W1, f = 1, the four paper variants (Figs 5-9);
-* ``idle``: ``cb-idle`` on W1 (``seeds``) and W2 (``side_seeds``);
-* ``target``: W1, f = 1, scojo-p with ideal load 0.7, 0.8, 0.9 (main's run), 1.0;
+* ``idle``: ``cb-idle`` on W1;
 * ``sensitivity``: W1, f = 1, scojo-p and cb with E(N_max) 0.5 and 0.65 instead of Table 1's
   0.4, and with the efficiency interpolated instead of the speedup (``side_seeds``; the
   traditional frame runs every job rigid at N_opt, so main's traditional runs are its
   baseline: by construction the same schedules);
-* ``w2``: W2, f = 1, the four paper variants (Figs 10-13; ``side_seeds``);
+* ``target``: W1, f = 1, scojo-p with ideal load 0.7, 0.8, 0.9 (main's run), 1.0
+  (``side_seeds``);
+* ``w2``: W2, f = 1, the four paper variants and ``cb-idle`` (Figs 10-13; ``side_seeds``);
 * ``fraction``: W1, f = 0.8 and 0.9, the four paper variants (``side_seeds``);
 * ``downey``: W1, f = 1, Downey's model, the four paper variants, at most 2 seeds (Fig. 14).
 
@@ -41,7 +42,7 @@ from typing import Any
 HOSTS = 128
 AARR = {"W1": 10.23, "W2": 9.83}
 STATS_SEEDS = (101, 102, 103, 104)
-STUDIES = ("main", "idle", "target", "sensitivity", "w2", "fraction", "downey")
+STUDIES = ("main", "idle", "sensitivity", "target", "w2", "fraction", "downey")
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     "trad": ("scojo-trad", {}),
     "scojo-p": ("scojo-p", {}),
@@ -121,9 +122,7 @@ def _study_runs(add, study: str, seed: int, side: bool) -> None:
             add(study, v, Kind("W1"), seed)
     elif study == "idle":
         add(study, "cb-idle", Kind("W1"), seed)
-        if side:
-            add(study, "cb-idle", Kind("W2"), seed)
-    elif study == "target":
+    elif study == "target" and side:
         for ideal in IDEAL_LOADS:
             if ideal == 0.9:
                 add(study, "scojo-p", Kind("W1"), seed)
@@ -134,7 +133,7 @@ def _study_runs(add, study: str, seed: int, side: bool) -> None:
             for v in ("scojo-p", "cb"):
                 add(study, v, Kind("W1", e_max=e_max, interpolation=interpolation), seed)
     elif study == "w2" and side:
-        for v in PAPER_VARIANTS:
+        for v in (*PAPER_VARIANTS, "cb-idle"):
             add(study, v, Kind("W2"), seed)
     elif study == "fraction" and side:
         for f in FRACTIONS:

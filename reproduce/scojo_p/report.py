@@ -343,8 +343,10 @@ def _findings_sections(folder: Path, plan: list[Run], results: dict, means: dict
     checked: list[tuple[Claim, Callable[[], str] | None]] = []
     if w1:
         why = {
-            0: lambda: claims.why_response_vs_traditional(m1, m2),
-            1: lambda: claims.why_response_vs_traditional(m1, m2),
+            0: lambda: claims.why_scojo_vs_traditional(m1, m2),
+            1: lambda: claims.why_cb_vs_traditional(m1, m2),
+            3: lambda: claims.why_cb_vs_traditional(m1, m2),
+            4: lambda: claims.why_cb_vs_traditional(m1, m2),
             5: lambda: claims.why_utilization(m1, m2),
         }
         checked += [(c, why.get(i)) for i, c in enumerate(claims.main_claims(w1))]

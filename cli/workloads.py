@@ -53,6 +53,16 @@ def register_annotations(sub: Subparsers) -> None:
         help="downey: A log-uniform up to the machine size (machine, default), the job's request (request) "
         "or this number (e.g. 3000 for SCOJO-P's Fig. 14)",
     )
+    for flag, default, where in (("--e-min", 0.8, "N_min"), ("--e-opt", 0.65, "N_opt"), ("--e-max", 0.4, "N_max")):
+        p.add_argument(
+            flag, type=float, default=default, help=f"scojo-p: efficiency at {where} (default {default:g}, Table 1)"
+        )
+    p.add_argument(
+        "--interpolation",
+        default="speedup",
+        choices=("speedup", "efficiency"),
+        help="scojo-p: draw the speedup (default, sec. 4.6) or the efficiency as straight lines between the sizes",
+    )
     p.set_defaults(func=cmd_mold_annotate)
 
     p = sub.add_parser("scojo-stats", help="SCOJO-P's arrivals per half hour and class means, from workloads")
@@ -200,9 +210,19 @@ def cmd_mold_annotate(args: argparse.Namespace) -> int:
     from adaptsched.workloads.moldable import annotate
 
     workload = read_workload(args.input)
-    out, summary = annotate(workload, fraction=args.fraction, model=args.model, seed=args.seed, a_max=args.a_max)
+    out, summary = annotate(
+        workload,
+        fraction=args.fraction,
+        model=args.model,
+        seed=args.seed,
+        a_max=args.a_max,
+        efficiencies=(args.e_min, args.e_opt, args.e_max),
+        interpolation=args.interpolation,
+    )
     write_workload(out, args.output)
     a_max = f", A_max {summary['a_max']}" if args.model == "downey" else ""
+    if args.model == "scojo-p":
+        a_max = ", E {:g} / {:g} / {:g}, {} interpolated".format(*summary["efficiencies"], summary["interpolation"])
     what = f"({args.model}, seed {args.seed}{a_max})"
     say(f"{args.output}: {summary['moldable']} of {summary['jobs']} jobs moldable {what}")
     return 0

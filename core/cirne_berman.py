@@ -219,6 +219,12 @@ class CirneBermanOptions(ScojoOptions):
         "what-if simulations on host counts (fast), or full replays of the frame (the reference; same sizes)",
         choices=("counts", "replay"),
     )
+    expand: str = option(
+        "literal",
+        "sizes above N_opt: any (literal, the paper's rule) or only when the job starts at once on them, "
+        "in hosts idle at the decision (idle: ours, not in the paper)",
+        choices=("literal", "idle"),
+    )
     rigid: str = option("refuse", RIGID_HELP, choices=RIGID)
 
     def needs(self) -> tuple[Need, ...]:
@@ -237,6 +243,12 @@ class CirneBerman(PriorityEasy):
     counts, every size in one shared simulation (:func:`easy_start_times`); ``whatif=replay``
     replays the frame itself once per size (:func:`adaptsched.core.replay.replay`), the
     reference they are tested against.
+
+    ``expand=idle`` (ours, not in the paper; issue 24 sec. 2): a size above N_opt is a candidate
+    only when the what-if starts the job on it at once, i.e. its extra hosts are idle at the
+    decision and no job ahead needs them; otherwise sizes up to N_opt compete as in the
+    paper's rule. The paper's PWS remark (sec. 4.6: "no larger size should be chosen unless
+    otherwise resources are idle") motivates it; its Cirne-Berman does not do it.
     """
 
     name = "cirne-berman"
@@ -303,7 +315,7 @@ class CirneBerman(PriorityEasy):
     def what_if_replay(self, job: Job, n: int, now: float) -> float:
         """:meth:`what_if_starts` for one size, by replaying the frame itself (:func:`replay`)."""
         values = self.options.values()
-        del values["whatif"], values["rigid"]
+        del values["whatif"], values["rigid"], values["expand"]
         sim = PriorityEasy(self.nb_hosts, **values)
         running = [
             (Job(r.exec_id, r.job.submit_s, r.res, r.end_s - r.start_s), r.start_s, r.end_s, r.hosts)
@@ -331,8 +343,12 @@ class CirneBerman(PriorityEasy):
         """The size of earliest simulated completion (ties: the smaller). Sizes are tried from
         N_max down: runtime(n) does not decrease as n does (both models' speedups rise up to
         N_max), so once now + runtime(n) exceeds the best completion no smaller size can win.
+        (With the efficiency interpolated the speedup falls a little near N_max: runtime(n),
+        from N_max down, falls then rises, and the first size past the best that ends too late
+        still has every smaller one end later.)
         ``whatif_runs`` counts the sizes tried (one replay each with ``whatif=replay``; one
-        shared simulation serves them all with ``whatif=counts``)."""
+        shared simulation serves them all with ``whatif=counts``). ``expand=idle``: a size above
+        N_opt counts only if it starts now (class doc)."""
         shape = self.shapes[job.id]
         starts: Mapping[int, float] | None = None
 
@@ -345,6 +361,7 @@ class CirneBerman(PriorityEasy):
                 starts = self.what_if_starts(job, now)
             return starts[n]
 
+        idle_only = self.options.expand == "idle"
         best_n, best_end, best_start = shape.n_opt, INF, INF
         start_opt: float | None = None  # the simulated start on N_opt, if tried
         for n in range(shape.n_max, shape.n_min - 1, -1):
@@ -354,6 +371,8 @@ class CirneBerman(PriorityEasy):
             start = start_of(n)
             if n == shape.n_opt:
                 start_opt = start
+            if n > shape.n_opt and idle_only and start > now:
+                continue  # expand=idle: more hosts than N_opt only if idle now
             if start + runtime <= best_end:
                 best_n, best_end, best_start = n, start + runtime, start
         if best_n > shape.n_opt:

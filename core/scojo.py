@@ -107,9 +107,7 @@ def shape_of(job: Job, nb_hosts: int) -> Shape:
     """The job's shape from its ``moldable`` annotation (module doc); rigid otherwise."""
     spec = job.fields.get("moldable") if job.fields else None
     if isinstance(spec, dict) and spec.get("model") == "scojo-p":
-        model = ScojoPModel(
-            spec["runtime_opt_s"], spec["n_opt"], nb_hosts, interpolation=spec.get("interpolation", "speedup")
-        )
+        model = ScojoPModel.from_spec(spec, nb_hosts)
         return Shape(model.n_opt, model.n_min, model.n_max, model.runtime(model.n_opt), model)
     if isinstance(spec, dict) and spec.get("model") == "downey":
         downey = Downey(spec["A"], spec["sigma"], spec.get("t1_s", 1.0))
@@ -306,7 +304,7 @@ class ArrivalModel:
             model = Downey(float(ratio["A"]), float(ratio["sigma"]))
             ratio_n = float(pws_size(model, nb_hosts))
         else:
-            model = ScojoPModel(1.0, 64, 128, interpolation=ratio.get("interpolation", "speedup"))
+            model = ScojoPModel.from_spec({**ratio, "runtime_opt_s": 1.0, "n_opt": 64}, 128)
         kwargs.setdefault("moldable_fraction", float(stats.get("moldable_fraction", 1.0)))
         return cls(per_bucket, mean_n, mean_rt, ratio_model=model, ratio_n=ratio_n, **kwargs)
 

@@ -37,6 +37,8 @@ sequential time ``t1_s``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 
 class SpeedupModel:
@@ -114,6 +116,26 @@ class Downey(SpeedupModel):
 
 
 INTERPOLATIONS = ("speedup", "efficiency")
+#: Table 1's efficiencies at N_min, N_opt and N_max.
+EFFICIENCIES = (0.8, 0.65, 0.4)
+
+
+def check_efficiencies(e_min: float, e_opt: float, e_max: float) -> None:
+    """ValueError unless 1 >= e_min >= e_opt >= e_max > 0 (a job is no more efficient on more
+    hosts) and the speedup rises from N_min to N_opt to N_max (e_min / 2 < e_opt < 2 e_max:
+    S(N_opt / 2) = e_min N_opt / 2, S(N_opt) = e_opt N_opt, S(2 N_opt) = 2 e_max N_opt)."""
+    values = (e_min, e_opt, e_max)
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in values):
+        raise ValueError(f"efficiencies must be numbers, got {e_min!r}, {e_opt!r}, {e_max!r}")
+    if not 1 >= e_min >= e_opt >= e_max > 0:
+        raise ValueError(
+            f"efficiencies must satisfy 1 >= E(N_min) >= E(N_opt) >= E(N_max) > 0, got {e_min:g}, {e_opt:g}, {e_max:g}"
+        )
+    if not e_min / 2 < e_opt < 2 * e_max:
+        raise ValueError(
+            f"with E(N_min) {e_min:g}, E(N_opt) {e_opt:g}, E(N_max) {e_max:g} the speedup does not rise from N_min "
+            "to N_opt to N_max (needs E(N_min) / 2 < E(N_opt) < 2 E(N_max))"
+        )
 
 
 class ScojoP(SpeedupModel):
@@ -135,9 +157,9 @@ class ScojoP(SpeedupModel):
         machine_hosts: int,
         *,
         interpolation: str = "speedup",
-        e_min: float = 0.8,
-        e_opt: float = 0.65,
-        e_max: float = 0.4,
+        e_min: float = EFFICIENCIES[0],
+        e_opt: float = EFFICIENCIES[1],
+        e_max: float = EFFICIENCIES[2],
     ):
         if not runtime_opt_s > 0:
             raise ValueError(f"runtime_opt_s must be > 0, got {runtime_opt_s!r}")
@@ -145,6 +167,7 @@ class ScojoP(SpeedupModel):
             raise ValueError(f"need 1 <= n_opt <= machine_hosts, got {n_opt!r}, {machine_hosts!r}")
         if interpolation not in INTERPOLATIONS:
             raise ValueError(f"interpolation must be one of {', '.join(INTERPOLATIONS)}, got {interpolation!r}")
+        check_efficiencies(e_min, e_opt, e_max)
         self.interpolation = interpolation
         self.n_opt = int(n_opt)
         self.n_min = max(math.ceil(self.n_opt / 2), 1)
@@ -152,6 +175,23 @@ class ScojoP(SpeedupModel):
         self.e_min, self.e_opt, self.e_max = float(e_min), float(e_opt), float(e_max)
         self.runtime_opt_s = float(runtime_opt_s)
         self.t1_s = self.runtime_opt_s * self.n_opt * self.e_opt
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], machine_hosts: int) -> ScojoP:
+        """The model of a job's ``moldable`` annotation (``adaptsched mold-annotate --model
+        scojo-p``): ``runtime_opt_s``, ``n_opt``, and when not Table 1's ``interpolation``,
+        ``e_min``, ``e_opt``, ``e_max`` (KeyError, ValueError if malformed)."""
+        e_min, e_opt, e_max = (float(spec.get(k, d)) for k, d in zip(("e_min", "e_opt", "e_max"), EFFICIENCIES))
+        interpolation = str(spec.get("interpolation", "speedup"))
+        return cls(
+            spec["runtime_opt_s"],
+            spec["n_opt"],
+            machine_hosts,
+            interpolation=interpolation,
+            e_min=e_min,
+            e_opt=e_opt,
+            e_max=e_max,
+        )
 
     def _relative_speedup(self, s: float) -> float:
         """S(s N_opt) / N_opt on the unclamped line (any s > 0; the anchors at s = 1/2, 1, 2)."""

@@ -10,7 +10,8 @@ extra fields, which Batsim carries through untouched:
 
 * ``linear``: ``{"t1_s"}``;
 * ``downey``: ``{"A", "sigma", "t1_s"}``;
-* ``scojo-p``: ``{"runtime_opt_s", "n_opt"}`` (the machine size is the workload's ``nb_res``).
+* ``scojo-p``: ``{"runtime_opt_s", "n_opt"}`` (the machine size is the workload's ``nb_res``),
+  and ``e_min``, ``e_opt``, ``e_max``, ``interpolation`` where they are not Table 1's.
 
 How a rigid job becomes moldable (``annotate``):
 
@@ -37,7 +38,15 @@ from __future__ import annotations
 import math
 import random
 
-from adaptsched.core.speedup import Downey, Linear, ScojoP, SpeedupModel
+from adaptsched.core.speedup import (
+    EFFICIENCIES,
+    INTERPOLATIONS,
+    Downey,
+    Linear,
+    ScojoP,
+    SpeedupModel,
+    check_efficiencies,
+)
 from adaptsched.errors import AdaptschedError
 
 MODELS = ("downey", "linear", "scojo-p")
@@ -55,9 +64,7 @@ def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
         if kind == "linear":
             return Linear(spec["t1_s"])
         if kind == "scojo-p":
-            return ScojoP(
-                spec["runtime_opt_s"], spec["n_opt"], machine_hosts, interpolation=spec.get("interpolation", "speedup")
-            )
+            return ScojoP.from_spec(spec, machine_hosts)
     except KeyError as missing:
         raise ValueError(f"job {job.get('id')!r}: moldable model {kind!r} needs {missing}") from None
     raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")
@@ -82,11 +89,14 @@ def linear_fields(runtime: float, res: int, machine: int) -> dict:
     return {"moldable": {"model": "linear", "t1_s": runtime * res}, "min_res": 1, "max_res": machine}
 
 
-def scojo_fields(runtime: float, res: int, machine: int) -> dict:
-    """A SCOJO-P job's fields: N_opt = res, runtime at N_opt = the runtime, sizes N_min to N_max."""
-    shape = ScojoP(runtime, res, machine)
+def scojo_fields(runtime: float, res: int, machine: int, model_fields: dict | None = None) -> dict:
+    """A SCOJO-P job's fields: N_opt = res, runtime at N_opt = the runtime, sizes N_min to N_max;
+    ``model_fields``: the efficiencies and interpolation where not Table 1's
+    (:func:`scojo_model_fields`)."""
+    spec = {"model": "scojo-p", "runtime_opt_s": runtime, "n_opt": res, **(model_fields or {})}
+    shape = ScojoP.from_spec(spec, machine)
     return {
-        "moldable": {"model": "scojo-p", "runtime_opt_s": runtime, "n_opt": res},
+        "moldable": spec,
         "min_res": shape.n_min,
         "max_res": shape.n_max,
     }
@@ -113,8 +123,13 @@ def annotate(
     seed: int = 0,
     a_max: str = "machine",
     sigma_max: float = 2.0,
+    efficiencies: tuple[float, float, float] = EFFICIENCIES,
+    interpolation: str = "speedup",
 ) -> tuple[dict, dict]:
-    """A copy of ``workload`` with moldable annotations (module doc), and a summary dict."""
+    """A copy of ``workload`` with moldable annotations (module doc), and a summary dict.
+    ``efficiencies`` (E(N_min), E(N_opt), E(N_max)) and ``interpolation``: SCOJO-P's model
+    (:class:`ScojoP`); written into each job only when not Table 1's (0.8, 0.65, 0.4, speedup)."""
+    model_fields = scojo_model_fields(model, efficiencies, interpolation)
     if not 0 <= fraction <= 1:
         raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
     if model not in MODELS:
@@ -137,7 +152,7 @@ def annotate(
             elif model == "linear":
                 job.update(linear_fields(runtime, res, machine))
             else:
-                job.update(scojo_fields(runtime, res, machine))
+                job.update(scojo_fields(runtime, res, machine, model_fields))
             # the request stays a valid size of the job
             job["max_res"] = max(job["max_res"], res)
             annotated += 1
@@ -151,5 +166,26 @@ def annotate(
         "fraction": fraction,
         "seed": seed,
         "a_max": a_max,
+        **({"efficiencies": list(efficiencies), "interpolation": interpolation} if model == "scojo-p" else {}),
     }
     return out, summary
+
+
+def scojo_model_fields(model: str, efficiencies: tuple[float, float, float], interpolation: str) -> dict:
+    """The fields SCOJO-P's model adds to a job's annotation beyond Table 1's, checked
+    (AdaptschedError naming the option: ``--e-min``, ``--e-opt``, ``--e-max``)."""
+    e_min, e_opt, e_max = efficiencies
+    if model != "scojo-p":
+        if tuple(efficiencies) != EFFICIENCIES or interpolation != "speedup":
+            raise AdaptschedError("--e-min, --e-opt, --e-max and --interpolation apply to --model scojo-p only")
+        return {}
+    if interpolation not in INTERPOLATIONS:
+        raise AdaptschedError(f"--interpolation must be one of {', '.join(INTERPOLATIONS)}, got {interpolation!r}")
+    try:
+        check_efficiencies(e_min, e_opt, e_max)
+    except ValueError as bad:
+        raise AdaptschedError(f"--e-min {e_min:g} --e-opt {e_opt:g} --e-max {e_max:g}: {bad}") from None
+    fields: dict = {k: float(v) for k, v, d in zip(("e_min", "e_opt", "e_max"), efficiencies, EFFICIENCIES) if v != d}
+    if interpolation != "speedup":
+        fields["interpolation"] = interpolation
+    return fields

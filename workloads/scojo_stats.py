@@ -45,6 +45,10 @@ def optimum_sizes(workload: dict) -> dict[str, tuple[int, float]]:
     return out
 
 
+#: A SCOJO-P job's model fields that its class's representative job (``ratio_model``) shares.
+SHAPE_KEYS = ("e_min", "e_opt", "e_max", "interpolation")
+
+
 def scojo_stats(workloads: list[dict], names: list[str] | None = None) -> dict:
     """The statistics of the module doc over ``workloads`` (Batsim JSON dicts)."""
     if not workloads:
@@ -53,6 +57,7 @@ def scojo_stats(workloads: list[dict], names: list[str] | None = None) -> dict:
     n_sums, rt_sums, jobs_per_class = [0.0] * 3, [0.0] * 3, [0] * 3
     days, moldable, total = 0.0, 0, 0
     a_values, sigma_values = [], []
+    shapes: set[tuple] = set()  # SCOJO-P's model fields beyond Table 1's, per job
     for workload in workloads:
         sizes = optimum_sizes(workload)
         submits = [float(j["subtime"]) for j in workload["jobs"]]
@@ -70,12 +75,16 @@ def scojo_stats(workloads: list[dict], names: list[str] | None = None) -> dict:
             model = spec.get("moldable")
             if isinstance(model, dict):
                 moldable += 1
+                if model.get("model") == "scojo-p":
+                    shapes.add(tuple((k, model[k]) for k in SHAPE_KEYS if k in model))
                 if model.get("model") == "downey":
                     a_values.append(float(model["A"]))
                     sigma_values.append(float(model["sigma"]))
     if total == 0:
         raise AdaptschedError("scojo-stats: the workloads have no job")
-    ratio: dict = {"model": "scojo-p"}
+    if len(shapes) > 1:
+        raise AdaptschedError(f"scojo-stats: the workloads' SCOJO-P models differ: {sorted(shapes)}")
+    ratio: dict = {"model": "scojo-p", **dict(next(iter(shapes), ()))}
     if a_values:
         ratio = {"model": "downey", "A": statistics.median(a_values), "sigma": statistics.median(sigma_values)}
     return {

@@ -18,13 +18,18 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seeds", type=positive_int, default=4, help="workloads per study (default 4, the paper's)")
+    parser.add_argument(
+        "--seeds", type=positive_int, default=8, help="workloads of main and idle (default 8; the paper: 4)"
+    )
+    parser.add_argument(
+        "--side-seeds", type=positive_int, default=4, help="workloads of the other studies (default 4, the paper's)"
+    )
     parser.add_argument(
         "--study",
         action="append",
         choices=STUDIES,
-        help="main (W1), w2, fraction (80/90 %% moldable), target (ideal load), downey (Fig. 14); "
-        "repeatable (default: all)",
+        help="main (W1), idle (expand=idle, ours), target (ideal load), sensitivity (E(N_max), interpolation), "
+        "w2, fraction (80/90 %% moldable), downey (Fig. 14); repeatable (default: all)",
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per workload (default 10,000)")
     parser.add_argument(
@@ -38,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(
     out: str | Path,
     *,
-    seeds: int = 4,
+    seeds: int = 8,
+    side_seeds: int = 4,
     study: list[str] | None = None,
     jobs: int = 10000,
     a_max: str = "3000",
@@ -47,13 +53,14 @@ def main(
     """``adaptsched reproduce scojo-p``: its options as :func:`add_arguments` declares them
     (``study`` repeatable, all studies by default), then :func:`reproduce`."""
     studies = tuple(study) if study else STUDIES
-    return reproduce(out, seeds=seeds, studies=studies, jobs=jobs, a_max=a_max, setup=setup)
+    return reproduce(out, seeds=seeds, side_seeds=side_seeds, studies=studies, jobs=jobs, a_max=a_max, setup=setup)
 
 
 def reproduce(
     out: str | Path = "results/scojo-p",
     *,
-    seeds: int = 4,
+    seeds: int = 8,
+    side_seeds: int = 4,
     studies: tuple[str, ...] = STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
@@ -69,7 +76,7 @@ def reproduce(
     clock = Stopwatch()
     out, inputs, setup = setup.prepare(out)
     platform = write_cluster(HOSTS, inputs / f"cluster{HOSTS}.xml")
-    plan = runs(studies, seeds)
+    plan = runs(studies, seeds, side_seeds)
     prepared = prepare_runs(plan, inputs, jobs=jobs, a_max=a_max)
     setup.say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({setup.engine} engine)")
     folder = out / setup.engine
@@ -84,6 +91,7 @@ def reproduce(
         results,
         studies=studies,
         seeds=seeds,
+        side_seeds=side_seeds,
         jobs=jobs,
         a_max=a_max,
         engine=setup.engine,

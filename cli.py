@@ -436,9 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output prefix: writes OUT_jobs.csv and OUT_schedule.csv")
     p.add_argument(
         "--engine",
-        choices=("embedded", "batsim"),
+        choices=("embedded", "batsim", "auto"),
         default="embedded",
-        help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+        help="embedded (default, pure Python), batsim (real Batsim 4.2.x), or auto: the embedded engine "
+        "when it models the run exactly, else real Batsim when installed (docs/network.md)",
     )
     p.add_argument(
         "--transport",

@@ -27,11 +27,14 @@ from pathlib import Path
 
 from adaptsched import schedulers as registry
 from adaptsched.core.options import OptionError
+from adaptsched.engines.fidelity import assess, choose_engine
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
 from adaptsched.platforms.simgrid import cluster_platform, read_platform, write_cluster
 
-ENGINES = ("embedded", "batsim")
+#: ``auto``: the embedded engine when it models the run exactly, else real Batsim when installed
+#: (engines/fidelity.py).
+ENGINES = ("embedded", "batsim", "auto")
 #: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
 #: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/inprocess.py) or
 #: ``zmq`` (a second process, ZeroMQ, JSON text: how Batsim runs plugins; real Batsim's only way).
@@ -200,17 +203,9 @@ def run(
     (default: ``inprocess`` on the embedded engine, ``zmq`` on real Batsim).
     ``scheduler_timeout_s``: a scheduler that takes longer to answer one message stops the run."""
     if engine not in ENGINES:
-        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
-    if transport is None:
-        transport = "inprocess" if engine == "embedded" else "zmq"
-    if transport not in TRANSPORTS:
-        raise UsageError(f"unknown transport {transport!r}: choose inprocess or zmq")
-    if engine == "batsim" and transport != "zmq":
-        raise UsageError(
-            "real Batsim talks to its scheduler over ZeroMQ only: use --transport zmq with --engine batsim"
-        )
-    if schedule_trace and engine != "batsim":
-        raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
+        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded, batsim or auto")
+    if engine != "auto":
+        transport = _check_transport(engine, transport, schedule_trace)
     prefix = str(prefix)
     Path(prefix).parent.mkdir(parents=True, exist_ok=True)
     plugin, core_class = resolve_scheduler(scheduler)
@@ -223,6 +218,9 @@ def run(
     else:
         machines = read_platform(platform_path)
     workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
+    if engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)
+        engine = choose_engine(engine, assess(machines, workload_path), _batsim_found(batsim), say)
+    transport = _check_transport(engine, transport, schedule_trace)
     executable = None
     if engine == "batsim":
         executable = find_batsim_or_fail(batsim)
@@ -299,6 +297,30 @@ def run(
             f"the pybatsim process exited with code {code} after the simulation ended (see {prefix}_sched.log)"
         )
     return result
+
+
+def _check_transport(engine: str, transport: str | None, schedule_trace: bool) -> str:
+    """The transport for ``engine`` (its default when None), or a usage error."""
+    if transport is None:
+        transport = "inprocess" if engine == "embedded" else "zmq"
+    if transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {transport!r}: choose inprocess or zmq")
+    if engine == "batsim" and transport != "zmq":
+        raise UsageError(
+            "real Batsim talks to its scheduler over ZeroMQ only: use --transport zmq with --engine batsim"
+        )
+    if schedule_trace and engine != "batsim":
+        raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
+    return transport
+
+
+def _batsim_found(batsim: str | None) -> bool:
+    from adaptsched.engines.real import find_batsim
+
+    try:
+        return find_batsim(batsim) is not None
+    except SimulationError:
+        return False
 
 
 def _check_size(loaded, machines, say):

@@ -124,17 +124,36 @@ def message_time(network, src: str, dst: str) -> float:
 
 
 def platform_differences(machines) -> list[str]:
-    """What of the platform the embedded engine does not model."""
+    """What of the platform the embedded engine does not model (docs/network.md says what it does)."""
     network = machines.network
-    if network is None:
+    if network is None or not network.unsupported:
         return []
-    own = message_time(network, machines.master.name, machines.master.name)
-    completion = max(message_time(network, host.name, machines.master.name) for host in machines.compute_hosts)
+    bound = network.latency_bound()
     return [
-        f"Batsim's messages take time on this platform ({_time(own)} each between Batsim's processes on the "
-        f"master host, up to {_time(completion)} from a job's host) and the embedded engine does not model "
-        f"them: job starts will be about {_time(2 * own)} to {_time(5 * own)} earlier than real Batsim's, "
-        f"and each completion reaches the scheduler up to {_time(completion)} earlier"
+        f"this platform's {network.unsupported_note()} are not modelled: Batsim's messages may take other times "
+        f"on real Batsim (up to {_time(bound)} each, the latencies of all its links), and job starts differ by up "
+        f"to about {_time(5 * bound)}"
+    ]
+
+
+def platform_refusals(machines) -> list[str]:
+    """What makes real Batsim stop on this platform (the engine refuses it too)."""
+    network = machines.network
+    return [] if network is None else [f"the platform is one real Batsim stops on: {what}" for what in network.invalid]
+
+
+def parallel_task_differences(machines, profiles: dict) -> list[str]:
+    """Parallel tasks on a platform with a network: their computation is modelled, not yet
+    SimGrid's L07 action around it (the route latency first, then links shared with messages)."""
+    if machines.network is None:
+        return []
+    tasks = [n for n, d in profiles.items() if isinstance(d, dict) and d.get("type") == "parallel_homogeneous_total"]
+    if not tasks:
+        return []
+    return [
+        f"the parallel tasks of profiles {', '.join(repr(n) for n in tasks[:4])} run for their computation time "
+        "only, where real Batsim first waits the latency of the routes between the job's hosts and moves their "
+        "'com' bytes over shared links: such jobs end earlier than on real Batsim by at least that latency"
     ]
 
 
@@ -142,7 +161,10 @@ def assess(machines, workload_path) -> Fidelity:
     """The embedded engine's :class:`Fidelity` on this platform (a read ``Platform``) and workload."""
     fidelity = Fidelity()
     fidelity.differences += platform_differences(machines)
-    fidelity.refusals += profile_refusals(read_profiles(workload_path))
+    fidelity.refusals += platform_refusals(machines)
+    profiles = read_profiles(workload_path)
+    fidelity.refusals += profile_refusals(profiles)
+    fidelity.differences += parallel_task_differences(machines, profiles)
     return fidelity
 
 

@@ -281,6 +281,10 @@ class Network:
                 return False
         return True
 
+    def latency_bound(self) -> float:
+        """The latencies of all links added up: more than any route without loops can take."""
+        return math.fsum(link.latency for link in self.links.values()) + self.loopback.latency
+
     def unsupported_note(self) -> str | None:
         if not self.unsupported:
             return None
@@ -315,6 +319,8 @@ class Network:
             return gw_src, gw_dst
         if zone.routing in ("star", "vivaldi"):
             return self._star_route(zone, src, dst, links, latency)
+        if zone.routing != "empty":  # an unsupported routing (already reported): no links
+            return None, None
         raise InputError(self.path, f"no route from {src.name!r} to {dst.name!r}: zone {zone.name!r} has no routes")
 
     def _star_route(self, zone: _Zone, src: _Point, dst: _Point, links: list, latency: list):
@@ -376,6 +382,8 @@ def _common_ancestors(src: _Point, dst: _Point):
 
 # -- reading a platform file --------------------------------------------------------------
 _ROUTINGS = {"full": "full", "cluster": "star", "vivaldi": "vivaldi", "none": "empty"}
+#: Routings read approximately: their declared routes as a Full zone's (no shortest paths).
+_AS_FULL = {"floyd", "dijkstra", "dijkstracache"}
 _UNSUPPORTED_TAGS = {
     "bypassRoute": "bypass routes (<bypassRoute>)",
     "bypassZoneRoute": "bypass routes (<bypassZoneRoute>)",
@@ -439,6 +447,8 @@ class _Reader:
         routing = _ROUTINGS.get(routing_name.lower(), routing_name)
         if routing not in _ROUTINGS.values():
             self.unsupported(f"{routing_name} routing (zone {element.get('id')!r})")
+            if routing.lower() in _AS_FULL:
+                routing = "full"  # its declared routes only
         zone = self._new_zone(element.get("id", ""), routing, parent)
         cabinets, host_links, backbone = [], [], None
         for child in element:

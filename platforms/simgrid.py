@@ -6,7 +6,8 @@ Reading follows Batsim 4.2.1 (``src/machines.cpp``) on SimGrid 3.32:
   ``suffix`` for each number of ``radical``) is a machine, whatever its zone;
 - the master host is the one whose ``role`` property is ``master`` (``<prop>``
   children of a ``<cluster>`` apply to each of its hosts), or else the host named
-  ``master_host`` (Batsim's default ``-m``); every other host computes;
+  ``master_host`` (Batsim's default ``-m``); hosts whose ``role`` is ``storage`` are storage
+  machines (ids after the compute hosts', in file order); every other host computes;
 - compute hosts get resource ids 0..N-1 in the byte order of their names
   (``Engine::get_all_hosts()`` sorts by name), so ``host10`` comes before ``host2``.
   Generated platforms zero-pad their names so that this order is the numeric one;
@@ -70,6 +71,8 @@ class Platform:
     path: str
     master: Host
     compute_hosts: tuple  # of Host, index = Batsim resource id
+    #: storage machines (role=storage): resource ids nb_hosts, nb_hosts + 1..., in file order
+    storage_hosts: tuple = ()
     #: its links and routes (platforms/routes.py), or None when Batsim's messages take no time
     #: worth modelling (the platforms ``adaptsched platform`` writes: see the module docstring)
     network: Network | None = None
@@ -157,14 +160,16 @@ def read_platform(path) -> Platform:
         found = ", ".join(h.name for h in masters) or "none"
         raise InputError(path, f"needs exactly one master host (property role=master), found {found}")
     master = masters[0]
-    compute = sorted((h for h in hosts if h is not master), key=lambda h: h.name.encode())
+    storage = tuple(h for h in hosts if h is not master and h.properties.get("role") == "storage")
+    compute = sorted((h for h in hosts if h is not master and h not in storage), key=lambda h: h.name.encode())
     if not compute:
         raise InputError(path, "has no compute host (every host but the master computes)")
     names = [h.name for h in compute]
     if len(set(names)) != len(names):
         raise InputError(path, "host names must be unique")
     network = read_network(root, path)
-    return Platform(path, master, tuple(compute), None if _instantaneous(network, master.name, names) else network)
+    network_or_none = None if _instantaneous(network, master.name, names) else network
+    return Platform(path, master, tuple(compute), storage, network_or_none)
 
 
 def _instantaneous(network: Network, master: str, hosts: list) -> bool:

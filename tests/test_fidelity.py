@@ -34,14 +34,54 @@ def test_an_exact_run_says_nothing(tmp_path):
     assert result.engine == "embedded" and "warning" not in said
 
 
-def test_a_platform_whose_messages_take_time_is_announced_with_an_estimate(tmp_path):
+def test_a_platform_whose_messages_take_time_is_modelled_and_says_nothing(tmp_path):
+    """Batsim's messages over a cluster's links: modelled exactly (docs/network.md)."""
     path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
     result, said = run_quietly(tmp_path, path, FIXTURES / "cluster_bb.xml")
+    assert result.engine == "embedded" and "warning" not in said
+    first = (tmp_path / "out_jobs.csv").read_text().splitlines()[1].split(",")
+    assert 0 < float(first[8]) < 0.01  # started after Batsim's messages, not at 0
+
+
+def unmodelled_platform(tmp_path):
+    path = tmp_path / "floyd.xml"
+    path.write_text(
+        """<?xml version='1.0'?>
+<platform version="4.1"><zone id="z" routing="Floyd">
+  <host id="master_host" speed="1Gf"/><host id="a" speed="1Gf"/><host id="b" speed="1Gf"/>
+  <link id="l1" bandwidth="1MBps" latency="2ms"/><link id="l2" bandwidth="1MBps" latency="3ms"/>
+  <route src="a" dst="master_host"><link_ctn id="l1"/></route>
+</zone></platform>"""
+    )
+    return path
+
+
+def test_a_platform_it_does_not_model_is_announced_with_an_estimate(tmp_path):
+    path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
+    result, said = run_quietly(tmp_path, path, unmodelled_platform(tmp_path))
     assert result.engine == "embedded"
     assert said.startswith("warning: the embedded engine does not model this run exactly")
-    # master0 to itself: 25 us of latency, 1 byte at 125 MB/s; 2 to 5 messages per start
-    assert "25 µs each" in said and "50 µs to 125 µs earlier than real Batsim's" in said
+    assert "Floyd routing (zone 'z')" in said
+    assert "up to 5 ms each" in said and "job starts differ by up to about 25 ms" in said  # 2 ms + 3 ms
     assert "--engine batsim" in said
+
+
+def test_a_platform_real_batsim_stops_on_is_refused(tmp_path):
+    path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
+    platform = tmp_path / "p.xml"
+    platform.write_text(
+        write_cluster(2, tmp_path / "q.xml")
+        .read_text()
+        .replace("<config>", '<config><prop id="network/coordinates" value="yes"/>')
+    )
+    with pytest.raises(SimulationError, match=r"unknown <config> key 'network/coordinates'.*--engine batsim"):
+        run_quietly(tmp_path, path, platform)
+
+
+def test_parallel_tasks_on_a_network_are_announced_until_modelled(tmp_path):
+    path = workload(tmp_path / "w.json", {"p": {"type": "parallel_homogeneous_total", "cpu": 1e9, "com": 1e6}})
+    _, said = run_quietly(tmp_path, path, FIXTURES / "cluster_bb.xml")
+    assert "the parallel tasks of profiles 'p' run for their computation time only" in said
 
 
 @pytest.mark.parametrize(
@@ -66,7 +106,7 @@ def test_auto_picks_the_embedded_engine_when_it_is_exact(tmp_path):
 def test_auto_falls_back_to_the_embedded_engine_with_the_warning_without_batsim(tmp_path, monkeypatch):
     monkeypatch.setattr(run_module, "_batsim_found", lambda batsim: False)
     path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
-    result, said = run_quietly(tmp_path, path, FIXTURES / "cluster_bb.xml", engine="auto")
+    result, said = run_quietly(tmp_path, path, unmodelled_platform(tmp_path), engine="auto")
     assert result.engine == "embedded" and "warning: the embedded engine does not model" in said
 
 

@@ -31,6 +31,7 @@ import json
 import time
 
 from adaptsched.core.intervals import IntervalMap
+from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference
 from adaptsched.engines.embedded.decisions import DecisionParser
 from adaptsched.engines.embedded.jobs import Job
 from adaptsched.engines.embedded.kernel import (
@@ -42,9 +43,9 @@ from adaptsched.engines.embedded.kernel import (
     KILL,
     PUT,
     SLEEP,
-    Kernel,
     Mailbox,
 )
+from adaptsched.engines.embedded.network import kernel_for
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
 from adaptsched.formats.jsontext import RawJson, dumps
@@ -157,7 +158,7 @@ class EmbeddedBatsim:
         self.connection = connection
         self.options = options or Options()
         self.progress = progress  # called with the number of completed jobs
-        self.kernel = Kernel()
+        self.kernel = kernel_for(self)  # a network model when the platform's messages take time
         self.mbox = Mailbox("server")
         self.python_wire = getattr(connection, "wire", "text") == "python"
         self.events = PythonEventBuffer() if self.python_wire else EventBuffer()
@@ -168,6 +169,7 @@ class EmbeddedBatsim:
         self.host_job = IntervalMap(self.nb_hosts, None)  # the job computing on each host
         self.host_busy_since = IntervalMap(self.nb_hosts, 0.0)  # last state change of each host
         self.tracer = JobsTracer(export_prefix, self.nb_hosts)
+        self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
         self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
         self.nb_computing = 0  # hosts running a job (compute sharing is off)
         # server state (ServerData)
@@ -307,15 +309,21 @@ class EmbeddedBatsim:
             name: {p: RawJson(prof.json) for p, prof in w.profiles.items() if prof is not None}
             for name, w in self.workloads.items()
         }
+        storage = [
+            {"id": self.nb_hosts + i, "name": h.name, "state": "idle", "properties": {"role": "", **h.properties}}
+            for i, h in enumerate(self.platform.storage_hosts)
+        ]
+        for machine in storage:
+            machine["zone_properties"] = {}
         data = {
-            "nb_resources": self.nb_hosts,
+            "nb_resources": self.nb_hosts + len(storage),
             "nb_compute_resources": self.nb_hosts,
-            "nb_storage_resources": 0,
+            "nb_storage_resources": len(storage),
             "allow_compute_sharing": False,
             "allow_storage_sharing": True,
             "config": config,
             "compute_resources": resources,
-            "storage_resources": [],
+            "storage_resources": storage,
             "workloads": {name: w.path for name, w in self.workloads.items()},
             "profiles": profiles,
         }
@@ -396,7 +404,8 @@ class EmbeddedBatsim:
                 if to_send:
                     yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
                     to_send = []
-                yield (SLEEP, job.subtime - current)
+                # Batsim subtracts in long double (job_submitter.cpp): the same once the clock is fractional
+                yield (SLEEP, job.subtime - current if current.is_integer() else ld_difference(job.subtime, current))
                 current = self.kernel.now
             to_send.append(job)
         if to_send:
@@ -442,6 +451,7 @@ class EmbeddedBatsim:
         else:
             job.state = "COMPLETED_KILLED"
         self.hosts_end(hosts)
+        job.finish_clock = kernel.now
         job.runtime = kernel.now - job.starting_time
         if job.runtime == 0:
             job.runtime = 1e-5  # Batsim's epsilon for null runtimes
@@ -476,6 +486,7 @@ class EmbeddedBatsim:
             yield (KILL, job.actor)
             job.state = "COMPLETED_KILLED"  # its return code keeps its initial value, -1
             self.hosts_end(job.allocation)
+            job.finish_clock = self.kernel.now
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
                 job.runtime = 1e-5
@@ -627,7 +638,7 @@ class EmbeddedBatsim:
         if self.python_wire:
             doc = reply  # pybatsim's reply as it would pass it to json.dumps
             if type(doc) is dict and not doc.get("events", True) and type(doc.get("now")) is float:
-                yield from self.idle_reply(doc["now"])
+                yield from self.idle_reply(batsim_double(doc["now"]))
                 return
         else:
             if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
@@ -636,7 +647,7 @@ class EmbeddedBatsim:
                 except ValueError:
                     pass
                 else:
-                    yield from self.idle_reply(now)
+                    yield from self.idle_reply(batsim_double(now))
                     return
             try:
                 doc = json.loads(reply)
@@ -652,8 +663,9 @@ class EmbeddedBatsim:
             self.fail("invalid JSON message from the scheduler: 'events' should be an array")
         kernel = self.kernel
         parse_event = self.decisions.parse_event
+        now = batsim_double(float(now))  # as RapidJSON reads it
         for number, event in enumerate(events):
-            timestamp, message = parse_event(number, event, float(now))
+            timestamp, message = parse_event(number, event, now)
             if message is None:
                 continue
             if timestamp > kernel.now:

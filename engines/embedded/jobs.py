@@ -22,6 +22,7 @@ class Job:
         "exec_duration",
         "exec_start",
         "execution",
+        "finish_clock",
         "id",
         "json",
         "kill_requested",
@@ -50,6 +51,7 @@ class Job:
         self.state = "NOT_SUBMITTED"
         self.starting_time = -1.0
         self.runtime = -1.0
+        self.finish_clock = -1.0  # the clock when it ended (Batsim's long double times: outputs.py)
         self.allocation = None
         self.alloc_text = ""  # Batsim's text of the allocation, once executed
         self.metadata = ""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import time
 
+from adaptsched.engines.embedded.cppnumbers import job_times
 from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 
 #: What the embedded engine writes in ``batsim_version``: the protocol it speaks.
@@ -60,6 +61,7 @@ class JobsTracer:
         self.busy = []  # (start, finish, hosts) of every executed job
         self.makespan = self.max_wait = self.max_turnaround = self.max_slowdown = 0.0
         self.started_at = time.perf_counter()
+        self.long_double = False  # times as Batsim's long double arithmetic gives them (longdouble.py)
 
     def write_job(self, job, workload_name: str, allocation_text: str):
         self.nb_jobs += 1
@@ -76,10 +78,13 @@ class JobsTracer:
             else:
                 self.nb_killed += 1
             start, runtime = job.starting_time, job.runtime
-            finish = start + runtime
-            wait = start - job.subtime
-            turnaround = finish - job.subtime
-            slowdown = turnaround / runtime
+            if self.long_double and not (start.is_integer() and runtime.is_integer()):
+                runtime, finish, wait, turnaround, slowdown = job_times(start, job.finish_clock, job.subtime)
+            else:
+                finish = start + runtime
+                wait = start - job.subtime
+                turnaround = finish - job.subtime
+                slowdown = turnaround / runtime
             self.starts.append(start)
             self.finishes.append(finish)
             self.submits.append(job.subtime)

@@ -78,10 +78,15 @@ def test_a_platform_real_batsim_stops_on_is_refused(tmp_path):
         run_quietly(tmp_path, path, platform)
 
 
-def test_parallel_tasks_on_a_network_are_announced_until_modelled(tmp_path):
-    path = workload(tmp_path / "w.json", {"p": {"type": "parallel_homogeneous_total", "cpu": 1e9, "com": 1e6}})
-    _, said = run_quietly(tmp_path, path, FIXTURES / "cluster_bb.xml")
-    assert "the parallel tasks of profiles 'p' run for their computation time only" in said
+def test_parallel_tasks_and_composed_profiles_on_a_network_are_modelled(tmp_path):
+    profiles = {
+        "p": {"type": "parallel_homogeneous_total", "cpu": 1e9, "com": 1e6},
+        "h": {"type": "parallel_homogeneous", "cpu": 1e9, "com": 1e3},
+        "c": {"type": "composed", "repeat": 2, "seq": ["h", "p"]},
+    }
+    path = workload(tmp_path / "w.json", profiles)
+    result, said = run_quietly(tmp_path, path, FIXTURES / "cluster_bb.xml")
+    assert result.engine == "embedded" and "warning" not in said
 
 
 @pytest.mark.parametrize(

@@ -31,14 +31,13 @@ import json
 import time
 
 from adaptsched.core.intervals import IntervalMap
+from adaptsched.engines.embedded import profiles
 from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference
 from adaptsched.engines.embedded.decisions import DecisionParser
 from adaptsched.engines.embedded.jobs import Job
 from adaptsched.engines.embedded.kernel import (
     CREATE,
     EXEC_CANCEL,
-    EXEC_START,
-    EXEC_WAIT,
     GET,
     KILL,
     PUT,
@@ -250,6 +249,8 @@ class EmbeddedBatsim:
         for job_id in self.jobs_to_delete:
             job = self.jobs.pop(job_id)
             del self.job_profiles[job_id]
+            if job.task is not None:
+                profiles.release(job.task)  # a parallel task past its walltime stops now
             if self.options.garbage_collect_profiles:
                 self.workloads[job.workload].profiles[job.profile] = None
         self.jobs_to_delete = []
@@ -429,18 +430,8 @@ class EmbeddedBatsim:
             else:
                 yield (SLEEP, remaining)
                 code = -1
-        else:  # parallel_homogeneous_total: cpu/n flops on each host; the slowest ends it
-            share = profile.cpu / len(hosts)
-            if self.uniform_speed is not None:
-                duration = share / self.uniform_speed
-            else:
-                duration = max(share / self.speeds[h] for h in hosts)
-            job.exec_start = kernel.now
-            job.exec_duration = duration
-            execution = yield (EXEC_START, duration)
-            job.execution = execution
-            outcome = yield (EXEC_WAIT, execution, remaining if remaining >= 0 else None)
-            code = profile.ret if outcome == "done" else (-1 if outcome == "timeout" else -2)
+        else:  # parallel tasks and composed profiles (profiles.py)
+            code = yield from profiles.run(self, job, profile, hosts, [remaining])
         job.return_code = code
         if code == 0:
             job.state = "COMPLETED_SUCCESSFULLY"
@@ -477,12 +468,13 @@ class EmbeddedBatsim:
             profile = self.job_profiles[job.id]
             if profile.type == "delay":
                 ratio = (now - job.delay_start) / job.delay_required
+                progress[job_id] = {"profile_name": job.profile, "progress": float(ratio)}
             else:
-                ratio = (now - job.exec_start) / job.exec_duration if job.exec_duration > 0 else 1.0
-            progress[job_id] = {"profile_name": job.profile, "progress": float(ratio)}
-            if profile.type != "delay":
-                yield (EXEC_CANCEL, job.execution)  # the job's actor ends it as killed
-                continue
+                progress[job_id] = profiles.progress(job.task, now)
+                execution = profiles.running_execution(job.task)
+                if execution is not None:
+                    yield (EXEC_CANCEL, execution)  # the job's actor ends it as killed
+                    continue
             yield (KILL, job.actor)
             job.state = "COMPLETED_KILLED"  # its return code keeps its initial value, -1
             self.hosts_end(job.allocation)
@@ -618,11 +610,11 @@ class EmbeddedBatsim:
                         "machines is disabled"
                     )
         profile = self.job_profiles[job.id]
-        if profile.type != "parallel_homogeneous_total" and len(hosts) != job.res:
+        if len(hosts) != job.res and not profiles.moldable(profile):
             self.fail(
                 f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
-                f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles "
-                "may run on another number of machines)"
+                f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles, "
+                "and composed profiles of those, may run on another number of machines)"
             )
         actor_gen = self.execute_job(job, hosts)
         return (CREATE, f"job_{job.id}", actor_gen, job)

@@ -35,6 +35,7 @@ class Job:
         "starting_time",
         "state",
         "subtime",
+        "task",
         "walltime",
         "workload",
     )
@@ -51,6 +52,7 @@ class Job:
         self.state = "NOT_SUBMITTED"
         self.starting_time = -1.0
         self.runtime = -1.0
+        self.task = None  # its profile's execution tree, for other profiles than delay (profiles.py)
         self.finish_clock = -1.0  # the clock when it ended (Batsim's long double times: outputs.py)
         self.allocation = None
         self.alloc_text = ""  # Batsim's text of the allocation, once executed

@@ -36,8 +36,16 @@ from __future__ import annotations
 import heapq
 
 from adaptsched.engines.embedded.kernel import EXEC_START, Comm, Kernel, TimedAction
+from adaptsched.errors import SimulationError
 
 DBL_MAX = 1.7976931348623157e308
+MAX_ROUNDS = 200_000  # SimGrid's solver loop, beyond which the engine gives up (see HANG)
+HANG = (
+    "SimGrid 3.32's max-min solver (fairbottleneck) {what}: a FATPIPE link shared by a parallel task "
+    "and another flow keeps subtracting the task's last share from a remaining bandwidth it cannot change "
+    "(real Batsim 4.2.1 then hangs, or spins that many rounds, at this point; docs/network.md); the embedded "
+    "engine does not model this run: give the parallel task's self-communications (com[i][i]) zero bytes"
+)
 
 
 class Constraint:
@@ -242,6 +250,24 @@ class NetworkKernel(Kernel):
         actor.answer = action
         self._ready.append(actor)
 
+    def _finish(self, action, cancelled=False):
+        """As the base kernel's, but a parallel task whose wait times out (a job's walltime) runs on,
+        unwatched, as SimGrid's does: it shares its hosts and links until it ends or its job is
+        deleted (Batsim's server deletes a job once its completion is sent to the scheduler)."""
+        if not cancelled and getattr(action, "kind", None) == "timeout" and isinstance(action.partner, L07Action):
+            if action.cancelled:
+                return
+            execution = action.partner
+            execution.actor = execution.partner = action.partner = None
+            action.done = True
+            actor = action.actor
+            if actor is not None and not actor.dead:
+                actor.action = None
+                actor.answer = "timeout"
+                self._ready.append(actor)
+            return
+        super()._finish(action, cancelled)
+
     def _start_comm(self, comm: Comm) -> L07Action:
         """``NetworkL07Model::communicate``: 1 byte from the sender's host to the receiver's."""
         waiters = comm.waiters
@@ -276,57 +302,66 @@ class NetworkKernel(Kernel):
                     constraint.remaining = constraint.bound
                     constraint.usage = 0.0
                     constraints.append(constraint)
+        rounds = 0
         while saturated:
-            kept = []
-            for constraint in constraints:
-                nb = sum(1 for e in constraint.enabled if e.weight > 0 and e.variable.saturated)
-                if nb > 0 and constraint.fatpipe:
-                    nb = 1
-                if nb == 0:
-                    constraint.remaining = constraint.usage = 0.0
-                else:
-                    constraint.usage = constraint.remaining / nb
-                    kept.append(constraint)
-            constraints = kept
-            still = []
-            for var in saturated:
-                min_inc = DBL_MAX
-                for element in var.elements:
-                    if element.weight > 0:
-                        min_inc = min(min_inc, element.constraint.usage / element.weight)
-                if var.bound > 0:
-                    min_inc = min(min_inc, var.bound - var.value)
-                var.mu = min_inc
-                var.value += min_inc
-                if var.value == var.bound:
-                    var.saturated = False
-                else:
-                    still.append(var)
-            saturated = still
-            kept = []
-            for constraint in constraints:
-                if not constraint.fatpipe:
-                    for element in constraint.enabled:
-                        constraint.remaining -= element.weight * element.variable.mu
-                        if constraint.remaining < precision:
-                            constraint.remaining = 0.0
-                else:
-                    for element in constraint.enabled:
-                        constraint.usage = min(constraint.usage, element.weight * element.variable.mu)
-                    constraint.remaining -= constraint.usage
+            before = (len(saturated), len(constraints), [c.remaining for c in constraints])
+            saturated, constraints = self._share_round(saturated, constraints, precision)
+            rounds += 1
+            if before == (len(saturated), len(constraints), [c.remaining for c in constraints]):
+                raise SimulationError(HANG.format(what="loops forever on this run: a round changed nothing"))
+            if rounds > MAX_ROUNDS:
+                raise SimulationError(HANG.format(what=f"needs more than {MAX_ROUNDS:,} rounds on this run"))
+        self._modified = False
+
+    @staticmethod
+    def _share_round(saturated: list, constraints: list, precision: float):
+        """One round of ``FairBottleneck::do_solve``'s loop: (variables left, constraints left)."""
+        kept = []
+        for constraint in constraints:
+            nb = sum(1 for e in constraint.enabled if e.weight > 0 and e.variable.saturated)
+            if nb > 0 and constraint.fatpipe:
+                nb = 1
+            if nb == 0:
+                constraint.remaining = constraint.usage = 0.0
+            else:
+                constraint.usage = constraint.remaining / nb
+                kept.append(constraint)
+        still = []
+        for var in saturated:
+            min_inc = DBL_MAX
+            for element in var.elements:
+                if element.weight > 0:
+                    min_inc = min(min_inc, element.constraint.usage / element.weight)
+            if var.bound > 0:
+                min_inc = min(min_inc, var.bound - var.value)
+            var.mu = min_inc
+            var.value += min_inc
+            if var.value == var.bound:
+                var.saturated = False
+            else:
+                still.append(var)
+        left = []
+        for constraint in kept:
+            if not constraint.fatpipe:
+                for element in constraint.enabled:  # every enabled variable: a removed one with its last mu
+                    constraint.remaining -= element.weight * element.variable.mu
                     if constraint.remaining < precision:
                         constraint.remaining = 0.0
-                if constraint.remaining <= 0.0:
-                    for element in constraint.enabled:
-                        if element.variable.penalty <= 0:
-                            break
-                        if element.weight > 0:
-                            element.variable.saturated = False
-                else:
-                    kept.append(constraint)
-            constraints = kept
-            saturated = [var for var in saturated if var.saturated]
-        self._modified = False
+            else:
+                for element in constraint.enabled:
+                    constraint.usage = min(constraint.usage, element.weight * element.variable.mu)
+                constraint.remaining -= constraint.usage
+                if constraint.remaining < precision:
+                    constraint.remaining = 0.0
+            if constraint.remaining <= 0.0:
+                for element in constraint.enabled:
+                    if element.variable.penalty <= 0:
+                        break
+                    if element.weight > 0:
+                        element.variable.saturated = False
+            else:
+                left.append(constraint)
+        return [var for var in still if var.saturated], left
 
     # -- time -----------------------------------------------------------------
     def _solve(self):

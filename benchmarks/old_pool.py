@@ -1,4 +1,4 @@
-"""The process pool that ran every reproduction before issue 13 (``reproduce/runner.py`` as of
+"""The process pool that ran every reproduction before Dask replaced it (``reproduce/runner.py`` as of
 commit d5cf14c, verbatim), kept as the baseline of ``benchmarks/sweep.py``.
 
 Runs a batch of simulations in parallel, resumably, with progress.
@@ -51,21 +51,23 @@ def _init_worker(counter, cpus):
 
 
 def _run_one(job: Job, workload, platform, folder, engine, batsim, analyse):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     prefix = Path(folder) / job.name
     workload = job.workload or workload
     begin = time.perf_counter()
     try:
         result = run(
-            job.scheduler,
-            workload,
-            platform,
-            prefix,
-            engine=engine,
-            options=dict(job.options),
-            batsim=batsim,
-            progress=False,
+            RunSpec.make(
+                job.scheduler,
+                workload,
+                platform,
+                prefix,
+                engine=engine,
+                options=dict(job.options),
+                batsim=batsim,
+                progress=False,
+            ),
             say=lambda *a: None,
         )
         wall_s = time.perf_counter() - begin

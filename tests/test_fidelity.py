@@ -9,7 +9,7 @@ import pytest
 
 from adaptsched.engines import run as run_module
 from adaptsched.engines.fidelity import Fidelity, assess, choose_engine, read_profiles
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 
@@ -24,7 +24,8 @@ def workload(path, profiles, nb_res=2):
 
 def run_quietly(tmp_path, workload_path, platform, **kwargs):
     said = []
-    result = run("easy", workload_path, platform, tmp_path / "out", progress=False, say=said.append, **kwargs)
+    spec = RunSpec.make("easy", workload_path, platform, tmp_path / "out", progress=False, **kwargs)
+    result = run(spec, say=said.append)
     return result, "\n".join(str(s) for s in said)
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import InputError, SimulationError
 from adaptsched.platforms.simgrid import write_cluster
 
@@ -16,7 +16,7 @@ def run_jobs(tmp_path, jobs, profiles, nb_hosts=4, speed="1Gf"):
     path = tmp_path / "w.json"
     path.write_text(json.dumps({"nb_res": nb_hosts, "jobs": jobs, "profiles": profiles}))
     platform = write_cluster(nb_hosts, tmp_path / "p.xml", speed=speed)
-    run("fcfs", path, platform, tmp_path / "out", progress=False, say=lambda *a: None)
+    run(RunSpec.make("fcfs", path, platform, tmp_path / "out", progress=False), say=lambda *a: None)
     with open(tmp_path / "out_jobs.csv") as handle:
         return {row["job_id"]: row for row in csv.DictReader(handle)}
 

@@ -1,7 +1,7 @@
 """Downey's parallel workload model (``adaptsched generate downey``).
 
 Downey, "A parallel workload model and its implications for processor allocation" (1996),
-sec. 3 and 4 (parameters in ``../shared/reference/workload-models.md`` sec. 5.2):
+(UCB/CSD-96-922), sec. 3 and 4 (parameters and our readings: docs/downey.md):
 
 * sequential lifetime L uniform-log on [e^2, e^12] s (median 18 min, mean 271 min:
   E[L] = (e^12 - e^2) / 10 = 16,275 s);
@@ -28,9 +28,9 @@ import random
 from pathlib import Path
 
 from adaptsched.core.speedup import Downey
+from adaptsched.core.units import DAY_S
 from adaptsched.errors import AdaptschedError
 
-DAY_S = 86400.0
 ARRIVAL_PHASE_S = 43200.0
 L_MIN_S, L_MAX_S = math.exp(2), math.exp(12)
 MEAN_L_S = (L_MAX_S - L_MIN_S) / 10.0  # mean of a log-uniform on [e^2, e^12]
@@ -51,7 +51,8 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
         raise AdaptschedError(f"--hosts must be >= 1, got {hosts}")
     rnd = random.Random(seed)
     rate = arrival_rate(load, hosts)
-    jobs, profiles = [], {}
+    jobs: list[dict] = []
+    profiles: dict[str, dict] = {}
     for day in range(days):
         t = day * DAY_S
         end = t + ARRIVAL_PHASE_S

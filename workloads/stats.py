@@ -2,13 +2,15 @@
 
 * span: last subtime - first subtime (s);
 * offered load: sum of res x runtime over nb_res x span (Lublin & Feitelson's definition,
-  ``../shared/reference/workload-models.md`` sec. 1.8), runtimes being the profiles' delays;
+  JPDC 63(11), 2003), runtimes being the profiles' delays;
 * jobs a day: jobs / span in days.
 """
 
 from __future__ import annotations
 
 import math
+
+from adaptsched.core.units import DAY_S
 
 
 def summary(workload: dict) -> dict:
@@ -26,8 +28,8 @@ def summary(workload: dict) -> dict:
     return {
         "jobs": n,
         "span_s": span,
-        "days": span / 86400.0,
-        "jobs_per_day": n * 86400.0 / span if span > 0 else math.inf,
+        "days": span / DAY_S,
+        "jobs_per_day": n * DAY_S / span if span > 0 else math.inf,
         "mean_res": sum(j["res"] for j in jobs) / n,
         "mean_runtime_s": sum(runtimes) / n,
         "offered_load": area / (workload["nb_res"] * span) if span > 0 else math.inf,

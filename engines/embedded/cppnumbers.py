@@ -49,7 +49,7 @@ def round_ld(value: Fraction) -> Fraction:
 EPSILON_RUNTIME = round_ld(Fraction(1, 100000))  # Batsim's ``1e-5l`` for a job that took no time
 
 
-def job_times(start: float, finish: float, subtime: float) -> tuple:
+def job_times(start: float, finish: float, subtime: float) -> tuple[float, float, float, float, float]:
     """(runtime, finish, waiting, turnaround, stretch) as Batsim prints them, from the clock at
     the job's start and at its end."""
     s, sub = Fraction(start), Fraction(subtime)

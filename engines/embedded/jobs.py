@@ -7,10 +7,13 @@ allocation, metadata, the actor that executes it. Field names follow Batsim's ``
 
 from __future__ import annotations
 
+from typing import Any
+
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.workloads.batsim_json import JobSpec
 
 
-class Job:
+class JobRecord:
     """A job as the running simulation knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
 
     __slots__ = (
@@ -40,7 +43,7 @@ class Job:
         "workload",
     )
 
-    def __init__(self, spec: JobSpec):
+    def __init__(self, spec: JobSpec) -> None:
         self.workload = spec.workload
         self.name = spec.name
         self.id = spec.id
@@ -52,15 +55,15 @@ class Job:
         self.state = "NOT_SUBMITTED"
         self.starting_time = -1.0
         self.runtime = -1.0
-        self.task = None  # its profile's execution tree, for other profiles than delay (profiles.py)
+        self.task: Any = None  # its profile's execution tree, other profiles than delay (profiles.py)
         self.finish_clock = -1.0  # the clock when it ended (Batsim's long double times: outputs.py)
-        self.allocation = None
+        self.allocation: IntervalSet | None = None
         self.alloc_text = ""  # Batsim's text of the allocation, once executed
-        self.metadata = ""
+        self.metadata: Any = ""
         self.kill_requested = False
         self.return_code = -1  # Batsim's initial value
-        self.actor = None
-        self.execution = None
+        self.actor: Any = None  # the kernel's Actor that executes it
+        self.execution: Any = None  # the kernel's TimedAction of its execution (parallel profiles)
         self.delay_start = -1.0
         self.delay_required = 0.0
         self.exec_start = -1.0

@@ -34,11 +34,15 @@ remaining durations computed from the step log exactly as before.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
+from typing import Any
 
-from adaptsched.engines.embedded.kernel import EXEC_START, Comm, Kernel, TimedAction
+from adaptsched.engines.embedded.kernel import EXEC_START, Actor, Comm, Kernel, Simcall, TimedAction
 from adaptsched.errors import SimulationError
 
 DBL_MAX = 1.7976931348623157e308
+#: A parallel task: its hosts' names, flops on each (or None), bytes from i to j at i * n + j (or None).
+Ptask = tuple[list[str], list[float] | None, list[float] | None]
 MAX_ROUNDS = 200_000  # SimGrid's solver loop, beyond which the engine gives up (see HANG)
 HANG = (
     "SimGrid 3.32's max-min solver (fairbottleneck) {what}: a FATPIPE link shared by a parallel task "
@@ -53,11 +57,11 @@ class Constraint:
 
     __slots__ = ("bound", "enabled", "fatpipe", "name", "remaining", "usage")
 
-    def __init__(self, name: str, bound: float, fatpipe: bool = False):
+    def __init__(self, name: str, bound: float, fatpipe: bool = False) -> None:
         self.name = name
         self.bound = bound
         self.fatpipe = fatpipe
-        self.enabled: list = []  # the enabled elements, most recently enabled first (push_front)
+        self.enabled: list[Element] = []  # the enabled elements, most recently enabled first (push_front)
         self.remaining = 0.0
         self.usage = 0.0
 
@@ -65,7 +69,7 @@ class Constraint:
 class Element:
     __slots__ = ("constraint", "variable", "weight")
 
-    def __init__(self, constraint: Constraint, variable, weight: float):
+    def __init__(self, constraint: Constraint, variable: L07Action, weight: float) -> None:
         self.constraint = constraint
         self.variable = variable
         self.weight = weight
@@ -90,7 +94,7 @@ class L07Action(TimedAction):
         "value",
     )
 
-    def __init__(self, kind: str):
+    def __init__(self, kind: str) -> None:
         super().__init__(kind)
         self.comm: Comm | None = None  # the kernel's comm, for a message
         self.latency = 0.0
@@ -101,8 +105,8 @@ class L07Action(TimedAction):
         self.mu = 0.0
         self.saturated = False
         self.elements: list[Element] = []
-        self.task: tuple = ((), None, None)  # (hosts, flops, bytes)
-        self.pairs: list = []  # (k, route) of each pair of hosts that communicates
+        self.task: Ptask = ([], None, None)  # (hosts, flops, bytes)
+        self.pairs: list[tuple[int, Any]] = []  # (k, route) of each pair of hosts that communicates
         self.registered = False  # in the linear system yet
 
 
@@ -113,7 +117,7 @@ class NetworkKernel(Kernel):
     ``host_of(actor)``: the name of the host an actor runs on; ``speed_of(host)``: its speed.
     """
 
-    def __init__(self, network, host_of, speed_of):
+    def __init__(self, network: Any, host_of: Callable[[Actor | None], str], speed_of: Callable[[str], float]) -> None:
         super().__init__()
         self.network = network
         self.host_of = host_of
@@ -122,14 +126,16 @@ class NetworkKernel(Kernel):
         self.surf_precision = network.config["surf/precision"]
         self.maxmin_precision = network.config["maxmin/precision"]
         self.remains_precision = self.maxmin_precision * self.surf_precision
-        self._links: dict = {}  # Link -> Constraint
-        self._cpus: dict = {}  # host name -> Constraint
-        self._variables: list = []  # SimGrid's variable_set order: enabled first
+        self._links: dict[Any, Constraint] = {}  # Link -> Constraint
+        self._cpus: dict[str, Constraint] = {}  # host name -> Constraint
+        self._variables: list[L07Action] = []  # SimGrid's variable_set order: enabled first
         self._modified = True
         self.nb_messages = 0
+        # here, the running messages (Comm until they start) and parallel tasks, in creation order
+        self._transfers: list[tuple[int, Any]] = []
 
     # -- creating actions -----------------------------------------------------
-    def _link(self, link) -> Constraint:
+    def _link(self, link: Any) -> Constraint:
         found = self._links.get(link)
         if found is None:
             found = self._links[link] = Constraint(link.name, link.bandwidth, link.fatpipe)
@@ -141,7 +147,9 @@ class NetworkKernel(Kernel):
             found = self._cpus[host] = Constraint(host, self.speed_of(host))
         return found
 
-    def _new_action(self, kind: str, hosts, flops, nbytes) -> L07Action:
+    def _new_action(
+        self, kind: str, hosts: list[str], flops: list[float] | None, nbytes: list[float] | None
+    ) -> L07Action:
         """An action not yet in the linear system (:meth:`_register` puts it there, in creation
         order, at the next step)."""
         action = L07Action(kind)
@@ -157,7 +165,7 @@ class NetworkKernel(Kernel):
         action.latency = latency
         return action
 
-    def _register(self, action: L07Action):
+    def _register(self, action: L07Action) -> None:
         """The rest of ``L07Action::L07Action``: its variable, its elements (CPUs first, then
         each link of each communicating pair), its bound."""
         hosts, flops, nbytes = action.task
@@ -169,6 +177,7 @@ class NetworkKernel(Kernel):
             self._expand(action, self._cpu(host), 0.0 if flops is None else flops[i], force=True)
         affected = set()
         for k, route in action.pairs:
+            assert nbytes is not None  # pairs communicate
             for link in route.links:
                 affected.add(link.name)
                 self._expand(action, self._link(link), nbytes[k])
@@ -178,7 +187,7 @@ class NetworkKernel(Kernel):
         self._update_bound(action)
         self._modified = True
 
-    def _expand(self, action: L07Action, constraint: Constraint, weight: float, force: bool = False):
+    def _expand(self, action: L07Action, constraint: Constraint, weight: float, force: bool = False) -> None:
         if not force:
             for element in action.elements:
                 if element.constraint is constraint:
@@ -192,7 +201,7 @@ class NetworkKernel(Kernel):
         if action.penalty != 0.0:
             constraint.enabled.insert(0, element)
 
-    def _disable(self, action: L07Action):
+    def _disable(self, action: L07Action) -> None:
         """``System::disable_var``: penalty 0, the variable at the end of the set."""
         self._variables.remove(action)
         self._variables.append(action)
@@ -201,7 +210,7 @@ class NetworkKernel(Kernel):
         action.penalty = 0.0
         action.value = 0.0
 
-    def _enable(self, action: L07Action):
+    def _enable(self, action: L07Action) -> None:
         """``System::enable_var``: penalty 1, the variable and its elements first."""
         action.penalty = 1.0
         self._variables.remove(action)
@@ -210,7 +219,7 @@ class NetworkKernel(Kernel):
             element.constraint.enabled.insert(0, element)
         self._modified = True
 
-    def _free(self, action: L07Action):
+    def _free(self, action: L07Action) -> None:
         """``System::var_free``: the action is gone from the linear system."""
         if action.penalty > 0:
             for element in action.elements:
@@ -218,7 +227,7 @@ class NetworkKernel(Kernel):
         self._variables.remove(action)
         self._modified = True
 
-    def _update_bound(self, action: L07Action):
+    def _update_bound(self, action: L07Action) -> None:
         """``L07Action::update_bound``: set once the latency is paid."""
         hosts, flops, nbytes = action.task
         network_bound = DBL_MAX
@@ -239,7 +248,7 @@ class NetworkKernel(Kernel):
             self._modified = True
 
     # -- the kernel's hooks ---------------------------------------------------
-    def _handle(self, actor, call):
+    def _handle(self, actor: Actor, call: Simcall) -> None:
         if call[0] != EXEC_START or len(call) < 3:
             super()._handle(actor, call)
             return
@@ -250,11 +259,16 @@ class NetworkKernel(Kernel):
         actor.answer = action
         self._ready.append(actor)
 
-    def _finish(self, action, cancelled=False):
+    def _finish(self, action: TimedAction | Comm, cancelled: bool = False) -> None:
         """As the base kernel's, but a parallel task whose wait times out (a job's walltime) runs on,
         unwatched, as SimGrid's does: it shares its hosts and links until it ends or its job is
         deleted (Batsim's server deletes a job once its completion is sent to the scheduler)."""
-        if not cancelled and getattr(action, "kind", None) == "timeout" and isinstance(action.partner, L07Action):
+        if (
+            not cancelled
+            and isinstance(action, TimedAction)
+            and action.kind == "timeout"
+            and isinstance(action.partner, L07Action)
+        ):
             if action.cancelled:
                 return
             execution = action.partner
@@ -280,10 +294,10 @@ class NetworkKernel(Kernel):
         return action
 
     # -- the linear system (fair_bottleneck.cpp) --------------------------------
-    def _share(self):
+    def _share(self) -> None:
         """``FairBottleneck::do_solve``: every enabled action's rate."""
         precision = self.maxmin_precision
-        saturated = []
+        saturated: list[L07Action] = []
         for var in self._variables:
             var.value = 0.0
             var.saturated = False
@@ -292,7 +306,7 @@ class NetworkKernel(Kernel):
                 saturated.append(var)
             elif var.penalty > 0.0:
                 var.value = 1.0
-        constraints = []
+        constraints: list[Constraint] = []
         seen = set()
         for var in saturated:  # the constraints in use (their order changes no result)
             for element in var.elements:
@@ -314,9 +328,11 @@ class NetworkKernel(Kernel):
         self._modified = False
 
     @staticmethod
-    def _share_round(saturated: list, constraints: list, precision: float):
+    def _share_round(
+        saturated: list[L07Action], constraints: list[Constraint], precision: float
+    ) -> tuple[list[L07Action], list[Constraint]]:
         """One round of ``FairBottleneck::do_solve``'s loop: (variables left, constraints left)."""
-        kept = []
+        kept: list[Constraint] = []
         for constraint in constraints:
             nb = sum(1 for e in constraint.enabled if e.weight > 0 and e.variable.saturated)
             if nb > 0 and constraint.fatpipe:
@@ -326,7 +342,7 @@ class NetworkKernel(Kernel):
             else:
                 constraint.usage = constraint.remaining / nb
                 kept.append(constraint)
-        still = []
+        still: list[L07Action] = []
         for var in saturated:
             min_inc = DBL_MAX
             for element in var.elements:
@@ -340,7 +356,7 @@ class NetworkKernel(Kernel):
                 var.saturated = False
             else:
                 still.append(var)
-        left = []
+        left: list[Constraint] = []
         for constraint in kept:
             if not constraint.fatpipe:
                 for element in constraint.enabled:  # every enabled variable: a removed one with its last mu
@@ -364,7 +380,7 @@ class NetworkKernel(Kernel):
         return [var for var in still if var.saturated], left
 
     # -- time -----------------------------------------------------------------
-    def _solve(self):
+    def _solve(self) -> None:
         """One SimGrid step: to the earliest event, then every action updated in creation order."""
         heap = self._heap
         running = self._transfers  # (seq, action): messages and parallel tasks, in creation order
@@ -389,7 +405,7 @@ class NetworkKernel(Kernel):
                 delta = rem
         if delta < 0:
             raise RuntimeError("the network model has running actions but no next event")
-        finished = []
+        finished: list[tuple[int, Any]] = []
         for rem, seq, action in candidates:
             if rem - delta < action.precision:
                 finished.append((seq, action))
@@ -400,13 +416,13 @@ class NetworkKernel(Kernel):
         finished.extend(self._update(running, delta))
         if len(finished) > 1:
             finished.sort(key=lambda item: item[0])  # creation order
-        for _, action in finished:
-            if action.kind == "comm":
-                self._finish(action.comm)
+        for _, ended in finished:
+            if ended.kind == "comm":
+                self._finish(ended.comm)
             else:
-                self._finish(action)
+                self._finish(ended)
 
-    def _admit(self, running: list):
+    def _admit(self, running: list[tuple[int, Any]]) -> None:
         """New messages become actions; cancelled parallel tasks leave."""
         if not running:
             return
@@ -424,7 +440,7 @@ class NetworkKernel(Kernel):
                     self._free(item)
             running[:] = [entry for entry in running if not entry[1].cancelled]
 
-    def _update(self, running: list, delta: float) -> list:
+    def _update(self, running: list[tuple[int, Any]], delta: float) -> list[tuple[int, Any]]:
         """``HostL07Model::update_actions_state`` for messages and parallel tasks."""
         done = []
         kept = []
@@ -451,27 +467,27 @@ class NetworkKernel(Kernel):
         return done
 
 
-def ptask(hosts, flops, nbytes):
+def ptask(hosts: Any, flops: Any, nbytes: Any) -> Ptask:
     """The third item of an ``EXEC_START`` simcall for a parallel task on ``hosts`` (names)."""
     return (list(hosts), None if flops is None else list(flops), None if nbytes is None else list(nbytes))
 
 
-def kernel_for(engine) -> Kernel:
+def kernel_for(engine: Any) -> Kernel:
     """The kernel an :class:`~adaptsched.engines.embedded.batsim.EmbeddedBatsim` needs: the base
     kernel when its platform's messages take no time worth modelling, else a network kernel
     whose actors run on the master host, but for job executors (on their first host)."""
     platform = engine.platform
     if platform.network is None:
         return Kernel()
-    master = platform.master.name
-    names = [h.name for h in platform.compute_hosts]
-    speeds = {h.name: h.speed_flops for h in platform.compute_hosts}
+    master: str = platform.master.name
+    names: list[str] = [h.name for h in platform.compute_hosts]
+    speeds: dict[str, float] = {h.name: h.speed_flops for h in platform.compute_hosts}
     speeds[master] = platform.master.speed_flops
 
-    def host_of(actor) -> str:
+    def host_of(actor: Actor | None) -> str:
         job = None if actor is None else actor.data
         if job is None or job.allocation is None:
             return master
-        return names[job.allocation.runs[0][0]]
+        return names[int(job.allocation.runs[0][0])]
 
     return NetworkKernel(platform.network, host_of, speeds.__getitem__)

@@ -19,7 +19,29 @@ job's progress (``generate_task_tree``, ``src/protocol.cpp:337-365``) and cancel
 
 from __future__ import annotations
 
-from adaptsched.engines.embedded.kernel import EXEC_START, EXEC_WAIT, SLEEP
+from collections.abc import Callable, Generator
+from typing import Any, NoReturn, Protocol
+
+from adaptsched.engines.embedded.jobs import JobRecord
+from adaptsched.engines.embedded.kernel import EXEC_START, EXEC_WAIT, SLEEP, Kernel, Simcall
+from adaptsched.platforms.simgrid import Platform
+from adaptsched.workloads.batsim_json import Profile, Workload
+
+
+class Engine(Protocol):
+    """What a profile's execution needs of :class:`~adaptsched.engines.embedded.batsim.EmbeddedBatsim`."""
+
+    kernel: Kernel
+    platform: Platform
+    speeds: list[float]
+
+    def workload(self, name: str) -> Workload: ...
+
+    def fail(self, message: str) -> NoReturn: ...
+
+
+#: What executes a profile: a generator of simcalls that returns the job's return code.
+Execution = Generator[Simcall, Any, int]
 
 PARALLEL = ("parallel_homogeneous_total", "parallel_homogeneous", "parallel")
 
@@ -29,27 +51,27 @@ class Task:
 
     __slots__ = ("delay_required", "delay_start", "exec_duration", "exec_start", "execution", "index", "profile", "sub")
 
-    def __init__(self, profile, library):
+    def __init__(self, profile: Profile, library: Callable[[str], Profile]) -> None:
         self.profile = profile
         self.index = -1  # the sub-task running (current_task_index)
         self.delay_start = -1.0
         self.delay_required = 0.0
-        self.execution = None  # the parallel task, once started (BatTask::ptask)
+        self.execution: Any = None  # the parallel task, once started (BatTask::ptask)
         self.exec_start = -1.0
         self.exec_duration = 0.0
-        self.sub = []
+        self.sub: list[Task] = []
         if profile.type == "composed":  # initialize_sequential_tasks: repeat x seq
             subs = [library(x) if isinstance(x, str) else x for x in profile.seq]
             self.sub = [Task(sub, library) for _ in range(profile.repeat) for sub in subs]
 
 
-def run(engine, job, profile, hosts, remaining: list):
+def run(engine: Engine, job: JobRecord, profile: Profile, hosts: Any, remaining: list[float]) -> Execution:
     """Executes a job's profile (a generator of simcalls); returns its return code: the
     profile's ``ret``, -1 (walltime reached) or -2 (killed). ``remaining``: [walltime left, or -1]."""
     workload = engine.workload(job.workload)
 
-    def library(name):
-        found = workload.profiles.get(name)
+    def library(name: str) -> Profile:
+        found: Profile | None = workload.profiles.get(name)
         if found is None:
             engine.fail(f"job '{job.id}': the composed profile '{profile.name}' uses profile '{name}', which is gone")
         return found
@@ -58,7 +80,7 @@ def run(engine, job, profile, hosts, remaining: list):
     return (yield from _execute(engine, job.task, hosts, remaining))
 
 
-def _execute(engine, task: Task, hosts, remaining: list):
+def _execute(engine: Engine, task: Task, hosts: Any, remaining: list[float]) -> Execution:
     profile = task.profile
     if profile.type == "delay":
         task.delay_start = engine.kernel.now
@@ -75,7 +97,7 @@ def _execute(engine, task: Task, hosts, remaining: list):
     return profile.ret
 
 
-def _delay(sleep_s: float, remaining: list):
+def _delay(sleep_s: float, remaining: list[float]) -> Execution:
     """``do_delay_task``: 0, or -1 when the walltime ends it."""
     left = remaining[0]
     if left < 0 or sleep_s < left:
@@ -88,7 +110,7 @@ def _delay(sleep_s: float, remaining: list):
     return -1
 
 
-def matrices(profile, n: int):
+def matrices(profile: Profile, n: int) -> tuple[list[float], list[float] | None]:
     """(flops per host, bytes from host i to host j at i * n + j, or None) of a parallel profile
     on ``n`` hosts (``task_execution.cpp:21-140``)."""
     if profile.type == "parallel":
@@ -101,7 +123,7 @@ def matrices(profile, n: int):
     return [cpu] * n, nbytes
 
 
-def _parallel(engine, task: Task, hosts, remaining: list):
+def _parallel(engine: Engine, task: Task, hosts: Any, remaining: list[float]) -> Execution:
     """``execute_parallel_task``: 0, -1 (walltime) or -2 (cancelled by a kill)."""
     profile = task.profile
     ids = list(hosts)
@@ -128,7 +150,7 @@ def _parallel(engine, task: Task, hosts, remaining: list):
     return 0 if outcome == "done" else (-1 if outcome == "timeout" else -2)
 
 
-def running_execution(task: Task | None):
+def running_execution(task: Task | None) -> Any:
     """The parallel task a kill cancels (``cancel_ptask``), or None: then the job's actor is killed."""
     while task is not None:
         if task.execution is not None:
@@ -137,7 +159,7 @@ def running_execution(task: Task | None):
     return None
 
 
-def release(task: Task | None):
+def release(task: Task | None) -> None:
     """A deleted job's parallel tasks stop, if one still runs (a walltime's: see network.py)."""
     if task is None:
         return
@@ -147,7 +169,7 @@ def release(task: Task | None):
         release(sub)
 
 
-def progress(task: Task, now: float) -> dict:
+def progress(task: Task, now: float) -> dict[str, Any]:
     """The job's progress as Batsim reports it in JOB_KILLED (``generate_task_tree``)."""
     name = task.profile.name
     if task.execution is not None:
@@ -165,7 +187,7 @@ def progress(task: Task, now: float) -> dict:
     return {"profile_name": name, "current_task_index": task.index, "current_task": progress(task.sub[task.index], now)}
 
 
-def moldable(profile) -> bool:
+def moldable(profile: Profile) -> bool:
     """Whether a job may run on another number of hosts than it requests (``server.cpp:1010-1026``):
     a ``parallel_homogeneous_total`` profile, or a composed one made of those only."""
     if profile.type == "parallel_homogeneous_total":

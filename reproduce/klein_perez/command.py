@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
+from typing import Any
 
 from adaptsched.errors import positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 NAME = "klein-perez"
 HELP = (
@@ -19,7 +21,7 @@ def _count(text: str) -> int:
     return 0 if text.strip() == "0" else positive_int(text)
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tests", type=positive_int, default=1000, help="random tests (default 1000, the paper's)")
     parser.add_argument(
         "--hosts", type=positive_int, default=100, help="n_max, the machine's nodes (default 100: our choice, >= 75)"
@@ -33,19 +35,7 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
-    reproduce(
-        args.out,
-        tests=args.tests,
-        hosts=args.hosts,
-        seed=args.seed,
-        engine_tests=args.engine_tests,
-        setup=Setup.from_args(args),
-    )
-    return 0
-
-
-def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dict:
+def engine_check(tests: int, hosts: int, seed: int, *, out: str | Path, setup: Setup) -> dict[str, Any]:
     """The first ``tests`` tests under the six variants through the ``evolving`` plugin."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.evolving import write_tests
@@ -56,9 +46,13 @@ def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dic
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     paths = write_tests(inputs / f"tests_seed{seed}_n{hosts}", tests, hosts=hosts, seed=seed)
     plan = engine_runs(tests)
-    batch = [Job(name, "evolving", {"variant": v}, str(paths[t - 1])) for name, t, v in plan]
+    folder = out / setup.engine
+    batch = [
+        setup.grid_run(folder, name, "evolving", {"variant": v}, workload=paths[t - 1], platform=platform)
+        for name, t, v in plan
+    ]
     setup.say(f"engine check: {len(batch)} runs ({tests} tests x 6 variants, {setup.engine} engine)")
-    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
+    results = setup.run_batch(batch, folder, analyse_run)
     failures, copies = [], 0
     as_planned = sound = equal = 0
     for name, _, _ in plan:
@@ -85,7 +79,7 @@ def engine_check(tests: int, hosts: int, seed: int, *, out, setup: Setup) -> dic
 
 
 def reproduce(
-    out="results/klein-perez",
+    out: str | Path = "results/klein-perez",
     *,
     tests: int = 1000,
     hosts: int = 100,
@@ -130,3 +124,7 @@ def reproduce(
     )
     setup.say(f"report: {report}")
     return report
+
+
+#: ``adaptsched reproduce klein-perez``: its options (:func:`add_arguments`) are reproduce's own.
+main = reproduce

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import InputError, UsageError, positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 from .plan import PAPER_HOSTS, STUDIES, TRACE
 
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace",
         action="append",
@@ -32,29 +33,39 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
-    if args.trace and len(args.trace) > 1:
-        raise UsageError(f"--trace: {NAME} replays one trace, {len(args.trace)} given")
-    reproduce(
-        args.out,
-        trace=args.trace[0] if args.trace else None,
-        hosts=args.hosts or PAPER_HOSTS,
-        jobs=args.jobs,
-        seeds=args.seeds,
-        studies=tuple(args.study) if args.study else STUDIES,
-        setup=Setup.from_args(args),
+def main(
+    out: str | Path,
+    *,
+    trace: list[str] | None = None,
+    hosts: int | None = None,
+    jobs: int | None = None,
+    seeds: int = 5,
+    study: list[str] | None = None,
+    setup: Setup = DEFAULT,
+) -> Path:
+    """``adaptsched reproduce perkovic-keleher``: its options as :func:`add_arguments` declares
+    them (``trace`` and ``study`` repeatable), checked, then :func:`reproduce`."""
+    if trace and len(trace) > 1:
+        raise UsageError(f"--trace: {NAME} replays one trace, {len(trace)} given")
+    return reproduce(
+        out,
+        trace=trace[0] if trace else None,
+        hosts=hosts or PAPER_HOSTS,
+        jobs=jobs,
+        seeds=seeds,
+        studies=tuple(study) if study else STUDIES,
+        setup=setup,
     )
-    return 0
 
 
 def reproduce(
-    out="results/perkovic-keleher",
+    out: str | Path = "results/perkovic-keleher",
     *,
-    trace=None,
+    trace: str | Path | None = None,
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    studies=STUDIES,
+    studies: tuple[str, ...] = STUDIES,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes the report
@@ -80,9 +91,13 @@ def reproduce(
     setup.say(f"trace: {trace}\n{conversion.summary()}")
 
     chosen = mixes(studies)
-    batch = [Job(name, "backfill", options) for name, options in runs(chosen, seeds)]
+    folder = out / setup.engine
+    batch = [
+        setup.grid_run(folder, name, "backfill", options, workload=workload_path, platform=platform)
+        for name, options in runs(chosen, seeds)
+    ]
     setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
-    results = setup.run_batch(batch, workload_path, platform, out / setup.engine, analyse_run)
+    results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         setup.engine,

@@ -202,10 +202,8 @@ def table2_run(window_h, segment="first") -> str:
 
 def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None, segments=(DEFAULT_SEGMENT,)):
     """(scenarios, plan, batch): ``plan`` lists (scenario name, scheduler label, run name),
-    ``batch`` (trace, :class:`~adaptsched.reproduce.runner.Job`) of every run, Table 2's
+    ``batch`` (trace, run name, scheduler, options, workload) of every run, Table 2's
     included (on the first segment); the workloads are written into ``inputs``."""
-    from adaptsched.reproduce.runner import Job
-
     chosen = scenarios(traces, segments)
     batch, plan = [], []
     for trace, cost, urgent, load, estimates, segment in chosen:
@@ -215,7 +213,7 @@ def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None, se
         )
         for label, scheduler, options in schedulers():
             run_name = f"{name}_{label.replace(' ', '')}"
-            batch.append((trace, Job(run_name, scheduler, options, str(path))))
+            batch.append((trace, run_name, scheduler, options, str(path)))
             plan.append((name, label, run_name))
     if "SDSC-SP2" in traces:
         segment = segments[0]
@@ -223,5 +221,5 @@ def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None, se
             inputs, "SDSC-SP2", 10, 0.5, "high", "exact", jobs=jobs, trace_files=trace_files, segment=segment
         )
         for w in WINDOWS_H:
-            batch.append(("SDSC-SP2", Job(table2_run(w, segment), "dvqops", {"window_h": float(w)}, str(path))))
+            batch.append(("SDSC-SP2", table2_run(w, segment), "dvqops", {"window_h": float(w)}, str(path)))
     return chosen, plan, batch

@@ -22,7 +22,8 @@ from helpers import NO_BATSIM, NO_BATSIM_HELP, PLUGINS, assert_same_files, find_
 from test_conformance import TORTURE, random_workload
 
 from adaptsched.engines.process import Endpoint, SchedulerProcess
-from adaptsched.engines.run import resolve_scheduler, run
+from adaptsched.engines.run import RunSpec, run
+from adaptsched.engines.spec import resolve_scheduler
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import write_cluster
 
@@ -41,17 +42,10 @@ def both_engines(tmp_path, scheduler, workload, platform, **kwargs):
         prefixes[engine] = tmp_path / engine
         said: list = []
         try:
-            run(
-                scheduler,
-                workload,
-                platform,
-                prefixes[engine],
-                engine=engine,
-                batsim=BATSIM,
-                progress=False,
-                say=said.append,
-                **kwargs,
+            spec = RunSpec.make(
+                scheduler, workload, platform, prefixes[engine], engine=engine, batsim=BATSIM, progress=False, **kwargs
             )
+            run(spec, say=said.append)
         except SimulationError as error:
             errors[engine] = str(error)
         assert not any("warning" in str(s) for s in said), said  # modelled: no warning
@@ -187,7 +181,7 @@ def test_self_communication_hangs_real_batsim_and_is_refused(tmp_path):
     )
     platform = write_cluster(2, tmp_path / "p.xml")
     with pytest.raises(SimulationError, match="hangs on this workload too"):
-        run("easy", path, platform, tmp_path / "e", progress=False, say=lambda *a: None)
+        run(RunSpec.make("easy", path, platform, tmp_path / "e", progress=False), say=lambda *a: None)
 
     plugin, _ = resolve_scheduler("easy")
     endpoint = Endpoint()

@@ -158,7 +158,11 @@ def read_platform(path) -> Platform:
         masters = [h for h in hosts if h.name == "master_host"]
     if len(masters) != 1:
         found = ", ".join(h.name for h in masters) or "none"
-        raise InputError(path, f"needs exactly one master host (property role=master), found {found}")
+        raise InputError(
+            path,
+            f"needs exactly one master host (property role=master, or a host named master_host), found {found} "
+            '(real Batsim 4.2.1 stops on it too: Cannot find the "master" role in the platform file)',
+        )
     master = masters[0]
     storage = tuple(h for h in hosts if h is not master and h.properties.get("role") == "storage")
     compute = sorted((h for h in hosts if h is not master and h not in storage), key=lambda h: h.name.encode())

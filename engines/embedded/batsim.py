@@ -172,7 +172,8 @@ class EmbeddedBatsim:
         # hosts as runs (issue 14): a job's cost does not grow with its width
         self.host_job: IntervalMap[str | None] = IntervalMap(self.nb_hosts, None)  # the job computing on each host
         self.host_busy_since = IntervalMap(self.nb_hosts, 0.0)  # last state change of each host
-        self.tracer = JobsTracer(export_prefix, self.nb_hosts)
+        # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())
+        self.tracer = JobsTracer(export_prefix, self.nb_hosts + len(platform.storage_hosts))
         self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
         self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
         self.nb_computing = 0  # hosts running a job (compute sharing is off)

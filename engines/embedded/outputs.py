@@ -94,7 +94,9 @@ class JobsTracer:
             self.finishes.append(finish)
             self.submits.append(job.subtime)
             self.slowdowns.append(slowdown)
-            self.busy.append((start, finish, job.res if job.allocation is None else len(job.allocation)))
+            # a job that took no time computed for none (Batsim's machines), though it prints a 1e-5 s runtime
+            busy_until = start if job.finish_clock == start else finish
+            self.busy.append((start, busy_until, job.res if job.allocation is None else len(job.allocation)))
             self.makespan = max(self.makespan, finish)
             self.max_wait = max(self.max_wait, wait)
             self.max_turnaround = max(self.max_turnaround, turnaround)

@@ -72,14 +72,21 @@ def progress_choice(value: str) -> bool | None:
 
 
 # -- option groups ---------------------------------------------------------------------
-def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True) -> None:
-    """``--engine embedded|batsim`` and ``--batsim PATH`` (only ``--batsim`` when ``engine`` is false)."""
+def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True, auto: bool = False) -> None:
+    """``--engine embedded|batsim`` (and ``auto`` if asked) and ``--batsim PATH`` (only
+    ``--batsim`` when ``engine`` is false)."""
     if engine:
         parser.add_argument(
             "--engine",
-            choices=("embedded", "batsim"),
+            choices=("embedded", "batsim", "auto") if auto else ("embedded", "batsim"),
             default="embedded",
-            help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+            help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)"
+            + (
+                ", or auto: the embedded engine when it models the run exactly, else real Batsim when installed "
+                "(docs/network.md)"
+                if auto
+                else ""
+            ),
         )
     parser.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
 

@@ -29,7 +29,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--workload", required=True, help="Batsim JSON, or SWF trace (.swf, .swf.gz) converted on the fly")
     p.add_argument("--platform", required=True, help="SimGrid platform XML, or a number of hosts")
     p.add_argument("--out", required=True, help="output prefix: writes OUT_jobs.csv and OUT_schedule.csv")
-    add_engine_options(p)
+    add_engine_options(p, auto=True)
     p.add_argument(
         "--transport",
         choices=("inprocess", "zmq"),

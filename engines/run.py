@@ -22,11 +22,12 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adaptsched.core.options import Options
+from adaptsched.engines.fidelity import assess, choose_engine
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
 from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
@@ -150,10 +151,30 @@ def run(spec: RunSpec, *, say: Say = print) -> RunResult:
     are; ``say`` receives the notes on its inputs (an SWF trace's conversion, sizes)."""
     Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
     inputs = _inputs(spec, say)
+    if spec.engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)
+        spec = _chosen_engine(spec, inputs, say)
     executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
     if spec.transport == "inprocess":
         return _run_inprocess(spec, inputs, say)
     return _run_zmq(spec, inputs, executable, say)
+
+
+def _chosen_engine(spec: RunSpec, inputs: _Inputs, say: Say) -> RunSpec:
+    """The spec with ``auto`` resolved (real Batsim talks over ZeroMQ only); the embedded
+    engine's warning said, or its refusal raised."""
+    engine = choose_engine(spec.engine, assess(inputs.machines, inputs.workload_path), _batsim_found(spec.batsim), say)
+    if engine == spec.engine:
+        return spec
+    return replace(spec, engine=engine, transport="zmq" if engine == "batsim" else spec.transport)
+
+
+def _batsim_found(batsim: str | None) -> bool:
+    from adaptsched.engines.real import find_batsim
+
+    try:
+        return find_batsim(batsim) is not None
+    except SimulationError:
+        return False
 
 
 def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -> RunResult:
@@ -298,7 +319,8 @@ def check_run(prefix: str, loaded: Workload, machines: Platform) -> None:
 
     jobs_csv = f"{prefix}_jobs.csv"
     speeds = [host.speed_flops for host in machines.compute_hosts]
-    error = physics_error(check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds), jobs_csv)
+    timed = machines.network is None  # with message latency, runtimes include the messages' time
+    error = physics_error(check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds, timed=timed), jobs_csv)
     if error:
         raise SimulationError(error)
 

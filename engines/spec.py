@@ -31,7 +31,9 @@ from adaptsched.core.base import OnlineScheduler
 from adaptsched.core.options import OptionError, Options
 from adaptsched.errors import AdaptschedError, InputError, UsageError
 
-ENGINES = ("embedded", "batsim")
+#: ``auto``: the embedded engine when it models the run exactly, else real Batsim when installed
+#: (engines/fidelity.py; :func:`adaptsched.engines.run.run` resolves it once the files are read).
+ENGINES = ("embedded", "batsim", "auto")
 #: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
 #: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/inprocess.py) or
 #: ``zmq`` (a second process, ZeroMQ, JSON text: how Batsim runs plugins; real Batsim's only way).
@@ -235,9 +237,9 @@ class RunSpec:
 def check_engine(engine: str, transport: str | None, schedule_trace: bool = False) -> str:
     """The transport for ``engine`` (its default if None), or a clear error."""
     if engine not in ENGINES:
-        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
-    if transport is None:
-        transport = "inprocess" if engine == "embedded" else "zmq"
+        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded, batsim or auto")
+    if transport is None:  # auto: the embedded engine's, if it is chosen
+        transport = "zmq" if engine == "batsim" else "inprocess"
     if transport not in TRANSPORTS:
         raise UsageError(f"unknown transport {transport!r}: choose inprocess or zmq")
     if engine == "batsim" and transport != "zmq":

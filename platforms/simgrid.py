@@ -6,11 +6,18 @@ Reading follows Batsim 4.2.1 (``src/machines.cpp``) on SimGrid 3.32:
   ``suffix`` for each number of ``radical``) is a machine, whatever its zone;
 - the master host is the one whose ``role`` property is ``master`` (``<prop>``
   children of a ``<cluster>`` apply to each of its hosts), or else the host named
-  ``master_host`` (Batsim's default ``-m``); every other host computes;
+  ``master_host`` (Batsim's default ``-m``); hosts whose ``role`` is ``storage`` are storage
+  machines (ids after the compute hosts', in file order); every other host computes;
 - compute hosts get resource ids 0..N-1 in the byte order of their names
   (``Engine::get_all_hosts()`` sorts by name), so ``host10`` comes before ``host2``.
   Generated platforms zero-pad their names so that this order is the numeric one;
-- a host's speed is its first power state (``speed="100Mf, 50Mf"`` is 100 Mflop/s).
+- a host's speed is that of its ``pstate`` (0 by default) among its comma-separated speeds
+  (``speed="100Mf, 50Mf"`` is 100 Mflop/s); ``<cabinet>`` hosts are machines too;
+- blank lines before the XML declaration are accepted, as SimGrid accepts them.
+
+:func:`read_platform` also reads the network (:mod:`adaptsched.platforms.routes`: links,
+zones, routes) into :attr:`Platform.network`, which is None when Batsim's messages take no
+time worth modelling: on the platforms ``adaptsched platform`` generates.
 
 Generated platforms have **no network links**: a single ``routing="Full"`` zone
 with no routes. SimGrid gives such a zone an implicit loopback link (10 GB/s by
@@ -19,9 +26,8 @@ would take 1e-10 s; these offsets add up along a trace and reorder simultaneous
 events); the generated files set it to 1e20 B/s. Every message between Batsim's
 processes, and so every job start, then takes zero simulated time (equivalent to
 zero-latency, infinite-bandwidth links) and times stay exact. On platforms with link
-latencies, real Batsim starts each job after the message latency (2.4 ms on Batsim's
-``cluster512.xml``); the embedded engine models no network at all, so only zero-latency
-platforms give identical outputs.
+latencies, real Batsim starts each job after the message latency (3 ms on Batsim's
+``cluster512.xml``: docs/network.md).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
+from adaptsched.platforms.routes import Network, read_network
 
 #: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
 SHIPPED_SIZES = (64, 100, 128, 338, 430)
@@ -64,6 +71,11 @@ class Platform:
     path: str
     master: Host
     compute_hosts: tuple  # of Host, index = Batsim resource id
+    #: storage machines (role=storage): resource ids nb_hosts, nb_hosts + 1..., in file order
+    storage_hosts: tuple = ()
+    #: its links and routes (platforms/routes.py), or None when Batsim's messages take no time
+    #: worth modelling (the platforms ``adaptsched platform`` writes: see the module docstring)
+    network: Network | None = None
 
     @property
     def nb_hosts(self) -> int:
@@ -110,11 +122,17 @@ def read_platform(path) -> Platform:
     """Reads the machines of a SimGrid platform XML file the way Batsim does."""
     path = str(path)
     try:
-        root = ET.parse(path).getroot()
+        text = Path(path).read_text()
     except FileNotFoundError:
         raise InputError(path, "no such platform file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(path, f"cannot read: {error}") from None
+    stripped = text.lstrip()  # SimGrid accepts blank lines before the XML declaration
+    skipped = text[: len(text) - len(stripped)].count("\n")
+    try:
+        root = ET.fromstring(stripped)
     except ET.ParseError as error:
-        line = error.position[0] if error.position else None
+        line = error.position[0] + skipped if error.position else None
         raise InputError(path, f"not valid XML ({error.msg if hasattr(error, 'msg') else error})", line=line) from None
     if root.tag != "platform":
         raise InputError(path, f"root element is <{root.tag}>, expected <platform>")
@@ -125,11 +143,11 @@ def read_platform(path) -> Platform:
             name = element.get("id")
             if not name:
                 raise InputError(path, "a <host> has no 'id'")
-            speed = parse_speed(element.get("speed", ""), path=path, what=f"host {name!r} speed")
+            speed = _pstate_speed(element, path, f"host {name!r} speed")
             hosts.append(Host(name, speed, _props(element)))
-        elif element.tag == "cluster":
+        elif element.tag in ("cluster", "cabinet"):
             cid = element.get("id", "?")
-            speed = parse_speed(element.get("speed", ""), path=path, what=f"cluster {cid!r} speed")
+            speed = parse_speed(element.get("speed", ""), path=path, what=f"{element.tag} {cid!r} speed")
             props = _props(element)
             prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
             for number in _radical_numbers(element.get("radical", ""), path):
@@ -140,15 +158,45 @@ def read_platform(path) -> Platform:
         masters = [h for h in hosts if h.name == "master_host"]
     if len(masters) != 1:
         found = ", ".join(h.name for h in masters) or "none"
-        raise InputError(path, f"needs exactly one master host (property role=master), found {found}")
+        raise InputError(
+            path,
+            f"needs exactly one master host (property role=master, or a host named master_host), found {found} "
+            '(real Batsim 4.2.1 stops on it too: Cannot find the "master" role in the platform file)',
+        )
     master = masters[0]
-    compute = sorted((h for h in hosts if h is not master), key=lambda h: h.name.encode())
+    storage = tuple(h for h in hosts if h is not master and h.properties.get("role") == "storage")
+    compute = sorted((h for h in hosts if h is not master and h not in storage), key=lambda h: h.name.encode())
     if not compute:
         raise InputError(path, "has no compute host (every host but the master computes)")
     names = [h.name for h in compute]
     if len(set(names)) != len(names):
         raise InputError(path, "host names must be unique")
-    return Platform(path, master, tuple(compute))
+    network = read_network(root, path)
+    network_or_none = None if _instantaneous(network, master.name, names) else network
+    return Platform(path, master, tuple(compute), storage, network_or_none)
+
+
+def _instantaneous(network: Network, master: str, hosts: list) -> bool:
+    """Whether the engine can ignore the network (:meth:`Network.instantaneous`)."""
+    if network.invalid:
+        return False
+    try:
+        return network.instantaneous(master, hosts)
+    except InputError as error:  # no route between Batsim's processes: real Batsim stops too
+        network.invalid.append(str(error).split(": ", 1)[-1])
+        return False
+
+
+def _pstate_speed(element, path, what: str) -> float:
+    """A host's speed: that of its ``pstate`` (default 0) among its comma-separated speeds."""
+    speeds = element.get("speed", "").split(",")
+    try:
+        pstate = int(float(element.get("pstate", "0")))
+    except ValueError:
+        raise InputError(path, f"{what}: pstate {element.get('pstate')!r} is not an integer") from None
+    if not 0 <= pstate < len(speeds):
+        raise InputError(path, f"{what}: pstate {pstate} but only {len(speeds)} speeds")
+    return parse_speed(speeds[pstate], path=path, what=what)
 
 
 def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:

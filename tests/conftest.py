@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/helpers.py
 
 from browser import NO_BROWSER, NO_BROWSER_HELP
-from helpers import NO_BATSIM, NO_BATSIM_HELP
+from helpers import NO_BATSIM, NO_BATSIM_HELP, NO_BATSIM_TREE, NO_BATSIM_TREE_HELP
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
@@ -33,6 +33,7 @@ def pytest_terminal_summary(terminalreporter):
     tests)."""
     for reason, what, help_text in (
         (NO_BATSIM, "conformance, recipe", NO_BATSIM_HELP),
+        (NO_BATSIM_TREE, "Batsim's own corpus", NO_BATSIM_TREE_HELP),
         (NO_BROWSER, "explorer in a browser", NO_BROWSER_HELP),
     ):
         skipped = [

@@ -19,6 +19,32 @@ NO_BATSIM_HELP = (
 )
 
 
+#: Skip reason of the tests that need Batsim 4.2.1's source tree (its workloads/ and platforms/).
+NO_BATSIM_TREE = "Batsim 4.2.1's source tree not found"
+NO_BATSIM_TREE_HELP = (
+    "set BATSIM_SRC=/path/to/batsim-4.2.1 (the tree the build kit fetches: it has workloads/ and platforms/); "
+    "adaptsched commits none of Batsim's files"
+)
+BATSIM_TREE_DEFAULT = Path("/opt/src/batsim-4.2.1")
+
+
+def find_batsim_tree():
+    """Batsim 4.2.1's source tree (from $BATSIM_SRC, else the build kit's /opt/src/batsim-4.2.1), or None."""
+    named = os.environ.get("BATSIM_SRC")
+    tree = Path(named) if named else BATSIM_TREE_DEFAULT
+    return tree if (tree / "workloads").is_dir() and (tree / "platforms").is_dir() else None
+
+
+def assert_same_files(real, embedded, suffixes=("_jobs.csv", "_machine_states.csv")):
+    """Byte-identical outputs: the first line that differs, in the message."""
+    for suffix in suffixes:
+        a = Path(f"{real}{suffix}").read_text().splitlines()
+        b = Path(f"{embedded}{suffix}").read_text().splitlines()
+        for number, (x, y) in enumerate(zip(a, b), start=1):
+            assert x == y, f"{suffix} line {number}:\n  real Batsim {x}\n  embedded    {y}"
+        assert len(a) == len(b), f"{suffix}: {len(a)} lines on real Batsim, {len(b)} on the embedded engine"
+
+
 def find_batsim():
     """The real Batsim executable named by $BATSIM or on PATH (None when absent)."""
     named = os.environ.get("BATSIM")

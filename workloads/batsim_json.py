@@ -5,11 +5,15 @@ A workload is ``{"nb_res": N, "jobs": [...], "profiles": {...}}`` (see
 (``src/jobs.cpp``, ``src/profiles.cpp``, ``src/workload.cpp``), reported as
 :class:`~adaptsched.errors.InputError` naming the file, the job and the field.
 
-Profile types the embedded engine executes: ``delay`` (sleep ``delay`` seconds)
-and ``parallel_homogeneous_total`` (``cpu`` flops in total, spread evenly over the
-allocated hosts, so it runs for cpu / (n · host speed) seconds; its ``com`` is
-accepted and costs nothing on network-less platforms). Other types load only for
-real Batsim (``--engine batsim``).
+Profile types the embedded engine executes: ``delay`` (sleep ``delay`` seconds),
+``parallel_homogeneous_total`` (``cpu`` flops in total, spread evenly over the
+allocated hosts, so it runs for cpu / (n · host speed) seconds, and ``com`` bytes spread
+over the pairs of hosts), ``parallel_homogeneous`` (``cpu`` flops on each host, ``com``
+bytes between each pair), ``parallel`` (a ``cpu`` vector and an n x n ``com`` matrix) and
+``composed`` (``seq``, the names of other profiles run one after the other, ``repeat``
+times; resolved to the profiles themselves at load, as Batsim holds them). Communications
+cost nothing on network-less platforms (engines/embedded/network.py models the others).
+Other types load only for real Batsim (``--engine batsim``).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 from adaptsched.errors import InputError
 from adaptsched.formats.jsontext import dumps, is_int, is_number
 
-EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
+EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
 #: run (what a scheduler needs, :mod:`adaptsched.core.needs`; a run's physics).
 ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
@@ -34,10 +38,14 @@ class Profile:
     name: str
     type: str
     delay: float = 0.0  # delay profiles: seconds
-    cpu: float = 0.0  # parallel_homogeneous_total: flops in total
+    cpu: float = 0.0  # parallel_homogeneous_total: flops in total; parallel_homogeneous: per host
     com: float = 0.0
     ret: int = 0  # return code on normal completion
     json: str = ""  # description as Batsim writes it
+    cpus: tuple = ()  # parallel: flops on each host
+    coms: tuple = ()  # parallel: bytes from host i to host j at i * n + j
+    seq: list = field(default_factory=list)  # composed: the names, then (load_workload) the profiles
+    repeat: int = 1  # composed
 
 
 class JobSpec:
@@ -100,7 +108,11 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
                 path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}", field="delay"
             )
         profile.delay = float(delay)
-    elif ptype == "parallel_homogeneous_total":
+    elif ptype == "parallel":
+        _parse_parallel(profile, desc, path, prefix)
+    elif ptype == "composed":
+        _parse_composed(profile, desc, path, prefix)
+    elif ptype in ("parallel_homogeneous_total", "parallel_homogeneous"):
         for key in ("cpu", "com"):
             value = desc.get(key)
             if not is_number(value) or value < 0:
@@ -116,6 +128,56 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
             field="type",
         )
     return profile
+
+
+def _parse_parallel(profile: Profile, desc: dict, path, prefix: str):
+    """``parallel``: ``cpu``, n flop amounts >= 0; ``com``, n x n byte amounts >= 0."""
+    name = profile.name
+    cpu, com = desc.get("cpu"), desc.get("com")
+    if not isinstance(cpu, list) or not cpu or not all(is_number(x) and x >= 0 for x in cpu):
+        raise InputError(
+            path, f"{prefix}profile '{name}': 'cpu' must be a non-empty array of numbers >= 0", field="cpu"
+        )
+    if not isinstance(com, list) or not all(is_number(x) and x >= 0 for x in com):
+        raise InputError(path, f"{prefix}profile '{name}': 'com' must be an array of numbers >= 0", field="com")
+    if len(com) != len(cpu) ** 2:
+        raise InputError(
+            path,
+            f"{prefix}profile '{name}' is incoherent: 'com' has {len(com)} elements, 'cpu' {len(cpu)} "
+            f"(it needs {len(cpu)}^2 = {len(cpu) ** 2})",
+            field="com",
+        )
+    profile.cpus, profile.coms = tuple(float(x) for x in cpu), tuple(float(x) for x in com)
+
+
+def _parse_composed(profile: Profile, desc: dict, path, prefix: str):
+    """``composed``: ``seq``, a non-empty array of profile names; ``repeat``, an integer > 0 (1)."""
+    name = profile.name
+    repeat, seq = desc.get("repeat", 1), desc.get("seq")
+    if not is_int(repeat) or repeat <= 0:
+        raise InputError(
+            path, f"{prefix}profile '{name}': 'repeat' must be an integer > 0, got {repeat!r}", field="repeat"
+        )
+    if not isinstance(seq, list) or not seq or not all(isinstance(x, str) for x in seq):
+        raise InputError(
+            path, f"{prefix}profile '{name}': 'seq' must be a non-empty array of profile names", field="seq"
+        )
+    profile.seq, profile.repeat = list(seq), repeat
+
+
+def resolve_composed(profiles: dict, path) -> set:
+    """Each composed profile's ``seq`` as the profiles themselves (Batsim's ``check_validity``);
+    returns the names of the profiles some composed profile uses."""
+    used = set()
+    for name, profile in profiles.items():
+        if profile is None or profile.type != "composed" or not all(isinstance(x, str) for x in profile.seq):
+            continue
+        for sub in profile.seq:
+            if profiles.get(sub) is None:
+                raise InputError(path, f"invalid composed profile '{name}': the used profile '{sub}' does not exist")
+        used.update(profile.seq)
+        profile.seq = [profiles[sub] for sub in profile.seq]
+    return used
 
 
 def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = True) -> JobSpec:
@@ -194,8 +256,8 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
         jobs[job.name] = job
         if not desc.keys().isdisjoint(ANNOTATIONS):
             annotations[job.name] = {key: desc[key] for key in ANNOTATIONS if key in desc}
-    # Batsim drops the profiles no job uses from memory at load time.
-    used = {job.profile for job in jobs.values()}
+    # Batsim drops the profiles no job (and no composed profile) uses from memory at load time.
+    used = {job.profile for job in jobs.values()} | resolve_composed(profiles, path)
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None

@@ -33,22 +33,22 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from adaptsched.core.intervals import IntervalMap, IntervalSet
+from adaptsched.engines.embedded import profiles
+from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference
 from adaptsched.engines.embedded.decisions import DecisionParser, Message
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.engines.embedded.kernel import (
     CREATE,
     EXEC_CANCEL,
-    EXEC_START,
-    EXEC_WAIT,
     GET,
     KILL,
     PUT,
     SLEEP,
     Body,
-    Kernel,
     Mailbox,
     Simcall,
 )
+from adaptsched.engines.embedded.network import kernel_for
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
 from adaptsched.formats.intervals import hosts_text
@@ -162,7 +162,7 @@ class EmbeddedBatsim:
         self.connection = connection
         self.options = options or EngineOptions()
         self.progress = progress  # called with the number of completed jobs
-        self.kernel = Kernel()
+        self.kernel = kernel_for(self)  # a network model when the platform's messages take time
         self.mbox = Mailbox("server")
         self.python_wire = getattr(connection, "wire", "text") == "python"
         self.events = PythonEventBuffer() if self.python_wire else EventBuffer()
@@ -172,7 +172,9 @@ class EmbeddedBatsim:
         # hosts as runs (issue 14): a job's cost does not grow with its width
         self.host_job: IntervalMap[str | None] = IntervalMap(self.nb_hosts, None)  # the job computing on each host
         self.host_busy_since = IntervalMap(self.nb_hosts, 0.0)  # last state change of each host
-        self.tracer = JobsTracer(export_prefix, self.nb_hosts)
+        # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())
+        self.tracer = JobsTracer(export_prefix, self.nb_hosts + len(platform.storage_hosts))
+        self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
         self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
         self.nb_computing = 0  # hosts running a job (compute sharing is off)
         # server state (ServerData)
@@ -253,6 +255,8 @@ class EmbeddedBatsim:
         for job_id in self.jobs_to_delete:
             job = self.jobs.pop(job_id)
             del self.job_profiles[job_id]
+            if job.task is not None:
+                profiles.release(job.task)  # a parallel task past its walltime stops now
             if self.options.garbage_collect_profiles:
                 self.workloads[job.workload].profiles[job.profile] = None
         self.jobs_to_delete = []
@@ -312,15 +316,21 @@ class EmbeddedBatsim:
             name: {p: RawJson(prof.json) for p, prof in w.profiles.items() if prof is not None}
             for name, w in self.workloads.items()
         }
+        storage = [
+            {"id": self.nb_hosts + i, "name": h.name, "state": "idle", "properties": {"role": "", **h.properties}}
+            for i, h in enumerate(self.platform.storage_hosts)
+        ]
+        for machine in storage:
+            machine["zone_properties"] = {}
         data = {
-            "nb_resources": self.nb_hosts,
+            "nb_resources": self.nb_hosts + len(storage),
             "nb_compute_resources": self.nb_hosts,
-            "nb_storage_resources": 0,
+            "nb_storage_resources": len(storage),
             "allow_compute_sharing": False,
             "allow_storage_sharing": True,
             "config": config,
             "compute_resources": resources,
-            "storage_resources": [],
+            "storage_resources": storage,
             "workloads": {name: w.path for name, w in self.workloads.items()},
             "profiles": profiles,
         }
@@ -401,7 +411,8 @@ class EmbeddedBatsim:
                 if to_send:
                     yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
                     to_send = []
-                yield (SLEEP, job.subtime - current)
+                # Batsim subtracts in long double (job_submitter.cpp): the same once the clock is fractional
+                yield (SLEEP, job.subtime - current if current.is_integer() else ld_difference(job.subtime, current))
                 current = self.kernel.now
             to_send.append(job)
         if to_send:
@@ -425,18 +436,8 @@ class EmbeddedBatsim:
             else:
                 yield (SLEEP, remaining)
                 code = -1
-        else:  # parallel_homogeneous_total: cpu/n flops on each host; the slowest ends it
-            share = profile.cpu / len(hosts)
-            if self.uniform_speed is not None:
-                duration = share / self.uniform_speed
-            else:
-                duration = max(share / self.speeds[h] for h in hosts)
-            job.exec_start = kernel.now
-            job.exec_duration = duration
-            execution = yield (EXEC_START, duration)
-            job.execution = execution
-            outcome = yield (EXEC_WAIT, execution, remaining if remaining >= 0 else None)
-            code = profile.ret if outcome == "done" else (-1 if outcome == "timeout" else -2)
+        else:  # parallel tasks and composed profiles (profiles.py)
+            code = yield from profiles.run(self, job, profile, hosts, [remaining])
         job.return_code = code
         if code == 0:
             job.state = "COMPLETED_SUCCESSFULLY"
@@ -447,6 +448,7 @@ class EmbeddedBatsim:
         else:
             job.state = "COMPLETED_KILLED"
         self.hosts_end(hosts)
+        job.finish_clock = kernel.now
         job.runtime = kernel.now - job.starting_time
         if job.runtime == 0:
             job.runtime = 1e-5  # Batsim's epsilon for null runtimes
@@ -472,16 +474,18 @@ class EmbeddedBatsim:
             profile = self.job_profiles[job.id]
             if profile.type == "delay":
                 ratio = (now - job.delay_start) / job.delay_required
+                progress[job_id] = {"profile_name": job.profile, "progress": float(ratio)}
             else:
-                ratio = (now - job.exec_start) / job.exec_duration if job.exec_duration > 0 else 1.0
-            progress[job_id] = {"profile_name": job.profile, "progress": float(ratio)}
-            if profile.type != "delay":
-                yield (EXEC_CANCEL, job.execution)  # the job's actor ends it as killed
-                continue
+                progress[job_id] = profiles.progress(job.task, now)
+                execution = profiles.running_execution(job.task)
+                if execution is not None:
+                    yield (EXEC_CANCEL, execution)  # the job's actor ends it as killed
+                    continue
             yield (KILL, job.actor)
             job.state = "COMPLETED_KILLED"  # its return code keeps its initial value, -1
             assert job.allocation is not None  # it runs
             self.hosts_end(job.allocation)
+            job.finish_clock = self.kernel.now
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
                 job.runtime = 1e-5
@@ -613,11 +617,11 @@ class EmbeddedBatsim:
                         "machines is disabled"
                     )
         profile = self.job_profiles[job.id]
-        if profile.type != "parallel_homogeneous_total" and len(hosts) != job.res:
+        if len(hosts) != job.res and not profiles.moldable(profile):
             self.fail(
                 f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
-                f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles "
-                "may run on another number of machines)"
+                f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles, "
+                "and composed profiles of those, may run on another number of machines)"
             )
         actor_gen = self.execute_job(job, hosts)
         return (CREATE, f"job_{job.id}", actor_gen, job)
@@ -633,7 +637,7 @@ class EmbeddedBatsim:
         if self.python_wire:
             doc = reply  # pybatsim's reply as it would pass it to json.dumps
             if type(doc) is dict and not doc.get("events", True) and type(doc.get("now")) is float:
-                yield from self.idle_reply(doc["now"])
+                yield from self.idle_reply(batsim_double(doc["now"]))
                 return
         else:
             if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
@@ -642,7 +646,7 @@ class EmbeddedBatsim:
                 except ValueError:
                     pass
                 else:
-                    yield from self.idle_reply(idle_now)
+                    yield from self.idle_reply(batsim_double(idle_now))
                     return
             try:
                 doc = json.loads(reply)
@@ -658,8 +662,9 @@ class EmbeddedBatsim:
             self.fail("invalid JSON message from the scheduler: 'events' should be an array")
         kernel = self.kernel
         parse_event = self.decisions.parse_event
+        now = batsim_double(float(now))  # as RapidJSON reads it
         for number, event in enumerate(events):
-            timestamp, message = parse_event(number, event, float(now))
+            timestamp, message = parse_event(number, event, now)
             if message is None:
                 continue
             if timestamp > kernel.now:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, NoReturn, Protocol
 
 from adaptsched.core.intervals import IntervalSet
+from adaptsched.engines.embedded.cppnumbers import batsim_double, rapidjson_number
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
@@ -68,6 +69,10 @@ class DecisionParser:
         timestamp = event.get("timestamp")
         if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
             engine.fail(f"{where} should have a numeric 'timestamp' key")
+        if type(timestamp) is float and not timestamp.is_integer():
+            timestamp = rapidjson_number(repr(timestamp))  # as Batsim's RapidJSON reads it
+        else:
+            timestamp = float(timestamp)
         if timestamp > now:
             engine.fail(f"{where}: timestamp {timestamp:g} should be lower than or equal to now={now:g}")
         etype = event.get("type")
@@ -84,7 +89,7 @@ class DecisionParser:
             )
         if not isinstance(data, dict):
             engine.fail(f"{where}: the 'data' value should be an object")
-        return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
+        return timestamp, getattr(self, "parse_" + etype.lower())(where, data)
 
     def _job_id(self, where: str, data: dict[str, Any], key: str = "job_id") -> str:
         engine = self.engine
@@ -147,7 +152,7 @@ class DecisionParser:
         target = data.get("timestamp")
         if len(data) != 1 or not isinstance(target, (int, float)) or isinstance(target, bool):
             engine.fail(f"{where}: the 'data' value should be {{'timestamp': number}}")
-        return ("SCHED_CALL_ME_LATER", float(target))
+        return ("SCHED_CALL_ME_LATER", batsim_double(float(target)))
 
     def parse_notify(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine

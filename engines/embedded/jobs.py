@@ -25,6 +25,7 @@ class JobRecord:
         "exec_duration",
         "exec_start",
         "execution",
+        "finish_clock",
         "id",
         "json",
         "kill_requested",
@@ -37,6 +38,7 @@ class JobRecord:
         "starting_time",
         "state",
         "subtime",
+        "task",
         "walltime",
         "workload",
     )
@@ -53,6 +55,8 @@ class JobRecord:
         self.state = "NOT_SUBMITTED"
         self.starting_time = -1.0
         self.runtime = -1.0
+        self.task: Any = None  # its profile's execution tree, other profiles than delay (profiles.py)
+        self.finish_clock = -1.0  # the clock when it ended (Batsim's long double times: outputs.py)
         self.allocation: IntervalSet | None = None
         self.alloc_text = ""  # Batsim's text of the allocation, once executed
         self.metadata: Any = ""

@@ -35,8 +35,8 @@ t = 9e-20 s) exactly as SimGrid. Later, SimGrid's 1e-20 steps change only action
 less than 2**-12 s left (a decision timestamped a few microseconds ahead, a 1e-5 s
 CALL_ME_LATER), by k x 1e-20 s over k messages; the clock then reaches their end at most
 one ulp apart, with a probability of about k x 1e-20 / ulp(now) (1e-10 per message near
-t = 1e5 s): unmodelled. On other platforms real Batsim adds message latencies that this
-kernel does not model.
+t = 1e5 s): unmodelled. On other platforms, whose messages take time, the engine runs
+``network.py``'s kernel instead (SimGrid's ptask_L07 model: docs/network.md).
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ class Kernel:
             candidates = self._candidates(heap[0][0])
             delta = min(rem for rem, _, _ in candidates)
         for rem, seq, action in candidates:
-            if rem - delta < action.precision:
+            if rem - delta < action.precision or rem <= delta:  # a precision of 0 (nothing to do) ends too
                 finished.append((seq, action))
             else:
                 heapq.heappush(heap, (self.now + rem, seq, action))

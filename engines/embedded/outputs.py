@@ -27,6 +27,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from adaptsched.engines.embedded.cppnumbers import job_times
 from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 
 #: What the embedded engine writes in ``batsim_version``: the protocol it speaks.
@@ -65,6 +66,7 @@ class JobsTracer:
         self.busy: list[tuple[float, float, int]] = []  # (start, finish, hosts) of every executed job
         self.makespan = self.max_wait = self.max_turnaround = self.max_slowdown = 0.0
         self.started_at = time.perf_counter()
+        self.long_double = False  # times as Batsim's long double arithmetic gives them (longdouble.py)
 
     def write_job(self, job: Any, workload_name: str, allocation_text: str) -> None:
         self.nb_jobs += 1
@@ -81,15 +83,20 @@ class JobsTracer:
             else:
                 self.nb_killed += 1
             start, runtime = job.starting_time, job.runtime
-            finish = start + runtime
-            wait = start - job.subtime
-            turnaround = finish - job.subtime
-            slowdown = turnaround / runtime
+            if self.long_double and not (start.is_integer() and runtime.is_integer()):
+                runtime, finish, wait, turnaround, slowdown = job_times(start, job.finish_clock, job.subtime)
+            else:
+                finish = start + runtime
+                wait = start - job.subtime
+                turnaround = finish - job.subtime
+                slowdown = turnaround / runtime
             self.starts.append(start)
             self.finishes.append(finish)
             self.submits.append(job.subtime)
             self.slowdowns.append(slowdown)
-            self.busy.append((start, finish, job.res if job.allocation is None else len(job.allocation)))
+            # a job that took no time computed for none (Batsim's machines), though it prints a 1e-5 s runtime
+            busy_until = start if job.finish_clock == start else finish
+            self.busy.append((start, busy_until, job.res if job.allocation is None else len(job.allocation)))
             self.makespan = max(self.makespan, finish)
             self.max_wait = max(self.max_wait, wait)
             self.max_turnaround = max(self.max_turnaround, turnaround)

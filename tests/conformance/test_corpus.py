@@ -1,0 +1,131 @@
+"""A conformance corpus nobody here wrote: every (workload, platform) pair of Batsim 4.2.1's own
+source tree (``workloads/*.json`` x ``platforms/*.xml``), under ``easy``, ``conservative`` and
+fillerSched (in submission order: pybatsim's own walks a set, so its choices depend on memory
+addresses; tests/conformance/test_conformance.py).
+
+- A pair the embedded engine accepts runs on both engines: ``_jobs.csv`` and
+  ``_machine_states.csv`` byte-identical, ``_schedule.csv`` identical but for its wall-clock
+  columns and ``batsim_version`` (and its sums over hosts, to a relative 1e-10).
+- A pair it refuses (SMPI, usage traces, storage profiles; platforms without a master host,
+  which real Batsim stops on too) is refused before the first event, with a message that names
+  what and points to ``--engine batsim``: never a silent wrong answer.
+
+docs/conformance.md gives the counts. Batsim's files are read from its source tree
+($BATSIM_SRC, else the build kit's /opt/src/batsim-4.2.1), never committed here. Runs only when
+real Batsim and that tree are present (skipped loudly otherwise). Every run is slow: ``-m slow``.
+"""
+
+import csv
+import math
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+from helpers import NO_BATSIM, NO_BATSIM_HELP, NO_BATSIM_TREE, NO_BATSIM_TREE_HELP, assert_same_files, find_batsim
+from helpers import find_batsim_tree as batsim_tree
+from test_conformance import FILLER, SCHEDULER_IDS
+
+from adaptsched.engines.fidelity import assess
+from adaptsched.engines.run import RunSpec, run
+from adaptsched.errors import InputError, SimulationError
+from adaptsched.platforms.simgrid import read_platform
+
+BATSIM = find_batsim()
+TREE = batsim_tree()
+SCHEDULERS = ("easy", "conservative", FILLER)
+WALL_CLOCK = ("batsim_version", "scheduling_time", "simulation_time")
+#: sums over hosts, which Batsim adds in another order (test_long_workload's idle time is about
+#: 1e17 s, where one unit in the last place is 16 s): equal to a relative 1e-10, as in test_conformance.py
+HOST_SUMS = ("time_idle", "time_computing", "time_switching_off", "time_switching_on", "time_sleeping")
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}"),
+    pytest.mark.skipif(TREE is None, reason=f"{NO_BATSIM_TREE}: {NO_BATSIM_TREE_HELP}"),
+]
+
+
+#: Known differences, not yet modelled: on these Vivaldi platforms without links, jobs submitted at
+#: fractional times start within an ulp of their submission, and the sign of the zero waiting
+#: time printed differs ("-0.000000" against "0.000000") on a few jobs (measured under easy).
+UNMODELLED = {
+    (f"energy_platform_homogeneous_no_net_{n}.xml", w)
+    for n in (128, 256, 512)
+    for w in ("example_workload_hpc_seed4_jobs250.json", "test_batsim_paper_workload_seed1.json")
+}
+
+
+def corpus() -> list[object]:
+    """(platform, workload) file names of Batsim's tree, or none without it."""
+    if TREE is None:
+        return []
+    platforms = sorted(p.name for p in (TREE / "platforms").glob("*.xml"))
+    workloads = sorted(w.name for w in (TREE / "workloads").glob("*.json"))
+    return [
+        pytest.param(p, w, marks=pytest.mark.xfail(reason="sub-microsecond clock difference: docs/conformance.md"))
+        if (p, w) in UNMODELLED
+        else (p, w)
+        for p in platforms
+        for w in workloads
+    ]
+
+
+@cache
+def verdict(platform: str, workload: str) -> str | None:
+    """Why the embedded engine refuses the pair (None: it accepts it, as exact)."""
+    assert TREE is not None
+    try:
+        machines = read_platform(TREE / "platforms" / platform)
+    except InputError as error:
+        return str(error)
+    fidelity = assess(machines, TREE / "workloads" / workload)
+    assert not fidelity.differences, fidelity.warning  # Batsim's own files: exact, or refused
+    return fidelity.refusal if fidelity.refusals else None
+
+
+def schedule_row(prefix: Path) -> dict[str, str]:
+    with open(f"{prefix}_schedule.csv") as handle:
+        (row,) = csv.DictReader(handle)
+    return {k: v for k, v in row.items() if k not in WALL_CLOCK}
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS, ids=SCHEDULER_IDS)
+@pytest.mark.parametrize("platform,workload", corpus(), ids=lambda v: Path(v).stem)
+def test_batsim_corpus(tmp_path, platform, workload, scheduler):
+    assert TREE is not None
+    refusal = verdict(platform, workload)
+    spec = {
+        engine: RunSpec.make(
+            scheduler,
+            TREE / "workloads" / workload,
+            TREE / "platforms" / platform,
+            tmp_path / engine,
+            engine=engine,
+            batsim=BATSIM,
+            progress=False,
+        )
+        for engine in ("batsim", "embedded")
+    }
+    if refusal is not None and "master host" in refusal:  # real Batsim stops on it too
+        command = [BATSIM, "-p", str(TREE / "platforms" / platform), "-w", str(TREE / "workloads" / workload)]
+        done = subprocess.run([*command, "-e", str(tmp_path / "b")], capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0, done.stderr[-2000:]  # graphene.xml: also an unknown <config> key
+    if refusal is not None:
+        with pytest.raises((SimulationError, InputError)) as refused:
+            run(spec["embedded"], say=lambda *a: None)
+        message = str(refused.value)
+        assert message == refusal or "--engine batsim" in message, message
+        return
+    said: list[object] = []
+    run(spec["batsim"], say=lambda *a: None)
+    run(spec["embedded"], say=said.append)
+    assert not any("warning" in str(s) for s in said), said
+    assert_same_files(tmp_path / "batsim", tmp_path / "embedded")
+    real, embedded = schedule_row(tmp_path / "batsim"), schedule_row(tmp_path / "embedded")
+    assert real.keys() == embedded.keys()
+    for key, value in real.items():
+        if key in HOST_SUMS:
+            assert math.isclose(float(value), float(embedded[key]), rel_tol=1e-10), (key, value, embedded[key])
+        else:
+            assert value == embedded[key], (key, value, embedded[key])

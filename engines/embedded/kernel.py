@@ -154,13 +154,15 @@ class Kernel:
         heap = self._heap
         heappush = heapq.heappush
         seq = self._seq
+        steps = self._steps
         transfers = self._transfers
         while True:
             while self._ready:
                 ready = self._ready
                 self._ready = []
                 self.sub_rounds += 1
-                ran = []
+                ran: list[Actor] = []
+                ran_append = ran.append
                 for actor in ready:  # every ready actor runs up to its next simcall...
                     if actor.dead:
                         continue
@@ -170,7 +172,7 @@ class Kernel:
                         actor.dead = True
                         continue
                     actor.answer = None
-                    ran.append(actor)
+                    ran_append(actor)
                 for actor in ran:  # ...then the simcalls are handled, in that order
                     if actor.dead:
                         continue
@@ -190,7 +192,7 @@ class Kernel:
                         comm.waiters.append(actor)
                         actor.waiting_on = comm
                     elif op == SLEEP:
-                        action = TimedAction("sleep", actor, call[1], len(self._steps))
+                        action = TimedAction("sleep", actor, call[1], len(steps))
                         actor.action = action
                         heappush(heap, (self.now + call[1], next(seq), action))
                     else:
@@ -199,6 +201,23 @@ class Kernel:
                     ended, self._ended = self._ended, []
                     for action in ended:
                         self._finish(action, cancelled=True)
+            if transfers and self.now + TRANSFER_S == self.now:
+                # The common case, inline (_solve's first branch): transfers that do not move the
+                # clock, and no timed action ends within WINDOW_S; they complete in seq order.
+                while heap and heap[0][2].cancelled:
+                    heapq.heappop(heap)  # lazily deleted: a cancelled action is no event
+                if not heap or heap[0][0] - self.now >= WINDOW_S:
+                    ready = self._ready
+                    for _, comm in transfers:
+                        comm.done = True
+                        payload = comm.payload
+                        for waiter in comm.waiters:
+                            if not waiter.dead:
+                                waiter.waiting_on = None
+                                waiter.answer = payload
+                                ready.append(waiter)
+                    transfers.clear()
+                    continue
             if not heap and not transfers:
                 return
             self._solve()

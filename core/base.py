@@ -19,31 +19,9 @@ from sortedcontainers import SortedKeyList
 from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
+from adaptsched.core.job import Job as Job  # re-exported: a scheduler's interface names it
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
-
-INF = float("inf")
-
-
-class Job:
-    """What a scheduler knows of a job: its request, not its true runtime."""
-
-    __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
-    id: str
-    submit_s: float
-    res: int
-    walltime_s: float
-    fields: dict[str, Any]
-
-    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict[str, Any] | None = None):
-        self.id = id
-        self.submit_s = submit_s
-        self.res = res
-        self.walltime_s = walltime_s if walltime_s > 0 else INF  # Batsim's -1: no walltime
-        self.fields = fields or {}
-
-    def __repr__(self) -> str:
-        return f"Job({self.id!r}, submit={self.submit_s:g}, res={self.res}, walltime={self.walltime_s:g})"
 
 
 class Running:

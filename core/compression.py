@@ -43,8 +43,9 @@ from collections.abc import Callable
 from heapq import heapify, heappop, heappush
 from typing import Any
 
-from adaptsched.core.base import INF, Job
+from adaptsched.core.job import Job
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.units import INF
 
 #: A waiting job's place in queue order: (queue key, arrival number).
 Rank = tuple[Any, int]

@@ -51,13 +51,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.compression import SCAN_SLACK_S, Candidates
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.queue import ORDERS
-
-EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
+from adaptsched.core.units import EPS_S, INF
 
 
 class ReservationPlanner(ReservingScheduler):

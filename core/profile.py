@@ -24,7 +24,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from typing import NamedTuple
 
-INF = float("inf")
+from adaptsched.core.units import INF
 
 
 class Widening(NamedTuple):

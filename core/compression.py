@@ -215,14 +215,21 @@ class Candidates:
             a = now
         if b <= a or not self.times or self.times[-1] <= a:
             return  # in the past, or no job reserved after it
-        times, free = self.profile.times, self.profile.free
         starts = self.times
         first = bisect_right(starts, a)
-        for t in starts[first : bisect_right(starts, b)]:  # E
-            room = free[bisect_left(times, t) - 1]  # hosts free just before t
-            for job_id, job in self.at[t].items():
-                if job.res <= room:
-                    self.mark(job_id, a)
+        last = bisect_right(starts, b, first)
+        if last > first:  # E
+            times, free = self.profile.times, self.profile.free
+            at, dirty = self.at, self.dirty
+            k = 0
+            for t in starts[first:last]:
+                k = bisect_left(times, t, k)
+                room = free[k - 1]  # hosts free just before t
+                for job_id, job in at[t].items():
+                    if job.res <= room:
+                        seen = dirty.get(job_id)
+                        if seen is None or a < seen:  # (else marking it changes nothing)
+                            self.mark(job_id, a)
         self.grew_long(a, b, first, hosts)
 
     def grew_long(self, a: float, b: float, first: int, hosts: int) -> None:
@@ -254,7 +261,7 @@ class Candidates:
         shortest = self.shortest
         if i == j or min(shortest[i:j]) > widest:
             return
-        by_width, starts = self.by_width, self.start
+        by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
         li, ri = len(left_min), len(right_min)
         for k in range(i, j):  # widths increasing: the widening shrinks
             n = widths[k]
@@ -270,7 +277,9 @@ class Candidates:
                 if walltime > longest:
                     break
                 if starts[job_id] > a:
-                    self.mark(job_id, a, True)
+                    seen = dirty.get(job_id)
+                    if seen is None or a < seen or job_id not in marked_long:  # (else: no change)
+                        self.mark(job_id, a, True)
 
 
 def _widening(

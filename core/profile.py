@@ -20,10 +20,25 @@ count-feasible plan is always executable when jobs start.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from adaptsched.core.units import INF
+
+
+class Widening(NamedTuple):
+    """The runs of free hosts on either side of an interval [a, b) of a profile: going left from
+    a, each new fewest number of free hosts and the start of the stretch that has at least that
+    many (``left_min`` decreasing, ``left_at`` earlier and earlier); going right from b, likewise
+    with the stretch's end. For a width n, [a, b) widened to [left(n), right(n)) (left(n): the
+    ``left_at`` of the last ``left_min`` >= n, else a; right(n) likewise, else b) holds every run
+    of at least n free hosts that meets it."""
+
+    left_min: list[int]
+    left_at: list[float]
+    right_min: list[int]
+    right_at: list[float]
 
 
 class AvailabilityProfile:
@@ -35,9 +50,9 @@ class AvailabilityProfile:
         self.nb_hosts = nb_hosts
         self.times: list[float] = [now]
         self.free: list[int] = [nb_hosts]
-        #: When a list, every :meth:`release` appends its (start, end) to it: where capacity grew
+        #: When a list, every :meth:`release` appends its (start, end, hosts) to it: where capacity grew
         #: (the incremental compression of :mod:`adaptsched.core.conservative` reads it).
-        self.freed: list[tuple[float, float]] | None = None
+        self.freed: list[tuple[float, float, int]] | None = None
 
     @classmethod
     def of_running(cls, nb_hosts: int, now: float, running: Iterable[tuple[float, int]]) -> AvailabilityProfile:
@@ -156,33 +171,100 @@ class AvailabilityProfile:
             i += 1
         return best
 
-    def runs_through(self, t0: float, t1: float, n: int) -> tuple[float, float]:
-        """(length of the longest, end of the last) maximal run of time with at least ``n`` free
-        hosts that meets [t0, t1); (0.0, -INF) if none does. A run counts from the profile's start.
+    def free_range(self, t0: float, t1: float) -> tuple[int, int]:
+        """(fewest, most) free hosts on the half-open [t0, t1), which must not be empty."""
+        times, free = self.times, self.free
+        i = max(bisect_right(times, t0) - 1, 0)
+        j = bisect_left(times, t1, i)
+        if j == i:
+            j = i + 1
+        steps = free[i:j]
+        return min(steps), max(steps)
 
-        >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
-        >>> p.runs_through(0.0, 5.0, 7), p.runs_through(12.0, 13.0, 7), p.runs_through(12.0, 13.0, 5)
-        ((10.0, 10.0), (0.0, -inf), (40.0, 40.0))
-        """
+    def fit_before(self, n: int, duration_s: float, after: float, limit: float) -> float:
+        """Earliest start s in [after, limit) (``after`` or a step's start) with ``n`` hosts free
+        on [s, min(s + duration_s, limit)); ``limit`` if there is none. With a job of ``n``
+        hosts reserved at ``limit`` for ``duration_s``, this is its earliest fit no later than
+        its reservation, its own slot given back (from ``limit`` on, its own hosts are free),
+        without giving it back."""
         times, free = self.times, self.free
         size = len(times)
-        k = max(bisect_right(times, t0) - 1, 0)
-        longest, last_end = 0.0, -INF
-        if free[k] >= n:  # the run meeting t0 may start before it
-            while k > 0 and free[k - 1] >= n:
-                k -= 1
-        while k < size and times[k] < t1:
-            if free[k] < n:
-                k += 1
-                continue
-            start = times[k]
-            while k < size and free[k] >= n:
-                k += 1
-            end = times[k] if k < size else INF
-            if end - start > longest:
-                longest = end - start
-            last_end = end
-        return longest, last_end
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        start = after if after > times[0] else times[0]
+        while start < limit:
+            end = start + duration_s
+            if end > limit:
+                end = limit
+            j = i
+            while j < size and times[j] < end:
+                if free[j] < n:
+                    break
+                j += 1
+            else:
+                return start
+            i = j + 1  # step j is too busy: the job can only start after it
+            if i >= size:
+                break
+            start = times[i]
+        return limit
+
+    def free_before(self, t: float) -> int:
+        """Free hosts just before ``t`` (which must be later than the profile's start)."""
+        return self.free[bisect_left(self.times, t) - 1]
+
+    def step_start(self, t: float) -> float:
+        """Start of the step holding ``t`` (the profile's start if ``t`` is before it)."""
+        times = self.times
+        i = bisect_right(times, t) - 1
+        return times[i] if i > 0 else times[0]
+
+    def shift(self, n: int, old: float, new: float, duration_s: float) -> None:
+        """Moves a reservation of ``n`` hosts for ``duration_s`` from ``old`` to ``new`` < ``old``:
+        the same profile as :meth:`release` then :meth:`reserve`, without logging the release."""
+        end = new + duration_s
+        self._add(new, end if end < old else old, -n)
+        self._add(end if end > old else old, old + duration_s, n)
+
+    def widened(self, a: float, b: float, floor: int) -> Widening:
+        """The runs of free hosts on either side of [a, b), for the widths of at least ``floor``
+        (:class:`Widening`).
+
+        >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
+        >>> w = p.widened(30.0, 35.0, 2); w.left_min, w.left_at, w.right_min, w.right_at
+        ([6], [0.0], [10, 2], [40.0, inf])
+        """
+        times, free = self.times, self.free
+        left_min: list[int] = []
+        left_at: list[float] = []
+        i, low = bisect_left(times, a) - 1, self.nb_hosts + 1  # the step holding the instant before a
+        while i >= 0:
+            if free[i] < low:
+                low = free[i]
+                if low < floor:
+                    break
+                left_min.append(low)
+                left_at.append(times[i])
+            else:
+                left_at[-1] = times[i]
+            i -= 1
+        right_min: list[int] = []
+        right_at: list[float] = []
+        size = len(times)
+        j, low = bisect_right(times, b) - 1, self.nb_hosts + 1  # the step holding b
+        while j < size and b < INF:
+            end = times[j + 1] if j + 1 < size else INF
+            if free[j] < low:
+                low = free[j]
+                if low < floor:
+                    break
+                right_min.append(low)
+                right_at.append(end)
+            else:
+                right_at[-1] = end
+            j += 1
+        return Widening(left_min, left_at, right_min, right_at)
 
     def hole(self, n: int, now: float, limit: float = INF) -> float:
         """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""
@@ -196,20 +278,6 @@ class AvailabilityProfile:
         return limit
 
     # -- updates ----------------------------------------------------------------
-    def _split(self, t: float) -> int:
-        """Index of the step that starts exactly at ``t`` (created if needed)."""
-        times = self.times
-        i = bisect_right(times, t) - 1
-        if i >= 0 and times[i] == t:
-            return i
-        if i < 0:  # before the profile's start: extend it
-            times.insert(0, t)
-            self.free.insert(0, self.nb_hosts)
-            return 0
-        times.insert(i + 1, t)
-        self.free.insert(i + 1, self.free[i])
-        return i + 1
-
     def reserve(self, start: float, end: float, n: int) -> None:
         """Takes ``n`` hosts on [start, end)."""
         self._add(start, end, -n)
@@ -218,30 +286,47 @@ class AvailabilityProfile:
         """Gives back ``n`` hosts on [start, end) (undoes a ``reserve``)."""
         self._add(start, end, n)
         if self.freed is not None and start < end:
-            self.freed.append((start, end))
+            self.freed.append((start, end, n))
 
     def _add(self, start: float, end: float, delta: int) -> None:
+        """Adds ``delta`` free hosts on [start, end), keeping equal neighbours merged (so the
+        steps depend only on the function). The hot path of every planner: splits and merges
+        inlined."""
         if end <= start:
             return
-        first = self._split(start)
-        last = self._split(end) if end < INF else len(self.times)
-        free = self.free
+        times, free = self.times, self.free
+        i = bisect_right(times, start) - 1
+        if i < 0:  # before the profile's start: extend it
+            times.insert(0, start)
+            free.insert(0, self.nb_hosts)
+            first = 0
+        elif times[i] == start:
+            first = i
+        else:
+            first = i + 1
+            times.insert(first, start)
+            free.insert(first, free[i])
+        if end < INF:
+            j = bisect_right(times, end, first) - 1
+            if times[j] == end:
+                last = j
+            else:
+                last = j + 1
+                times.insert(last, end)
+                free.insert(last, free[j])
+        else:
+            last = len(times)
         changed = free[first:last]
-        if delta < 0 and changed and min(changed) + delta < 0:
+        if delta < 0 and min(changed) + delta < 0:
             for k in range(first, last):  # as far as it goes, then says where it went wrong
                 free[k] += delta
                 if free[k] < 0:
-                    raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({free[k]} free hosts)")
         free[first:last] = [f + delta for f in changed]
-        # merge equal neighbours around the changed range to keep the profile small
-        self._merge(last)
-        self._merge(first)
-
-    def _merge(self, k: int) -> None:
-        times, free = self.times, self.free
-        if 0 < k < len(times) and free[k] == free[k - 1]:
-            del times[k]
-            del free[k]
+        if last < len(times) and free[last] == free[last - 1]:
+            del times[last], free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first], free[first]
 
     def advance(self, now: float) -> None:
         """Forgets the steps that ended before ``now``."""

@@ -71,11 +71,23 @@ def test_incremental_compression_on_a_deep_queue_touches_few_jobs():
     assert incremental == reference and len(incremental[0]) > 100
 
 
-def test_runs_through_and_max_free():
+def test_profile_helpers_of_incremental_compression():
     p = AvailabilityProfile(10)
     p.reserve(10.0, 30.0, 4)
     p.reserve(40.0, 50.0, 8)
     assert p.max_free(12.0, 45.0) == 10 and p.max_free(40.0, 50.0) == 2 and p.max_free(5.0, 5.0) == 0
-    assert p.runs_through(35.0, 45.0, 3) == (40.0, 40.0)  # 3 hosts free from 0 to 40, then from 50 on
-    assert p.runs_through(0.0, 60.0, 3) == (float("inf"), float("inf"))
-    assert p.runs_through(42.0, 45.0, 3) == (0.0, float("-inf"))
+    assert p.free_range(12.0, 45.0) == (2, 10) and p.free_range(0.0, 10.0) == (10, 10)
+    assert p.free_before(10.0) == 10 and p.free_before(11.0) == 6 and p.free_before(50.0) == 2
+    assert p.step_start(35.0) == 30.0 and p.step_start(-5.0) == 0.0
+    # 7 hosts for 15 s: [0, 10) is too short, [30, 40) too, unless its own slot begins at 40
+    assert p.fit_before(7, 15.0, 0.0, 60.0) == 50.0 and p.fit_before(7, 10.0, 0.0, 60.0) == 0.0
+    assert p.fit_before(7, 15.0, 0.0, 45.0) == 45.0 and p.fit_before(7, 15.0, 0.0, 40.0) == 30.0
+    assert p.fit_before(7, 15.0, 31.0, 40.0) == 31.0  # a start between steps, as asked
+    assert p.widened(30.0, 35.0, 7) == ([], [], [10], [40.0])  # 6 free before 30, 2 from 40
+    shifted = p.copy()
+    shifted.reserve(60.0, 70.0, 3)
+    reference = shifted.copy()
+    reference.release(60.0, 70.0, 3)
+    reference.reserve(20.0, 30.0, 3)
+    shifted.shift(3, 60.0, 20.0, 10.0)
+    assert (shifted.times, shifted.free) == (reference.times, reference.free)

@@ -1,0 +1,320 @@
+"""Which waiting jobs a compression must re-place: the index behind conservative
+backfilling's incremental compression (issue 26).
+
+Mu'alem & Feitelson (2001), "Utilization, predictability, workloads, and user runtime
+estimates in scheduling the IBM SP2 with backfilling", sec. 2: when a job ends early,
+every waiting job is re-placed in queue order at its earliest fit, never later
+("compression"). Re-placing all Q waiting jobs costs Q earliest-fit scans per early
+completion, quadratic on a deep queue; this index finds the few that can move.
+
+A waiting job J (``n`` hosts, walltime ``w``, reserved at ``r`` > now) is *settled* when
+no start s < r fits it, its own slot given back: it was placed at its earliest fit and
+capacity has not grown since where it could use it. A start s < r fits J exactly when at
+least ``n`` hosts are free on [s, min(s + w, r)) (from r on, J's own slot holds them), so
+a settled job stays settled while capacity only shrinks, and capacity grows only where
+hosts are given back (:meth:`Candidates.grew`: an early completion, a dropped
+reservation, the slot a job leaves when it moves earlier). A region [a, b) that grows
+can unsettle J in one of two ways (the proof takes the latest region that grew on J's
+new window, at whose time the window was already free):
+
+- *E*, its window reaches r: then at least ``n`` hosts are now free just before r, and
+  were not when J was settled, so the region holds the instant just before r
+  (a < r <= b): the jobs reserved in (a, b] are looked up by start time and tested
+  exactly (``free just before r >= n``);
+- *L*, its window ends before r: a run of at least ``n`` free hosts, ``w`` long or more,
+  now meets the region (so a < r and n <= the most free hosts in it). Such a run lies
+  within [left(n), right(n)), the region widened by the runs of at least ``n`` free
+  hosts on either side (:meth:`AvailabilityProfile.widened`); the jobs of each width
+  whose walltime is at most that span are looked up by width and walltime.
+
+Either way the job is marked *dirty* with the region's start. Compression then re-places
+the dirty jobs in queue order (a heap by queue rank), each with a scan that starts at
+``a - w`` for the earliest ``a`` that marked it (no window ending before the region can
+fit now, as it did not then); a job marked by a region made during the pass but ranked
+before the job being re-placed waits for the next pass, as in the full pass.
+``tests/test_conservative_incremental.py`` checks random deep queues against the full
+pass, move for move.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable
+from heapq import heapify, heappop, heappush
+from typing import Any
+
+from adaptsched.core.job import Job
+from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.units import INF
+
+#: A waiting job's place in queue order: (queue key, arrival number).
+Rank = tuple[Any, int]
+#: Seconds of slack before ``a - w`` where a dirty job's scan starts (rounding of a + w).
+SCAN_SLACK_S = 1.0
+#: Seconds added to a run's length before comparing walltimes with it: a window of w fits a run
+#: [x, y) when x + w <= y in floating point, which y - x < w does not rule out.
+SPAN_SLACK_S = 1e-3
+
+
+class Candidates:
+    """The waiting jobs with a reservation, indexed by start time and by width and
+    walltime, and which of them are dirty (module doc)."""
+
+    __slots__ = (
+        "at",
+        "by_width",
+        "cursor",
+        "dirty",
+        "heap",
+        "jobs",
+        "key",
+        "long",
+        "profile",
+        "rank",
+        "seq",
+        "shortest",
+        "start",
+        "times",
+        "widths",
+    )
+
+    def __init__(self, profile: AvailabilityProfile, key: Callable[[Job], Any]):
+        self.profile = profile
+        self.key = key  # the queue's order
+        self.seq = 0
+        self.rank: dict[str, Rank] = {}  # job id -> its rank, from its submission
+        self.jobs: dict[str, Job] = {}  # indexed (reserved) job id -> job
+        self.start: dict[str, float] = {}  # indexed job id -> reserved start
+        self.times: list[float] = []  # the distinct reserved starts, sorted
+        self.at: dict[float, dict[str, Job]] = {}  # reserved start -> jobs reserved there
+        self.widths: list[int] = []  # the distinct widths of indexed jobs, sorted
+        self.by_width: dict[int, list[tuple[float, Rank, str]]] = {}  # width -> (walltime, rank, id), sorted
+        self.shortest: list[float] = []  # the shortest walltime of each width, in the order of ``widths``
+        self.dirty: dict[str, float] = {}  # job id -> start of the earliest region that marked it
+        self.long: set[str] = set()  # dirty jobs marked through the L case
+        self.heap: list[tuple[Rank, str]] = []  # this pass's dirty jobs still to re-place
+        self.cursor: Rank | None = None  # rank of the job being re-placed (None: not in a pass)
+
+    # -- membership ---------------------------------------------------------------------
+    def submitted(self, job: Job) -> None:
+        """Gives a job its rank (call in the order of the queue's pushes)."""
+        self.seq += 1
+        self.rank[job.id] = (self.key(job), self.seq)
+
+    def add(self, job: Job, start: float) -> None:
+        """Indexes a job reserved (settled) at ``start``."""
+        self.jobs[job.id] = job
+        self._at(job, start)
+        n = job.res
+        entry = (job.walltime_s, self.rank[job.id], job.id)
+        bucket = self.by_width.get(n)
+        if bucket is None:
+            self.by_width[n] = [entry]
+            k = bisect_left(self.widths, n)
+            self.widths.insert(k, n)
+            self.shortest.insert(k, job.walltime_s)
+        else:
+            insort(bucket, entry)
+            if bucket[0] is entry:
+                self.shortest[bisect_left(self.widths, n)] = job.walltime_s
+
+    def remove(self, job_id: str) -> None:
+        """Forgets a job (started, dropped or rejected)."""
+        self.dirty.pop(job_id, None)
+        self.long.discard(job_id)
+        job = self.jobs.pop(job_id, None)
+        rank = self.rank.pop(job_id, None)
+        if job is None or rank is None:
+            return
+        self._off(job_id, self.start.pop(job_id))
+        n = job.res
+        bucket = self.by_width[n]
+        i = bisect_left(bucket, (job.walltime_s, rank, job_id))
+        del bucket[i]
+        k = bisect_left(self.widths, n)
+        if not bucket:
+            del self.by_width[n], self.widths[k], self.shortest[k]
+        elif i == 0:
+            self.shortest[k] = bucket[0][0]
+
+    def moved(self, job: Job, old: float, new: float) -> None:
+        self._off(job.id, old)
+        self._at(job, new)
+
+    def _at(self, job: Job, start: float) -> None:
+        self.start[job.id] = start
+        there = self.at.get(start)
+        if there is None:
+            self.at[start] = {job.id: job}
+            insort(self.times, start)
+        else:
+            there[job.id] = job
+
+    def _off(self, job_id: str, start: float) -> None:
+        there = self.at[start]
+        del there[job_id]
+        if not there:
+            del self.at[start]
+            del self.times[bisect_left(self.times, start)]
+
+    def first_start(self) -> float:
+        return self.times[0] if self.times else INF
+
+    def due(self, until: float) -> list[Job]:
+        """The indexed jobs reserved at or before ``until``, in queue order."""
+        times = self.times
+        found = [job for t in times[: bisect_right(times, until)] for job in self.at[t].values()]
+        if len(found) > 1:
+            rank = self.rank
+            found.sort(key=lambda job: rank[job.id])
+        return found
+
+    # -- dirty jobs ----------------------------------------------------------------------
+    def mark(self, job_id: str, a: float, long: bool = False) -> None:
+        """Marks a job dirty by a region starting at ``a`` (``long``: through the L case)."""
+        seen = self.dirty.get(job_id)
+        if seen is None:
+            self.dirty[job_id] = a
+            cursor = self.cursor
+            if cursor is not None:  # in a pass: a job ranked after the cursor is re-placed in it
+                rank = self.rank[job_id]
+                if rank > cursor:
+                    heappush(self.heap, (rank, job_id))
+        elif a < seen:
+            self.dirty[job_id] = a
+        if long:
+            self.long.add(job_id)
+
+    def begin_pass(self) -> None:
+        """Puts the dirty jobs in the heap of a pass that takes them in queue order."""
+        rank = self.rank
+        heap = self.heap = [(rank[job_id], job_id) for job_id in self.dirty]
+        heapify(heap)
+
+    def next_dirty(self, now: float) -> tuple[str, float, bool] | None:
+        """The pass's next dirty job, in queue order, now clean: (its id, the start of the
+        earliest region that marked it, whether one marked it through the L case); jobs due by
+        ``now`` are skipped (they stay dirty); None at the end of the pass."""
+        heap, dirty, start = self.heap, self.dirty, self.start
+        while heap:
+            rank, job_id = heappop(heap)
+            if job_id not in dirty or start[job_id] <= now:
+                continue
+            self.cursor = rank
+            long = job_id in self.long
+            if long:
+                self.long.discard(job_id)
+            return job_id, dirty.pop(job_id), long
+        self.cursor = None
+        return None
+
+    def grew(self, a: float, b: float, now: float, hosts: int) -> None:
+        """Capacity grew on [a, b) by at most ``hosts``: marks the jobs it may unsettle (module
+        doc, E and L)."""
+        if a < now:
+            a = now
+        if b <= a or not self.times or self.times[-1] <= a:
+            return  # in the past, or no job reserved after it
+        starts = self.times
+        first = bisect_right(starts, a)
+        last = bisect_right(starts, b, first)
+        if last > first:  # E
+            times, free = self.profile.times, self.profile.free
+            at, dirty = self.at, self.dirty
+            k = 0
+            for t in starts[first:last]:
+                k = bisect_left(times, t, k)
+                room = free[k - 1]  # hosts free just before t
+                for job_id, job in at[t].items():
+                    if job.res <= room:
+                        seen = dirty.get(job_id)
+                        if seen is None or a < seen:  # (else marking it changes nothing)
+                            self.mark(job_id, a)
+        self.grew_long(a, b, first, hosts)
+
+    def grew_long(self, a: float, b: float, first: int, hosts: int) -> None:
+        """The L case of :meth:`grew`: the jobs reserved after ``a`` whose width has a run of free
+        hosts through [a, b) at least as long as their walltime, a width that was not free at
+        some instant of it before (more than its fewest free hosts less ``hosts``); ``first``:
+        the index of the first reserved start after ``a``."""
+        profile, widths = self.profile, self.widths
+        times, free = profile.times, profile.free
+        lo = bisect_right(times, a) - 1  # the steps that meet [a, b): lo to hi
+        hi = bisect_left(times, b, lo) - 1
+        inside = free[lo : hi + 1]
+        fewest, cap = min(inside), max(inside)
+        low = max(fewest - hosts, widths[0] - 1)  # no width up to low was free on all of it before
+        if low >= cap:
+            return
+        left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1)
+        widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
+        if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
+            for t in self.times[first:]:
+                for job_id, job in self.at[t].items():
+                    n = job.res
+                    if low < n <= cap and job.walltime_s <= widest:
+                        left, right = _widening(n, a, b, left_min, left_at, right_min, right_at)
+                        if job.walltime_s <= _longest(times, free, lo, hi, n, fewest, left, right):
+                            self.mark(job_id, a, True)
+            return
+        i, j = bisect_right(widths, low), bisect_right(widths, cap)
+        shortest = self.shortest
+        if i == j or min(shortest[i:j]) > widest:
+            return
+        by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
+        li, ri = len(left_min), len(right_min)
+        for k in range(i, j):  # widths increasing: the widening shrinks
+            n = widths[k]
+            while li and left_min[li - 1] < n:
+                li -= 1
+            while ri and right_min[ri - 1] < n:
+                ri -= 1
+            left, right = left_at[li - 1] if li else a, right_at[ri - 1] if ri else b
+            if shortest[k] > right - left + SPAN_SLACK_S:
+                continue
+            longest = _longest(times, free, lo, hi, n, fewest, left, right)
+            for walltime, _, job_id in by_width[n]:
+                if walltime > longest:
+                    break
+                if starts[job_id] > a:
+                    seen = dirty.get(job_id)
+                    if seen is None or a < seen or job_id not in marked_long:  # (else: no change)
+                        self.mark(job_id, a, True)
+
+
+def _widening(
+    n: int, a: float, b: float, left_min: list[int], left_at: list[float], right_min: list[int], right_at: list[float]
+) -> tuple[float, float]:
+    """[left(n), right(n)) of a :class:`~adaptsched.core.profile.Widening`."""
+    left, right = a, b
+    for m, t in zip(left_min, left_at):
+        if m < n:
+            break
+        left = t
+    for m, t in zip(right_min, right_at):
+        if m < n:
+            break
+        right = t
+    return left, right
+
+
+def _longest(
+    times: list[float], free: list[int], lo: int, hi: int, n: int, fewest: int, left: float, right: float
+) -> float:
+    """The length of the longest run of at least ``n`` free hosts that meets the steps ``lo`` to
+    ``hi`` (``fewest`` free at least on all of them), the first widened to ``left``, the last to
+    ``right``; plus a little (``SPAN_SLACK_S``)."""
+    if n <= fewest:  # one run
+        return right - left + SPAN_SLACK_S
+    best, start = 0.0, None
+    for i in range(lo, hi + 1):
+        if free[i] >= n:
+            if start is None:
+                start = left if i == lo else times[i]
+        elif start is not None:
+            if times[i] - start > best:
+                best = times[i] - start
+            start = None
+    if start is not None and right - start > best:
+        best = right - start
+    return best + SPAN_SLACK_S

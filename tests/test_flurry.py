@@ -153,3 +153,11 @@ def test_ctc_preset_gives_the_papers_table_1(tmp_path):
     assert meta["zero_runtime_kept"] + 17 == 134  # Table 2: 134 zero-runtime jobs
     path = write_workload(out, tmp_path / "paper.json")
     assert flurry_job_ids(json.loads(path.read_text())) == set(meta["job_ids"])
+
+
+def test_gaps_beyond_a_converted_part_are_all_outside(tmp_path):
+    rows = [(n, 1000 + 100 * (n - 1), 50, 2) for n in range(1, 41) if not 31 <= n <= 35]
+    base = _swf(tmp_path, rows[:25])  # the trace's first 25 jobs: numbers 1 to 25
+    out = add_flurry(base, parse_flurry("count=5,arrivals=gaps:31:35"))
+    meta = out["adaptsched"]["flurry"]
+    assert meta["inserted"] == 0 and meta["outside_workload"] == 5 and out["jobs"] == base["jobs"]

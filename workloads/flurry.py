@@ -32,7 +32,8 @@ overriding the preset's:
   numbers in [FIRST, LAST] that the workload lacks are the flurry's (a cleaned log names the
   removed range in its header); each is submitted at a uniform draw between the submit times
   of the kept jobs numbered just below and just above it (job numbers follow submission), and
-  keeps that number as its id. No ``window`` then;
+  keeps that number as its id. No ``window`` then. In a converted part of the trace that does
+  not reach past LAST (``first=N``), every job is outside the workload;
 * ``seed``: the random generator's seed (numpy's ``default_rng``; default 1). The same spec
   and workload give the same jobs.
 
@@ -250,12 +251,16 @@ def _gap_arrivals(spec: FlurrySpec, jobs: list[dict], offset: float, rng: np.ran
     first, last = spec.gaps
     submit = {int(job["id"]): float(job["subtime"]) + offset for job in jobs if isinstance(job["id"], int)}
     ids = [n for n in range(first, last + 1) if n not in submit]
+    known = sorted(submit)
+    if not known or not known[0] < first <= last < known[-1]:
+        # a part of the trace that does not span the range: the flurry is outside it
+        ids = ids[: spec.count] if spec.count is not None else ids
+        return ids, [None] * len(ids)
     if spec.count is not None and len(ids) != spec.count:
         raise InputError(
             "workload",
             f"--add-flurry: arrivals=gaps:{first}:{last} finds {len(ids)} missing job numbers, count={spec.count}",
         )
-    known = sorted(submit)
     times: list[float | None] = []
     for number in ids:
         at = bisect.bisect_left(known, number)

@@ -30,6 +30,13 @@ def add_arguments(parser) -> None:
     parser.add_argument(
         "--study", action="append", choices=STUDIES, help="run only this study (repeatable; default: all)"
     )
+    parser.add_argument(
+        "--flurry-seeds",
+        type=int,
+        metavar="N",
+        help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
+        "per seed, seed k on draw k; 0: the cleaned log only)",
+    )
 
 
 def run(args) -> int:
@@ -42,6 +49,7 @@ def run(args) -> int:
         jobs=args.jobs,
         seeds=args.seeds,
         studies=tuple(args.study) if args.study else STUDIES,
+        flurry_seeds=args.flurry_seeds,
         setup=Setup.from_args(args),
     )
     return 0
@@ -55,6 +63,7 @@ def reproduce(
     jobs: int | None = None,
     seeds: int = 5,
     studies=STUDIES,
+    flurry_seeds: int | None = None,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes the report
@@ -63,8 +72,9 @@ def reproduce(
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, mixes, runs
+    from .plan import analyse_run, mixes, paper_runs, runs, seed_of
     from .report import write_report
+    from .workloads import workload_stats
 
     clock = Stopwatch()
     trace = find_trace(TRACE, trace)
@@ -79,8 +89,16 @@ def reproduce(
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     setup.say(f"trace: {trace}\n{conversion.summary()}")
 
+    draws = seeds if flurry_seeds is None else flurry_seeds
+    if draws < 0:
+        raise InputError("--flurry-seeds", f"need 0 or more draws, got {draws}")
     chosen = mixes(studies)
     batch = [Job(name, "backfill", options) for name, options in runs(chosen, seeds)]
+    papers = _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup)
+    batch += [
+        Job(name, "backfill", options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)
+    ]
+    batch.sort(key=lambda job: seed_of(job.name))  # seed by seed: an early stop leaves whole seeds
     setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
     results = setup.run_batch(batch, workload_path, platform, out / setup.engine, analyse_run)
     report = write_report(
@@ -92,9 +110,30 @@ def reproduce(
         hosts=hosts,
         trace=trace,
         conversion=conversion,
+        papers={draw: stats for draw, (_, stats) in papers.items()},
+        clean_stats=workload_stats(workload),
         wall_s=clock.wall_s,
         command=setup.command,
         when=clock.when(),
     )
     setup.say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report
+
+
+def _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup) -> dict[int, tuple[Path, dict]]:
+    """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
+    seed uses (issue 31, :mod:`.workloads`)."""
+    from adaptsched.workloads.convert import write_workload
+
+    from .workloads import draw_of, make_paper_workload, paper_name, workload_stats
+
+    out = {}
+    for draw in sorted({draw_of(seed, draws) for seed in range(1, seeds + 1)} if draws else ()):
+        workload, _ = make_paper_workload(trace, hosts, jobs, draw)
+        flurry = workload["adaptsched"]["flurry"]
+        setup.say(
+            f"paper's workload, flurry draw {draw}: {flurry['inserted']} jobs inserted "
+            f"({flurry['outside_workload']} outside the trace's part), {flurry['spec']}"
+        )
+        out[draw] = (write_workload(workload, inputs / f"{paper_name(draw)}.json"), workload_stats(workload))
+    return out

@@ -142,7 +142,20 @@ def _rel_triplet(res, label, ref: Stat, metric):
 
 # --------------------------------------------------------------------------- report
 def write_report(
-    folder: Path, engine, mixes, results, *, seeds, hosts, trace, conversion, wall_s, command="", when=""
+    folder: Path,
+    engine,
+    mixes,
+    results,
+    *,
+    seeds,
+    hosts,
+    trace,
+    conversion,
+    wall_s,
+    command="",
+    when="",
+    papers=None,
+    clean_stats=None,
 ) -> Path:
     """Writes ``folder/report.md``, ``results.csv`` and the PNG charts; returns the report's path."""
     res = Results(mixes, results, seeds)

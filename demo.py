@@ -3,14 +3,16 @@
 Uses ``../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz`` next to the repository when it
 is there, and otherwise the real excerpt committed in ``workloads/excerpts`` (the
 same first 5,000 jobs). Writes the runs, then a comparison (Markdown and CSV
-tables, PNG charts, one Gantt chart per run); prints the report's folder, then a short table
-(mean and p90 wait, mean bounded slowdown, utilization, makespan per scheduler).
+tables, PNG charts, one Gantt chart per run) and the run explorer page ``report.html``;
+prints the report's folder, then a short table (mean and p90 wait, mean bounded slowdown,
+utilization, makespan per scheduler).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent
@@ -24,11 +26,21 @@ def default_trace() -> Path:
 
 
 def demo(
-    out="results/demo", jobs: int = 5000, hosts: int = 338, engine: str = "embedded", trace=None, say=print
+    out: str | Path = "results/demo",
+    jobs: int = 5000,
+    hosts: int = 338,
+    engine: str = "embedded",
+    trace: str | Path | None = None,
+    say: Callable[..., None] = print,
+    *,
+    batsim: str | None = None,
 ) -> Path:
+    """Runs the three schedulers on the first ``jobs`` jobs of the trace on ``hosts`` hosts and
+    compares them; returns the comparison's folder. ``batsim``: real Batsim's executable
+    (``engine="batsim"``; default: $BATSIM, then PATH)."""
     from adaptsched.analysis import compare_runs
     from adaptsched.analysis.compare import summary_table
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
@@ -44,12 +56,18 @@ def demo(
     prefixes = []
     for name in SCHEDULERS:
         start = time.perf_counter()
-        result = run(name, workload_path, platform, out / name, engine=engine, say=say)
+        result = run(RunSpec.make(name, workload_path, platform, out / name, engine=engine, batsim=batsim), say=say)
         say(f"{name}: {result.nb_jobs} jobs on {hosts} hosts in {time.perf_counter() - start:.1f} s ({engine} engine)")
         prefixes.append(str(out / name))
     written = compare_runs(prefixes, out / "comparison")
+    from adaptsched.analysis.explore import explore_runs
+
+    explore_runs(prefixes, out / "comparison" / "report.html", title=f"Demo: the first {jobs:,} CTC-SP2 jobs")
     say(f"\nreport: {out / 'comparison'}/")
-    say("  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run\n")
+    say(
+        "  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run; "
+        "report.html, the run explorer (open it in a browser)\n"
+    )
     metrics = json.loads(Path(written["json"]).read_text())
     say(summary_table(metrics))
     return out / "comparison"

@@ -1,6 +1,6 @@
 """Errors that the command line reports as a one-paragraph message (no traceback).
 
-Exit status (``cli.py``, docs/errors.md): 1 for :class:`AdaptschedError` and its subclasses,
+Exit status (``cli/__init__.py``, docs/errors.md): 1 for :class:`AdaptschedError` and its subclasses,
 2 for :class:`UsageError` (as argparse's own usage errors).
 """
 

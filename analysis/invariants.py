@@ -24,12 +24,12 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
+from adaptsched.core.units import EPS_S
+
 from ..formats.intervals import parse_hosts
 from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
-
-EPS_S = 1e-6
 
 
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import adaptsched.engines.inprocess as inprocess
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
 
@@ -93,7 +93,10 @@ def main(argv=None):
     inprocess.InProcessConnection.exchange = timed_exchange
     start = clock()
     try:
-        run(args.scheduler, workload_path, platform_path, out / args.scheduler, progress=False, say=lambda *a: None)
+        run(
+            RunSpec.make(args.scheduler, workload_path, platform_path, out / args.scheduler, progress=False),
+            say=lambda *a: None,
+        )
     finally:
         inprocess.load_scheduler = load_scheduler
         inprocess.InProcessConnection.exchange = exchange

@@ -51,21 +51,23 @@ def _init_worker(counter, cpus):
 
 
 def _run_one(job: Job, workload, platform, folder, engine, batsim, analyse):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     prefix = Path(folder) / job.name
     workload = job.workload or workload
     begin = time.perf_counter()
     try:
         result = run(
-            job.scheduler,
-            workload,
-            platform,
-            prefix,
-            engine=engine,
-            options=dict(job.options),
-            batsim=batsim,
-            progress=False,
+            RunSpec.make(
+                job.scheduler,
+                workload,
+                platform,
+                prefix,
+                engine=engine,
+                options=dict(job.options),
+                batsim=batsim,
+                progress=False,
+            ),
             say=lambda *a: None,
         )
         wall_s = time.perf_counter() - begin

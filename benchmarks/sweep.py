@@ -100,9 +100,13 @@ def bench_pool(workload: Path, platform_path: Path, folder: Path, workers: int) 
 
 
 def bench_dask(workload: Path, platform_path: Path, folder: Path, workers: int, pin_cpus: bool) -> dict:
-    from adaptsched.sweep import Run, run_grid
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.sweep import GridRun, run_grid
 
-    runs = [Run(name, "backfill", options, str(workload), str(platform_path)) for name, options in grid()]
+    runs = [
+        GridRun(name, RunSpec.make("backfill", workload, platform_path, folder / name, options=options))
+        for name, options in grid()
+    ]
     before = load()
     grid_result = run_grid(runs, folder, workers=workers, pin_cpus=pin_cpus, progress=False, say=lambda *a: None)
     if grid_result.done != len(runs):

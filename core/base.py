@@ -19,31 +19,9 @@ from sortedcontainers import SortedKeyList
 from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
+from adaptsched.core.job import Job as Job  # re-exported: a scheduler's interface names it
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
-
-INF = float("inf")
-
-
-class Job:
-    """What a scheduler knows of a job: its request, not its true runtime."""
-
-    __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
-    id: str
-    submit_s: float
-    res: int
-    walltime_s: float
-    fields: dict[str, Any]
-
-    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict[str, Any] | None = None):
-        self.id = id
-        self.submit_s = submit_s
-        self.res = res
-        self.walltime_s = walltime_s if walltime_s > 0 else INF  # Batsim's -1: no walltime
-        self.fields = fields or {}
-
-    def __repr__(self) -> str:
-        return f"Job({self.id!r}, submit={self.submit_s:g}, res={self.res}, walltime={self.walltime_s:g})"
 
 
 class Running:
@@ -137,9 +115,15 @@ class OnlineScheduler:
     Options: ClassVar[type[opt.Options]] = opt.Options
     options: opt.Options
 
-    def __init__(self, nb_hosts: int, **options: Any):
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        """``options``: already parsed (the engine parses a run's options once and hands them
+        on); otherwise ``values`` by name, checked here."""
         self.nb_hosts = nb_hosts
-        self.options = self.Options.parse(options)  # checked here, once
+        if options is None:
+            options = self.Options.parse(values)
+        elif values or not isinstance(options, self.Options):
+            raise TypeError(f"{type(self).__name__}: options must be one {self.Options.__name__} or values by name")
+        self.options = options
         self.pool = HostPool(nb_hosts)
         self.queue = WaitingQueue(self.queue_order())
         self.running: dict[str, Running] = {}  # executed id (job or copy) -> Running

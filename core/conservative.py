@@ -37,17 +37,62 @@ with the hooks its variants change: the order of compression and of starts, how 
 arrival is admitted (QoPS may refuse it), how a job is placed (adaptation may reshape
 it), and which jobs may move (a job whose speculative copy runs may not).
 :class:`ConservativeBackfilling` is the template with no hook changed.
+
+Incremental compression (issue 26). Re-placing every waiting job at every early completion
+costs Q x (profile size) per event, which is quadratic on a deep queue (a backlog of a
+thousand jobs). With the default hooks, the pass only re-places the jobs that may move,
+and gives the same reservations as re-placing them all:
+
+- a job placed (or re-placed) at its earliest fit in a profile stays there as long as no
+  capacity grows in a way it can use: if a start s < r fits it later, the window
+  [s, s + walltime) meets a point where capacity grew since, and fits now;
+- capacity grows only where hosts are given back: an early completion, a dropped
+  reservation (:meth:`AvailabilityProfile.release`, logged in ``profile.freed``), and the
+  slot a job leaves when compression moves it earlier; each is a :class:`Freed` region;
+- a job of ``n`` hosts and walltime ``w`` reserved at ``r`` may use a region [a, b) only
+  if a < r, at least ``n`` hosts are free somewhere in it, and a run of at least ``n``
+  free hosts meeting it is ``w`` long or reaches ``r`` (where the job's own slot extends
+  it). Jobs no region admits keep their reservation without being touched.
+
+``tests/test_core.py`` checks on random queues that the incremental pass moves the same
+jobs to the same starts as the full one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.units import EPS_S, INF
 
-EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
+
+class Freed:
+    """Capacity that grew on [a, b) (see the module's doc), with what jobs ask of it: ``cap``,
+    the most free hosts in it, and per job width ``n`` its runs (the longest run of at least
+    ``n`` free hosts meeting it, and the end of the last one). Each is computed from the
+    profile at some time after the growth: the profile only lost capacity there since,
+    unless a later region says otherwise, so what it admits then it still admits."""
+
+    __slots__ = ("a", "b", "cap", "runs")
+
+    def __init__(self, a: float, b: float, cap: int):
+        self.a = a
+        self.b = b
+        self.cap = cap
+        self.runs: dict[int, tuple[float, float]] = {}
+
+    def admits(self, profile: AvailabilityProfile, now: float, n: int, walltime_s: float, reserved_s: float) -> bool:
+        """Whether a job of ``n`` hosts for ``walltime_s`` reserved at ``reserved_s`` > now may
+        start earlier through this region (False: certainly not). The compression's loop
+        inlines this test."""
+        if self.a >= reserved_s or n > self.cap:
+            return False
+        runs = self.runs.get(n)
+        if runs is None:
+            runs = self.runs[n] = profile.runs_through(max(self.a, now), self.b, n)
+        return runs[0] >= walltime_s or runs[1] >= reserved_s
 
 
 class ReservationPlanner(ReservingScheduler):
@@ -65,6 +110,19 @@ class ReservationPlanner(ReservingScheduler):
         self.next_start = INF  # earliest reservation of a waiting job
         self.wake_requested: float | None = None
         self.audit: list[tuple[str, float, float]] | None = None  # (job id, old, new) at each move, for tests
+        # incremental compression (module doc): only with the default placement hooks
+        cls = type(self)
+        self.incremental = (
+            cls.compression_order is ReservationPlanner.compression_order
+            and cls.place is ReservationPlanner.place
+            and cls.movable is ReservationPlanner.movable
+        )
+        self.regions: list[Freed] = []  # capacity grown since the previous pass began
+        self.latest = INF  # no region later than this (every reservation) is kept
+        self.regions_base = 0  # number of regions ever made before regions[0]
+        self.checked: dict[str, int] = {}  # job id -> regions made when it was last placed or checked
+        if self.incremental:
+            self.profile.freed = []
 
     # -- hooks --------------------------------------------------------------------
     def compression_order(self, now: float) -> list[Job]:
@@ -84,6 +142,8 @@ class ReservationPlanner(ReservingScheduler):
             return True
         self.reserve(job, start)
         self.promise(job, start)
+        if self.incremental:  # at its earliest fit in today's profile
+            self.checked[job.id] = self.take_freed(now)
         return True
 
     def place(self, job: Job, profile: AvailabilityProfile, now: float, before: float = INF) -> float | None:
@@ -136,6 +196,8 @@ class ReservationPlanner(ReservingScheduler):
                     free -= job.res
         if due:
             self.forget_started([job for job, _ in due])
+            for job, _ in due:
+                self.checked.pop(job.id, None)
             self.next_start = min(self.reservation.values(), default=INF)
         return due
 
@@ -146,21 +208,85 @@ class ReservationPlanner(ReservingScheduler):
             self.next_start = start
 
     def compress(self, now: float) -> None:
-        profile, reservation = self.profile, self.reservation
+        if self.incremental:
+            self.compress_incrementally(now)
+            return
+        reservation = self.reservation
         for job in self.compression_order(now):
             old = reservation.get(job.id)
             if old is None or old <= now or not self.movable(job):
                 continue
-            profile.release(old, old + job.walltime_s, job.res)
-            new = self.place(job, profile, now, before=old)
-            assert new is not None  # its own old slot is free
-            profile.reserve(new, new + job.walltime_s, job.res)
-            if new != old:
-                reservation[job.id] = new
-                if new < self.next_start:
-                    self.next_start = new
-                if self.audit is not None:
-                    self.audit.append((job.id, old, new))
+            self.re_place(job, old, now)
+
+    def re_place(self, job: Job, old: float, now: float) -> float:
+        """Re-places a waiting job reserved at ``old`` at its earliest fit, never later."""
+        profile = self.profile
+        profile.release(old, old + job.walltime_s, job.res)
+        new = self.place(job, profile, now, before=old)
+        assert new is not None  # its own old slot is free
+        profile.reserve(new, new + job.walltime_s, job.res)
+        if new != old:
+            self.reservation[job.id] = new
+            if new < self.next_start:
+                self.next_start = new
+            if self.audit is not None:
+                self.audit.append((job.id, old, new))
+        return new
+
+    def take_freed(self, now: float) -> int:
+        """Turns the profile's log of released intervals into regions; the number of regions made."""
+        freed = self.profile.freed
+        if freed:
+            for a, b in freed:
+                self.add_region(a, b, now)
+            freed.clear()
+        return self.regions_base + len(self.regions)
+
+    def add_region(self, a: float, b: float, now: float) -> None:
+        """A region where capacity grew, unless no waiting job can use it (in the past, no host
+        free in it, or later than every reservation)."""
+        a = max(a, now)
+        if b <= a or a >= self.latest:
+            return
+        cap = self.profile.max_free(a, b)
+        if cap > 0:
+            self.regions.append(Freed(a, b, cap))
+
+    def compress_incrementally(self, now: float) -> None:
+        """The same pass as the full compression, touching only the jobs a region admits."""
+        profile, reservation, checked, regions = self.profile, self.reservation, self.checked, self.regions
+        freed = profile.freed
+        assert freed is not None
+        self.latest = max(reservation.values(), default=INF)  # reservations only move earlier here
+        began = self.take_freed(now)
+        for job in self.queue.jobs:
+            old = reservation.get(job.id)
+            if old is None or old <= now:
+                continue
+            base = self.regions_base
+            last = checked.get(job.id, -1)
+            if last >= base:
+                n, w = job.res, job.walltime_s
+                for k in range(last - base, len(regions)):
+                    region = regions[k]  # Freed.admits, inlined: the pass's hot loop
+                    if region.a < old and n <= region.cap:
+                        runs = region.runs.get(n)
+                        if runs is None:
+                            runs = region.runs[n] = profile.runs_through(region.a, region.b, n)
+                        if runs[0] >= w or runs[1] >= old:
+                            break
+                else:
+                    checked[job.id] = base + len(regions)  # cannot move: untouched
+                    continue
+            new = self.re_place(job, old, now)
+            del freed[-1]  # its own release: what it frees, if anything, is the slot it left
+            end = old + job.walltime_s
+            self.add_region(max(old, new + job.walltime_s), end, now)
+            checked[job.id] = self.regions_base + len(regions)
+        # every job not due was checked after ``began``: older regions concern none of them
+        del regions[: began - self.regions_base]
+        self.regions_base = began
+        self.latest = INF  # arrivals may be reserved later
 
     # -- a what-if replay's initial state ---------------------------------------------
     def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:
@@ -192,6 +318,7 @@ class ReservationPlanner(ReservingScheduler):
         self.queue.remove_all([job])
         if job in self.unplaced:
             self.unplaced.remove(job)
+        self.checked.pop(job.id, None)
         start = self.reservation.pop(job.id, None)
         if start is not None:
             self.profile.release(start, start + job.walltime_s, job.res)

@@ -48,14 +48,12 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
-
-HOUR_S = 3600.0
-
+from adaptsched.core.units import HOUR_S, INF
 
 #: (job, its runtime: the actual one if it has completed, else its estimate), in arrival order.
 History = list[tuple[Job, float]]
@@ -202,9 +200,13 @@ class DvqopsOptions(QopsOptions):
         try:
             factors = [float(x) for x in self.oc_factors.split(",") if x.strip()]
         except ValueError:
-            raise OptionError(f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas") from None
+            raise OptionError(
+                f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas", option="oc_factors"
+            ) from None
         if not factors or min(factors) < 0:
-            raise OptionError(f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative")
+            raise OptionError(
+                f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative", option="oc_factors"
+            )
 
 
 class Dvqops(Qops):

@@ -32,7 +32,15 @@ _FALSE = ("0", "false", "no", "off")
 
 
 class OptionError(ValueError):
-    """An unknown option, or a value of the wrong type or outside the allowed ones."""
+    """An unknown option, or a value of the wrong type or outside the allowed ones.
+
+    ``option`` names the option at fault (None when a rule between options fails), for
+    callers that locate it themselves (a sweep's spec names its TOML key).
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 def option(
@@ -96,17 +104,17 @@ def _typed(name: str, value: Any, kind: type) -> Any:
                 return True
             if text in _FALSE:
                 return False
-            raise OptionError(f"option {name}={value!r}: expected true or false")
+            raise OptionError(f"option {name}={value!r}: expected true or false", option=name)
         try:
             return kind(text)
         except ValueError:
             raise OptionError(
-                f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}"
+                f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}", option=name
             ) from None
     if kind is bool:
         if isinstance(value, bool):
             return value
-        raise OptionError(f"option {name}={value!r}: expected true or false")
+        raise OptionError(f"option {name}={value!r}: expected true or false", option=name)
     if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if kind is int and isinstance(value, int) and not isinstance(value, bool):
@@ -115,7 +123,7 @@ def _typed(name: str, value: Any, kind: type) -> Any:
         return int(value)
     if kind is str and isinstance(value, str):
         return value
-    raise OptionError(f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}")
+    raise OptionError(f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}", option=name)
 
 
 @dataclass(frozen=True)
@@ -128,12 +136,12 @@ class Options:
             value = _typed(f.name, getattr(self, f.name), type(f.default))
             object.__setattr__(self, f.name, value)
             if meta.get("choices") is not None and value not in meta["choices"]:
-                raise OptionError(f"option {f.name}={value!r}: choose one of {_allowed(meta)}")
+                raise OptionError(f"option {f.name}={value!r}: choose one of {_allowed(meta)}", option=f.name)
             low, high = meta.get("low"), meta.get("high")
             too_low = low is not None and (value <= low if meta["low_open"] else value < low)
             too_high = high is not None and (value >= high if meta["high_open"] else value > high)
             if too_low or too_high:
-                raise OptionError(f"option {f.name}={value!r}: must be in {_allowed(meta)}")
+                raise OptionError(f"option {f.name}={value!r}: must be in {_allowed(meta)}", option=f.name)
         self.check()
 
     def check(self) -> None:
@@ -150,7 +158,9 @@ class Options:
         known = {f.name: f for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(values) - set(known))
         if unknown:
-            raise OptionError(f"no option {unknown[0]!r}; the options are: {', '.join(known) or 'none'}")
+            raise OptionError(
+                f"no option {unknown[0]!r}; the options are: {', '.join(known) or 'none'}", option=unknown[0]
+            )
         return cls(**{name: _typed(name, value, type(known[name].default)) for name, value in values.items()})
 
     @classmethod

@@ -23,18 +23,21 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
-INF = float("inf")
+from adaptsched.core.units import INF
 
 
 class AvailabilityProfile:
     """``free[i]`` hosts are free on ``[times[i], times[i+1])``; the last step never ends."""
 
-    __slots__ = ("free", "nb_hosts", "times")
+    __slots__ = ("free", "freed", "nb_hosts", "times")
 
     def __init__(self, nb_hosts: int, now: float = 0.0):
         self.nb_hosts = nb_hosts
         self.times: list[float] = [now]
         self.free: list[int] = [nb_hosts]
+        #: When a list, every :meth:`release` appends its (start, end) to it: where capacity grew
+        #: (the incremental compression of :mod:`adaptsched.core.conservative` reads it).
+        self.freed: list[tuple[float, float]] | None = None
 
     @classmethod
     def of_running(cls, nb_hosts: int, now: float, running: Iterable[tuple[float, int]]) -> AvailabilityProfile:
@@ -59,6 +62,7 @@ class AvailabilityProfile:
         clone.nb_hosts = self.nb_hosts
         clone.times = list(self.times)
         clone.free = list(self.free)
+        clone.freed = None
         return clone
 
     def __repr__(self) -> str:
@@ -138,6 +142,48 @@ class AvailabilityProfile:
             return t0
         return self._lowest(t0, t1)[1]
 
+    def max_free(self, t0: float, t1: float) -> int:
+        """Most free hosts on the half-open [t0, t1) (0 if it is empty)."""
+        if t1 <= t0:
+            return 0
+        times, free = self.times, self.free
+        i = max(bisect_right(times, t0) - 1, 0)
+        best = 0
+        size = len(times)
+        while i < size and times[i] < t1:
+            if free[i] > best:
+                best = free[i]
+            i += 1
+        return best
+
+    def runs_through(self, t0: float, t1: float, n: int) -> tuple[float, float]:
+        """(length of the longest, end of the last) maximal run of time with at least ``n`` free
+        hosts that meets [t0, t1); (0.0, -INF) if none does. A run counts from the profile's start.
+
+        >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
+        >>> p.runs_through(0.0, 5.0, 7), p.runs_through(12.0, 13.0, 7), p.runs_through(12.0, 13.0, 5)
+        ((10.0, 10.0), (0.0, -inf), (40.0, 40.0))
+        """
+        times, free = self.times, self.free
+        size = len(times)
+        k = max(bisect_right(times, t0) - 1, 0)
+        longest, last_end = 0.0, -INF
+        if free[k] >= n:  # the run meeting t0 may start before it
+            while k > 0 and free[k - 1] >= n:
+                k -= 1
+        while k < size and times[k] < t1:
+            if free[k] < n:
+                k += 1
+                continue
+            start = times[k]
+            while k < size and free[k] >= n:
+                k += 1
+            end = times[k] if k < size else INF
+            if end - start > longest:
+                longest = end - start
+            last_end = end
+        return longest, last_end
+
     def hole(self, n: int, now: float, limit: float = INF) -> float:
         """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""
         times, free = self.times, self.free
@@ -171,6 +217,8 @@ class AvailabilityProfile:
     def release(self, start: float, end: float, n: int) -> None:
         """Gives back ``n`` hosts on [start, end) (undoes a ``reserve``)."""
         self._add(start, end, n)
+        if self.freed is not None and start < end:
+            self.freed.append((start, end))
 
     def _add(self, start: float, end: float, delta: int) -> None:
         if end <= start:
@@ -178,10 +226,13 @@ class AvailabilityProfile:
         first = self._split(start)
         last = self._split(end) if end < INF else len(self.times)
         free = self.free
-        for k in range(first, last):
-            free[k] += delta
-            if free[k] < 0:
-                raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+        changed = free[first:last]
+        if delta < 0 and changed and min(changed) + delta < 0:
+            for k in range(first, last):  # as far as it goes, then says where it went wrong
+                free[k] += delta
+                if free[k] < 0:
+                    raise ValueError(f"over-subscribed profile at t={self.times[k]:g} ({free[k]} free hosts)")
+        free[first:last] = [f + delta for f in changed]
         # merge equal neighbours around the changed range to keep the profile small
         self._merge(last)
         self._merge(first)

@@ -120,7 +120,7 @@ def _pybatsim_schedulers():
     return package
 
 
-def load_scheduler(scheduler: str, options: dict):
+def load_scheduler(scheduler: str, options: object):
     """The plugin's scheduler object, made by pybatsim's own loader (as the ``pybatsim`` command
     does): a pybatsim built-in name or the path of a ``.py`` plugin."""
     from batsim.tools.launcher import instanciate_scheduler
@@ -151,7 +151,7 @@ class InProcessConnection:
 
     wire = "python"
 
-    def __init__(self, scheduler: str, options: dict, log_path, *, timeout_s: float | None = None, now=None):
+    def __init__(self, scheduler: str, options: object, log_path, *, timeout_s: float | None = None, now=None):
         self.scheduler_name = scheduler
         self.log_path = Path(log_path)
         self.timeout_s = timeout_s

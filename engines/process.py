@@ -18,13 +18,14 @@ import sys
 import tempfile
 from collections import deque
 from pathlib import Path
+from typing import IO, Any
 
 import zmq
 
 from adaptsched.errors import SimulationError
 
 
-def tail(path, lines: int = 12) -> str:
+def tail(path: str | Path, lines: int = 12) -> str:
     """The last lines of a log file, indented, for error messages."""
     try:
         with open(path, errors="replace") as log:
@@ -44,7 +45,7 @@ def pick_cpu() -> int | None:
     return cpus[os.getpid() % len(cpus)] if cpus else None
 
 
-def pin(pid: int, cpu: int | None):
+def pin(pid: int, cpu: int | None) -> None:
     """Binds a process (and its threads created later) to one CPU; best effort.
 
     Batsim's protocol is a strict request-reply exchange, so the engine and the
@@ -62,11 +63,11 @@ def pin(pid: int, cpu: int | None):
 class Endpoint:
     """A private ``ipc://`` endpoint in its own temporary directory."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.directory = tempfile.mkdtemp(prefix="adaptsched-")
         self.url = f"ipc://{self.directory}/scheduler.sock"
 
-    def close(self):
+    def close(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
@@ -76,11 +77,11 @@ class SchedulerProcess:
     def __init__(
         self,
         scheduler: str,
-        options: dict,
+        options: dict[str, Any],
         endpoint: Endpoint,
-        log_path,
+        log_path: str | Path,
         *,
-        verbosity="warning",
+        verbosity: str = "warning",
         fixed_addresses: bool = False,
         cpu: int | None = None,
     ):
@@ -110,10 +111,10 @@ class SchedulerProcess:
                 raise SimulationError("fixed_addresses needs the 'setarch' command (util-linux)")
             self.command = [setarch, os.uname().machine, "-R"] + self.command
         self.cpu = cpu
-        self.process = None
-        self._log = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self._log: IO[str] | None = None
 
-    def start(self):
+    def start(self) -> SchedulerProcess:
         self._log = open(self.log_path, "w")
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         # A neutral working directory: ``python -m`` puts it first on sys.path, and a
@@ -134,18 +135,23 @@ class SchedulerProcess:
         return self.process is not None and self.process.poll() is None
 
     def wait(self, timeout: float | None = None) -> int:
+        """The process's exit code, once it ends (killed after ``timeout`` seconds)."""
+        process = self.process
+        if process is None:
+            raise SimulationError(f"the scheduler process ({self.scheduler}) was never started")
         try:
-            return self.process.wait(timeout)
+            return process.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
-            return self.process.wait()
+            return process.wait()
 
-    def kill(self):
-        if self.alive():
-            self.process.kill()
-            self.process.wait()
+    def kill(self) -> None:
+        process = self.process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
 
-    def close(self):
+    def close(self) -> None:
         self.kill()
         if self._log is not None:
             self._log.close()
@@ -199,6 +205,6 @@ class Connection:
         self.exchanges += 1
         return reply
 
-    def close(self):
+    def close(self) -> None:
         self.socket.close(0)
         self.context.term()

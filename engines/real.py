@@ -14,9 +14,10 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from adaptsched.engines.process import pin, tail
+from adaptsched.engines.process import SchedulerProcess, pin, tail
 from adaptsched.errors import SimulationError
 
 BUILD_KIT_PREFIX = Path("/opt/batsim/bin/batsim")
@@ -46,15 +47,15 @@ def batsim_version(batsim: str) -> str:
 
 def run_batsim(
     batsim: str,
-    platform,
-    workload,
+    platform: str | Path,
+    workload: str | Path,
     prefix: str,
-    scheduler,
+    scheduler: SchedulerProcess,
     *,
-    dynamic_jobs=False,
-    ack_dynamic_jobs=False,
-    profile_reuse=False,
-    progress=None,
+    dynamic_jobs: bool = False,
+    ack_dynamic_jobs: bool = False,
+    profile_reuse: bool = False,
+    progress: Callable[[int], None] | None = None,
     poll_s: float = 0.2,
     cpu: int | None = None,
     schedule_trace: bool = False,
@@ -64,18 +65,7 @@ def run_batsim(
     Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
     ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default).
     """
-    command = [
-        batsim,
-        "-p",
-        str(platform),
-        "-w",
-        str(workload),
-        "-e",
-        str(prefix),
-        "-s",
-        scheduler.endpoint.url,
-        "-q",
-    ]
+    command = [batsim, "-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", scheduler.endpoint.url, "-q"]
     if not schedule_trace:
         command.append("--disable-schedule-tracing")
     if dynamic_jobs:
@@ -90,24 +80,7 @@ def run_batsim(
     with open(log_path, "w") as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         pin(process.pid, cpu)
-        try:
-            while process.poll() is None:
-                if not scheduler.alive():
-                    process.kill()
-                    process.wait()
-                    raise SimulationError(
-                        "real Batsim stopped: "
-                        + scheduler.describe_failure()
-                        + f"\nlast lines of {log_path}:\n{tail(log_path)}"
-                    )
-                if progress is not None and jobs_csv.exists():
-                    progress(_count_rows(jobs_csv))
-                time.sleep(poll_s)
-        except BaseException:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            raise
+        _watch(process, scheduler, log_path, jobs_csv, progress, poll_s)
     if process.returncode != 0:
         scheduler.kill()
         raise SimulationError(
@@ -117,6 +90,35 @@ def run_batsim(
     if progress is not None and jobs_csv.exists():
         progress(_count_rows(jobs_csv))
     return time.perf_counter() - start
+
+
+def _watch(
+    process: subprocess.Popen[bytes],
+    scheduler: SchedulerProcess,
+    log_path: str,
+    jobs_csv: Path,
+    progress: Callable[[int], None] | None,
+    poll_s: float,
+) -> None:
+    """Until Batsim ends: stops it if the scheduler dies (or on any error here), shows progress."""
+    try:
+        while process.poll() is None:
+            if not scheduler.alive():
+                process.kill()
+                process.wait()
+                raise SimulationError(
+                    "real Batsim stopped: "
+                    + scheduler.describe_failure()
+                    + f"\nlast lines of {log_path}:\n{tail(log_path)}"
+                )
+            if progress is not None and jobs_csv.exists():
+                progress(_count_rows(jobs_csv))
+            time.sleep(poll_s)
+    except BaseException:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        raise
 
 
 def _count_rows(path: Path) -> int:

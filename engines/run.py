@@ -1,5 +1,6 @@
 """One simulation, end to end: resolve the inputs, run an engine, write the outputs.
 
+``run(spec)`` runs a :class:`~adaptsched.engines.spec.RunSpec` (which says the run once).
 Inputs:
 
 - *scheduler*: an adaptsched scheduler name (``adaptsched schedulers`` lists them),
@@ -17,25 +18,26 @@ Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from adaptsched import schedulers as registry
-from adaptsched.core.options import OptionError
+from adaptsched.core.options import Options
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
-from adaptsched.platforms.simgrid import cluster_platform, read_platform, write_cluster
+from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
+from adaptsched.errors import AdaptschedError, InputError, SimulationError
+from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
-ENGINES = ("embedded", "batsim")
-#: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
-#: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/inprocess.py) or
-#: ``zmq`` (a second process, ZeroMQ, JSON text: how Batsim runs plugins; real Batsim's only way).
-TRANSPORTS = ("inprocess", "zmq")
+if TYPE_CHECKING:
+    from adaptsched.workloads.batsim_json import Workload
+
+__all__ = ["ENGINES", "TRANSPORTS", "RunResult", "RunSpec", "find_batsim_or_fail", "run"]
+
+Say = Callable[..., None]
 
 
 @dataclass
@@ -46,7 +48,7 @@ class RunResult:
     wall_s: float
     nb_jobs: int
     nb_hosts: int
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     transport: str = "zmq"
 
     @property
@@ -58,74 +60,22 @@ class RunResult:
         return f"{self.prefix}_schedule.csv"
 
 
-def pybatsim_builtins() -> Path:
-    """pybatsim's own ``schedulers`` folder (found by file: our root has a folder of that name)."""
-    spec = importlib.util.find_spec("batsim")
-    return Path(spec.origin).parent.parent / "schedulers"
-
-
-def resolve_scheduler(scheduler: str) -> tuple[str, object]:
-    """(what to hand to pybatsim, the pure scheduler class or None)."""
-    if scheduler in registry.SCHEDULERS:
-        return str(registry.plugin_path(scheduler)), registry.core_class(scheduler)
-    if scheduler.endswith(".py"):
-        if not Path(scheduler).is_file():
-            raise InputError(scheduler, "no such scheduler plugin file")
-        return str(Path(scheduler).resolve()), None
-    if "/" not in scheduler and "." not in scheduler and (pybatsim_builtins() / f"{scheduler}.py").is_file():
-        return scheduler, None  # a pybatsim built-in
-    names = ", ".join(registry.SCHEDULERS)
-    raise AdaptschedError(
-        f"unknown scheduler {scheduler!r}: use one of {names}, a pybatsim built-in "
-        "(e.g. easyBackfill) or the path of a .py pybatsim plugin"
-    )
-
-
-def parse_options(pairs, core_class) -> dict:
-    """Scheduler options from ``["order=sjf", ...]`` (or a dict of values) -> typed values.
-
-    An adaptsched scheduler's options are checked here, before anything runs, by its
-    options class (:mod:`adaptsched.core.options`): unknown names, wrong types and values
-    outside the allowed ones are reported with the allowed ones. A pybatsim plugin's options
-    are passed on as JSON values.
-    """
-    if isinstance(pairs, dict):
-        raw = dict(pairs)
-    else:
-        raw = {}
-        for pair in pairs or []:
-            key, sep, text = pair.partition("=")
-            if not sep or not key:
-                raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
-            raw[key] = text
-    if core_class is None:
-        options = {}
-        for key, value in raw.items():
-            try:
-                options[key] = json.loads(value) if isinstance(value, str) else value
-            except json.JSONDecodeError:
-                options[key] = value
-        return options
-    try:
-        checked = core_class.Options.parse(raw)
-    except OptionError as error:
-        raise AdaptschedError(f"scheduler {core_class.name!r}: {error}") from None
-    return {name: value for name, value in checked.values().items() if name in raw}
-
-
-def resolve_platform(platform, prefix: str) -> Path:
-    if isinstance(platform, int) or (isinstance(platform, str) and platform.isdigit()):
-        nb_hosts = int(platform)
-        if nb_hosts < 1:
+def resolve_platform(platform: str | int, prefix: str) -> Path:
+    """The platform's file: ``platform`` itself, or a cluster of that many hosts written to
+    ``PREFIX_platform.xml``."""
+    if isinstance(platform, int):
+        if platform < 1:
             raise AdaptschedError("a platform needs at least one host")
-        return write_cluster(nb_hosts, f"{prefix}_platform.xml")
+        return write_cluster(platform, f"{prefix}_platform.xml")
     path = Path(platform)
     if not path.is_file():
         raise InputError(platform, "no such platform file")
     return path
 
 
-def resolve_workload(workload, nb_hosts: int, prefix: str, *, say=print) -> Path:
+def resolve_workload(workload: str | Path, nb_hosts: int, prefix: str, *, say: Say = print) -> Path:
+    """The workload's Batsim JSON file: ``workload`` itself, or an SWF trace converted for
+    ``nb_hosts`` to ``PREFIX_workload.json``."""
     path = Path(workload)
     if not path.exists():
         raise InputError(workload, "no such workload file")
@@ -144,7 +94,7 @@ class Progress:
     """A progress bar of completed jobs on a terminal (stderr); silent otherwise."""
 
     def __init__(self, total: int, label: str, enabled: bool | None = None):
-        self.bar = None
+        self.bar: Any = None
         if enabled is None:
             enabled = sys.stderr.isatty()
         if enabled and total > 0:
@@ -152,11 +102,11 @@ class Progress:
 
             self.bar = tqdm(total=total, desc=label, unit="job", file=sys.stderr, smoothing=0.1, leave=True)
 
-    def __call__(self, done: int):
+    def __call__(self, done: int) -> None:
         if self.bar is not None:
             self.bar.update(max(done - self.bar.n, 0))
 
-    def close(self):
+    def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
@@ -175,116 +125,65 @@ def find_batsim_or_fail(batsim: str | None = None) -> str:
     return executable
 
 
-def run(
-    scheduler: str,
-    workload,
-    platform,
-    prefix,
-    *,
-    engine: str = "embedded",
-    transport: str | None = None,
-    options=None,
-    batsim: str | None = None,
-    dynamic_jobs: bool = False,
-    ack_dynamic_jobs: bool = False,
-    profile_reuse: bool = False,
-    progress: bool | None = None,
-    fixed_addresses: bool = False,
-    pin_cpu: bool = True,
-    schedule_trace: bool = False,
-    scheduler_timeout_s: float | None = None,
-    say=print,
-) -> RunResult:
-    """Runs one simulation and returns where its outputs are. ``schedule_trace``: real Batsim
-    also writes its Pajé trace ``PREFIX_schedule.trace``. ``transport``: see :data:`TRANSPORTS`
-    (default: ``inprocess`` on the embedded engine, ``zmq`` on real Batsim).
-    ``scheduler_timeout_s``: a scheduler that takes longer to answer one message stops the run."""
-    if engine not in ENGINES:
-        raise AdaptschedError(f"unknown engine {engine!r}: choose embedded or batsim")
-    if transport is None:
-        transport = "inprocess" if engine == "embedded" else "zmq"
-    if transport not in TRANSPORTS:
-        raise UsageError(f"unknown transport {transport!r}: choose inprocess or zmq")
-    if engine == "batsim" and transport != "zmq":
-        raise UsageError(
-            "real Batsim talks to its scheduler over ZeroMQ only: use --transport zmq with --engine batsim"
-        )
-    if schedule_trace and engine != "batsim":
-        raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
-    prefix = str(prefix)
-    Path(prefix).parent.mkdir(parents=True, exist_ok=True)
-    plugin, core_class = resolve_scheduler(scheduler)
-    options = parse_options(options, core_class)
-    if core_class is not None and core_class.Options.parse(options).needs_dynamic_jobs():
-        dynamic_jobs = profile_reuse = True  # job copies are registered while the simulation runs
-    platform_path = resolve_platform(platform, prefix)
-    if isinstance(platform, int) or (isinstance(platform, str) and platform.isdigit()):
-        machines = cluster_platform(int(platform), platform_path)  # the file just written, not parsed
+@dataclass
+class _Inputs:
+    """A run's inputs on this machine: the platform (its file and hosts) and the workload's file."""
+
+    platform_path: Path
+    machines: Platform
+    workload_path: Path
+
+
+def _inputs(spec: RunSpec, say: Say) -> _Inputs:
+    platform_path = resolve_platform(spec.platform, spec.prefix)
+    if isinstance(spec.platform, int):
+        machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed
     else:
         machines = read_platform(platform_path)
-    workload_path = resolve_workload(workload, machines.nb_hosts, prefix, say=say)
-    executable = None
-    if engine == "batsim":
-        executable = find_batsim_or_fail(batsim)
+    workload_path = resolve_workload(spec.workload, machines.nb_hosts, spec.prefix, say=say)
+    return _Inputs(platform_path, machines, workload_path)
 
-    if transport == "inprocess":
-        return _run_inprocess(
-            plugin,
-            options,
-            machines,
-            workload_path,
-            prefix,
-            scheduler,
-            dynamic_jobs,
-            ack_dynamic_jobs,
-            profile_reuse,
-            progress,
-            scheduler_timeout_s,
-            say,
-        )
+
+def run(spec: RunSpec, *, say: Say = print) -> RunResult:
+    """Runs one simulation (:class:`~adaptsched.engines.spec.RunSpec`, made by
+    :meth:`RunSpec.make <adaptsched.engines.spec.RunSpec.make>`) and returns where its outputs
+    are; ``say`` receives the notes on its inputs (an SWF trace's conversion, sizes)."""
+    Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
+    inputs = _inputs(spec, say)
+    executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
+    if spec.transport == "inprocess":
+        return _run_inprocess(spec, inputs, say)
+    return _run_zmq(spec, inputs, executable, say)
+
+
+def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -> RunResult:
+    """Either engine with the plugin in a pybatsim process, over ZeroMQ."""
+    from adaptsched.workloads.batsim_json import load_workload
+
+    prefix, machines = spec.prefix, inputs.machines
     endpoint = Endpoint()
-    cpu = pick_cpu() if pin_cpu else None
+    cpu = pick_cpu() if spec.pin_cpu else None
     process = SchedulerProcess(
-        plugin, options, endpoint, f"{prefix}_sched.log", fixed_addresses=fixed_addresses, cpu=cpu
+        spec.plugin,
+        spec.options.changed(),
+        endpoint,
+        f"{prefix}_sched.log",
+        fixed_addresses=spec.fixed_addresses,
+        cpu=cpu,
     )
     start = time.perf_counter()
     affinity = _affinity()
     bar = None
     try:
         process.start()  # pybatsim boots while the workload loads
-        from adaptsched.workloads.batsim_json import load_workload
-
-        loaded = load_workload(workload_path, embedded=(engine == "embedded"))
+        loaded = load_workload(inputs.workload_path, embedded=(spec.engine == "embedded"))
         _check_size(loaded, machines, say)
-        bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({engine})", progress)
-        if engine == "embedded":
+        bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({spec.engine})", spec.progress)
+        if executable is None:
             pin(0, cpu)
-            _run_embedded(
-                machines,
-                loaded,
-                Connection(process, timeout_s=scheduler_timeout_s),
-                prefix,
-                dynamic_jobs,
-                ack_dynamic_jobs,
-                profile_reuse,
-                bar,
-            )
+            _run_embedded(spec, machines, loaded, Connection(process, timeout_s=spec.scheduler_timeout_s), bar)
         else:
-            from adaptsched.engines.real import run_batsim
-
-            run_batsim(
-                executable,
-                platform_path,
-                workload_path,
-                prefix,
-                process,
-                dynamic_jobs=dynamic_jobs,
-                ack_dynamic_jobs=ack_dynamic_jobs,
-                profile_reuse=profile_reuse,
-                progress=bar,
-                cpu=cpu,
-                schedule_trace=schedule_trace,
-            )
+            _run_real(spec, inputs, executable, process, bar, cpu)
         code = process.wait(timeout=60)
     finally:
         _restore_affinity(affinity)
@@ -293,7 +192,7 @@ def run(
         process.close()
         endpoint.close()
     wall = time.perf_counter() - start
-    result = RunResult(prefix, engine, scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport=transport)
+    result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     if code != 0:
         result.notes.append(
             f"the pybatsim process exited with code {code} after the simulation ended (see {prefix}_sched.log)"
@@ -301,7 +200,27 @@ def run(
     return result
 
 
-def _check_size(loaded, machines, say):
+def _run_real(
+    spec: RunSpec, inputs: _Inputs, executable: str, process: SchedulerProcess, bar: Progress, cpu: int | None
+) -> None:
+    from adaptsched.engines.real import run_batsim
+
+    run_batsim(
+        executable,
+        inputs.platform_path,
+        inputs.workload_path,
+        spec.prefix,
+        process,
+        dynamic_jobs=spec.dynamic_jobs,
+        ack_dynamic_jobs=spec.ack_dynamic_jobs,
+        profile_reuse=spec.profile_reuse,
+        progress=bar,
+        cpu=cpu,
+        schedule_trace=spec.schedule_trace,
+    )
+
+
+def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
     """Before the run: the workload's declared size against the platform's, and the jobs that
     are wider than the platform (Batsim runs them, the scheduler must reject them)."""
     from adaptsched.workloads.batsim_json import too_wide_note
@@ -316,54 +235,48 @@ def _check_size(loaded, machines, say):
         say(wide)
 
 
-def _run_inprocess(
-    plugin,
-    options,
-    machines,
-    workload_path,
-    prefix,
-    scheduler,
-    dynamic_jobs,
-    ack_dynamic_jobs,
-    profile_reuse,
-    progress,
-    timeout_s,
-    say,
-) -> RunResult:
-    """The embedded engine with the plugin in this process (engines/inprocess.py)."""
+def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
+    """The embedded engine with the plugin in this process (engines/inprocess.py); the plugin
+    receives the options as parsed (an adaptsched scheduler's options class)."""
     from adaptsched.engines.inprocess import InProcessConnection
     from adaptsched.workloads.batsim_json import load_workload
 
+    prefix, machines = spec.prefix, inputs.machines
     start = time.perf_counter()
-    loaded = load_workload(workload_path, embedded=True)
+    loaded = load_workload(inputs.workload_path, embedded=True)
     _check_size(loaded, machines, say)
-    clock = []  # the engine, once made, for the connection's messages
+    clock: list[Any] = []  # the engine, once made, for the connection's messages
+    options = spec.options if isinstance(spec.options, Options) else spec.options.values()
     connection = InProcessConnection(
-        plugin, options, f"{prefix}_sched.log", timeout_s=timeout_s, now=lambda: clock[0].now if clock else 0.0
+        spec.plugin,
+        options,
+        f"{prefix}_sched.log",
+        timeout_s=spec.scheduler_timeout_s,
+        now=lambda: clock[0].now if clock else 0.0,
     )
-    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", progress)
+    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
     try:
-        problem = _run_embedded(
-            machines, loaded, connection, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar, clock
-        )
+        problem = _run_embedded(spec, machines, loaded, connection, bar, clock)
     finally:
         bar.close()
         connection.close()
     wall = time.perf_counter() - start
-    result = RunResult(prefix, "embedded", scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess")
+    result = RunResult(
+        prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
+    )
     if problem:
         result.notes.append(problem)
     return result
 
 
-def _affinity():
+def _affinity() -> set[int] | None:
     try:
         return os.sched_getaffinity(0)
     except (AttributeError, OSError):
         return None
 
 
-def _restore_affinity(cpus):
+def _restore_affinity(cpus: set[int] | None) -> None:
     if cpus is not None:
         try:
             os.sched_setaffinity(0, cpus)
@@ -371,15 +284,19 @@ def _restore_affinity(cpus):
             pass
 
 
-def _run_embedded(machines, loaded, connection, prefix, dynamic_jobs, ack_dynamic_jobs, profile_reuse, bar, clock=None):
+def _run_embedded(
+    spec: RunSpec, machines: Platform, loaded: Workload, connection: Any, bar: Progress, clock: list[Any] | None = None
+) -> str | None:
     """Runs the embedded engine on a connection (ZeroMQ or in-process); closes it. Returns what
     the in-process pybatsim found wrong at the end (the pybatsim command's exit code), if anything."""
-    from adaptsched.engines.embedded.batsim import EmbeddedBatsim, Options
+    from adaptsched.engines.embedded.batsim import EmbeddedBatsim, EngineOptions
 
     try:
-        options = Options(dynamic_jobs=dynamic_jobs, ack_dynamic_jobs=ack_dynamic_jobs, profile_reuse=profile_reuse)
+        options = EngineOptions(
+            dynamic_jobs=spec.dynamic_jobs, ack_dynamic_jobs=spec.ack_dynamic_jobs, profile_reuse=spec.profile_reuse
+        )
         engine = EmbeddedBatsim(
-            machines, [loaded], connection, prefix, options=options, progress=bar if bar.bar is not None else None
+            machines, [loaded], connection, spec.prefix, options=options, progress=bar if bar.bar is not None else None
         )
         if clock is not None:
             clock.append(engine)

@@ -7,14 +7,18 @@ One package per paper, all of the same shape:
   (unit-tested on synthetic results);
 * ``report.py``: the Markdown report, its CSV and PNG charts, with the findings checked;
 * ``command.py``: the paper's own command-line options (``NAME``, ``HELP``,
-  ``add_arguments(parser)``, ``run(args) -> int``) and ``reproduce(out, *, its options,
-  setup)``, the one place that runs the plan and writes the report; ``setup``
-  (:class:`.runner.Setup`) carries what every paper shares: engine, Batsim, Dask cluster,
-  report folder, the command line quoted and where progress goes.
+  ``add_arguments(parser)``), ``reproduce(out, *, its options, setup)``, the one place that
+  runs the plan and writes the report, and ``main(out, *, setup, **options)``, which takes
+  the options as ``add_arguments`` declares them (typed values, by their names), checks
+  them and calls ``reproduce``; ``setup`` (:class:`.runner.Setup`) carries what every paper
+  shares: engine, Batsim, Dask cluster, report folder, the command line quoted and where
+  progress goes. Each run of the plan is a :class:`~adaptsched.engines.spec.RunSpec`
+  (:meth:`.runner.Setup.grid_run`).
 
-``cli.py`` builds ``adaptsched reproduce NAME`` from :data:`PAPERS` and adds the options
-common to every paper (``--out``, ``--report-dir``, ``--engine``, ``--batsim``,
-``--workers``). A new paper is one package and one line in :data:`PAPERS`.
+The command line (``cli/reproduce.py``) builds ``adaptsched reproduce NAME`` from
+:data:`PAPERS` and adds the options common to every paper (``--out``, ``--report-dir``,
+``--engine``, ``--batsim``, ``--workers``, ``--scheduler-address``). A new paper is one
+package and one line in :data:`PAPERS`.
 """
 
 from __future__ import annotations

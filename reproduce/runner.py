@@ -1,6 +1,7 @@
 """Runs a reproduction's batch of simulations through :func:`adaptsched.sweep.run_grid`, on Dask.
 
-Each run is one :func:`adaptsched.engines.run.run` call writing ``FOLDER/NAME_jobs.csv``,
+Each run (:meth:`Setup.grid_run`: a name and its :class:`~adaptsched.engines.spec.RunSpec`)
+is one :func:`adaptsched.engines.run.run` call writing ``FOLDER/NAME_jobs.csv``,
 ``_schedule.csv``...; right after it, on its worker, ``analyse(prefix, options, workload)``
 (a module-level function of the paper's ``plan.py``) turns the outputs into a JSON-able dict,
 written to ``FOLDER/NAME_result.json``. A run whose result file holds the same key (scheduler,
@@ -17,21 +18,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-
-@dataclass(frozen=True)
-class Job:
-    """One simulation: ``name`` is unique in the batch and names its files; ``workload`` and
-    ``platform``: this run's, if not the batch's."""
-
-    name: str
-    scheduler: str
-    options: dict = field(hash=False, default_factory=dict)
-    workload: str | None = None
-    platform: str | None = None
+from adaptsched.engines.spec import RunSpec
+from adaptsched.sweep import GridRun
+from adaptsched.sweep.grid import Analysis
 
 
 @dataclass(frozen=True)
@@ -49,14 +43,7 @@ class Setup:
     command: str = ""
     say: Callable[..., None] = print
 
-    @classmethod
-    def from_args(cls, args) -> Setup:
-        """The shared options as ``cli.py`` parsed them."""
-        return cls(
-            args.engine, args.batsim, args.workers, args.scheduler_address, args.report_dir, args.command_line, args.say
-        )
-
-    def prepare(self, out) -> tuple[Path, Path, Setup]:
+    def prepare(self, out: str | Path) -> tuple[Path, Path, Setup]:
         """(results folder, its ``inputs`` subfolder, this setup with Batsim found), checked up front."""
         batsim = self.batsim
         if self.engine == "batsim":
@@ -68,29 +55,26 @@ class Setup:
         inputs.mkdir(parents=True, exist_ok=True)
         return out, inputs, replace(self, batsim=batsim)
 
-    def run_batch(self, jobs: list[Job], workload, platform, folder, analyse) -> dict:
-        """Runs the jobs not yet done on Dask, on this setup's engine and cluster; returns {name:
-        result dict} of all done jobs (failed runs are reported by
-        :func:`~adaptsched.sweep.run_grid` and left out)."""
-        from adaptsched.sweep import Run, run_grid
+    def grid_run(
+        self, folder: Path, name: str, scheduler: str, options: Mapping[str, Any], *, workload: Any, platform: Any
+    ) -> GridRun:
+        """One run of a batch on this setup's engine, its outputs ``FOLDER/NAME_*``; its options
+        are checked here, before anything runs."""
+        spec = RunSpec.make(
+            scheduler, workload, platform, Path(folder) / name, options=options, engine=self.engine, batsim=self.batsim
+        )
+        return GridRun(name, spec, {"scheduler": scheduler, **{f"opt.{k}": v for k, v in options.items()}})
 
-        runs = [
-            Run(
-                job.name,
-                job.scheduler,
-                dict(job.options),
-                str(job.workload or workload),
-                str(job.platform or platform),
-                self.engine,
-                {"scheduler": job.scheduler, **{f"opt.{k}": v for k, v in job.options.items()}},
-            )
-            for job in jobs
-        ]
+    def run_batch(self, runs: list[GridRun], folder: Path, analyse: Analysis) -> dict[str, dict[str, Any]]:
+        """Runs the runs not yet done on Dask, on this setup's cluster; returns {name: result
+        dict} of all done runs (failed runs are reported by :func:`~adaptsched.sweep.run_grid`
+        and left out)."""
+        from adaptsched.sweep import run_grid
+
         grid = run_grid(
             runs,
             folder,
             analyse=analyse,
-            batsim=self.batsim,
             scheduler_address=self.scheduler_address,
             workers=self.workers,
             say=self.say,

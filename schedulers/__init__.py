@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from adaptsched.core.base import OnlineScheduler
+
 _HERE = Path(__file__).resolve().parent
 
 # name -> (plugin file, one-line description, "module:class" of the pure scheduler)
@@ -72,8 +74,10 @@ def plugin_path(name: str) -> Path:
     return _HERE / SCHEDULERS[name][0]
 
 
-def core_class(name: str):
+def core_class(name: str) -> type[OnlineScheduler]:
+    """The pure scheduler class behind an adaptsched scheduler's name."""
     module, _, cls = SCHEDULERS[name][2].partition(":")
     from importlib import import_module
 
-    return getattr(import_module(module), cls)
+    found: type[OnlineScheduler] = getattr(import_module(module), cls)
+    return found

@@ -15,29 +15,43 @@ It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from batsim.batsim import BatsimScheduler
 
-from adaptsched.core.base import Job
+from adaptsched.core.base import Job, Launch, OnlineScheduler
+from adaptsched.core.options import Options
 from adaptsched.formats.intervals import procset
 
 
 class PlannerScheduler(BatsimScheduler):
-    """A pybatsim scheduler running the pure scheduler class ``core_class``."""
+    """A pybatsim scheduler running the pure scheduler class ``core_class``.
 
-    core_class = None
+    ``options``: the run's options already parsed (adaptsched's engine parses them once and
+    hands them over in its process), or JSON values by name (the ``pybatsim`` command's
+    ``-o``, and the ZeroMQ transport), checked here, once; the pure scheduler receives them
+    parsed.
+    """
 
-    def __init__(self, options=None):
-        super().__init__(options or {})
-        self.core_options = self.core_class.Options.parse(options or {})  # checked once, here
-        self.core = None
-        self.jobs = {}  # pybatsim Job objects of the waiting jobs
-        self.copies = {}  # pybatsim Job objects of the running copies
-        self.scaled_profiles = set()
+    core_class: ClassVar[type[OnlineScheduler]]
+
+    def __init__(self, options: Options | Mapping[str, Any] | None = None) -> None:
+        super().__init__(options if options is not None else {})
+        if isinstance(options, self.core_class.Options):
+            self.core_options = options
+        elif options is None or isinstance(options, Mapping):
+            self.core_options = self.core_class.Options.parse(options or {})
+        else:
+            raise TypeError(f"{self.core_class.name}: options must be a {self.core_class.Options.__name__} or a dict")
+        self.core: OnlineScheduler | None = None
+        self.jobs: dict[str, Any] = {}  # pybatsim Job objects of the waiting jobs
+        self.copies: dict[str, Any] = {}  # pybatsim Job objects of the running copies
+        self.scaled_profiles: set[str] = set()
         self.registration_open = False
 
-    def onSimulationBegins(self):
-        self.core = self.core_class(self.bs.nb_compute_resources, **self.core_options.values())
+    def onSimulationBegins(self) -> None:
+        self.core = self.core_class(self.bs.nb_compute_resources, options=self.core_options)
         self.registration_open = bool(self.bs.dynamic_job_registration_enabled)
         if self.core_options.needs_dynamic_jobs() and not self.registration_open:
             raise RuntimeError(
@@ -45,36 +59,41 @@ class PlannerScheduler(BatsimScheduler):
                 "start Batsim with --enable-dynamic-jobs --enable-profile-reuse"
             )
 
-    def onJobSubmission(self, job):
+    def onJobSubmission(self, job: Any) -> None:
+        core = self.core
+        assert core is not None  # SIMULATION_BEGINS comes first
         self.jobs[job.id] = job
         fields = job.json_dict
         if isinstance(fields, dict) and "moldable" in fields:  # molding needs the profile's type
             profile = self.bs.profiles.get(job.workload, {}).get(job.profile) or {}
             fields = {**fields, "profile_type": profile.get("type")}
         request = Job(job.id, job.submit_time, job.requested_resources, job.requested_time, fields)
-        self.core.submit(request, self.bs.time())
+        core.submit(request, self.bs.time())
 
-    def onJobCompletion(self, job):
+    def onJobCompletion(self, job: Any) -> None:
+        core = self.core
+        assert core is not None  # SIMULATION_BEGINS comes first
         self.copies.pop(job.id, None)
-        self.core.complete(job.id, self.bs.time(), job.job_state.name)
+        core.complete(job.id, self.bs.time(), job.job_state.name)
 
-    def onJobsKilled(self, jobs):
+    def onJobsKilled(self, jobs: Any) -> None:
         pass  # Batsim reports killed jobs with JOB_COMPLETED (COMPLETED_KILLED) too
 
-    def onRequestedCall(self):
+    def onRequestedCall(self) -> None:
         pass
 
-    def onNoMoreJobsInWorkloads(self):
+    def onNoMoreJobsInWorkloads(self) -> None:
         pass
 
-    def onNoMoreEvents(self):
-        if self.core is None:  # the SIMULATION_BEGINS message
+    def onNoMoreEvents(self) -> None:
+        core = self.core
+        if core is None:  # the SIMULATION_BEGINS message
             return
         bs = self.bs
-        decisions = self.core.schedule(bs.time())
+        decisions = core.schedule(bs.time())
         for job_id, values in decisions.metadata.items():  # first: a rejected job's row is written at once
             bs.set_job_metadata(job_id, values)
-        executed = []
+        executed: list[Any] = []
         for job_id, hosts in decisions.starts:
             job = self.jobs.pop(job_id)
             job.allocation = procset(hosts)
@@ -91,14 +110,14 @@ class PlannerScheduler(BatsimScheduler):
             bs.kill_jobs([self.copies.get(i) or self.running_job(i) for i in decisions.kills])
         for wake_at in decisions.wake_ups:
             bs.wake_me_up_at(wake_at)
-        if self.registration_open and bs.no_more_static_jobs and self.core.idle():
+        if self.registration_open and bs.no_more_static_jobs and core.idle():
             bs.notify_registration_finished()
             self.registration_open = False
 
-    def running_job(self, job_id):
+    def running_job(self, job_id: str) -> Any:
         return self.bs.jobs[job_id]
 
-    def register_copy(self, launch):
+    def register_copy(self, launch: Launch) -> Any:
         """REGISTER_JOB (and REGISTER_PROFILE for a rescaled one) of a job copy, with its link."""
         bs = self.bs
         parent = self.jobs[launch.parent_id]
@@ -118,7 +137,7 @@ class PlannerScheduler(BatsimScheduler):
                 self.scaled_profiles.add(profile)
         walltime = launch.walltime_s if math.isfinite(launch.walltime_s) else -1  # Batsim: -1 = none
         copy = bs.register_job(launch.copy_id, launch.res, walltime, profile, subtime=parent.submit_time)
-        link = {"parent_job": launch.parent_id, "kind": launch.kind}
+        link: dict[str, Any] = {"parent_job": launch.parent_id, "kind": launch.kind}
         if launch.scale != 1.0:
             link["scale"] = launch.scale  # its runtime relative to the job as submitted
         if launch.metadata:

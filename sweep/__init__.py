@@ -8,24 +8,27 @@ runs every reproduction's grid) and reported as ``runs.csv`` and one chart per m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from .run import GridResult, Run, run_grid
+from .grid import GridResult, GridRun
+from .run import run_grid
 
-__all__ = ["GridResult", "Run", "run_grid", "run_sweep"]
+__all__ = ["GridResult", "GridRun", "run_grid", "run_sweep"]
 
 
 def run_sweep(
-    spec_path,
-    out,
+    spec_path: str | Path,
+    out: str | Path,
     *,
     scheduler_address: str | None = None,
     workers: int | None = None,
     shared_fs: bool = False,
     batsim: str | None = None,
     progress: bool | None = None,
-    say=print,
-) -> tuple[GridResult, dict]:
+    say: Callable[..., None] = print,
+) -> tuple[GridResult, dict[str, Any]]:
     """Reads the spec (every mistake found before anything runs), runs what is not done yet
     in ``out``, writes ``out/runs.csv`` and the charts; returns (grid result, written paths)."""
     from .plan import analysis_of, plan_runs
@@ -38,14 +41,13 @@ def run_sweep(
 
         batsim = batsim if scheduler_address else find_batsim_or_fail(batsim)
     out = Path(out)
-    runs = plan_runs(spec, out)
+    runs = plan_runs(spec, out, batsim=batsim)
     say(f"{spec.path}: {len(runs)} runs; results in {out.resolve()}")
     try:
         grid = run_grid(
             runs,
             out / "runs",
             analyse=analysis_of(spec),
-            batsim=batsim,
             scheduler_address=scheduler_address,
             workers=workers,
             shared_fs=shared_fs,
@@ -53,10 +55,10 @@ def run_sweep(
             say=say,
         )
     except KeyboardInterrupt:  # the table of what finished, then the interruption (exit 130)
-        from .run import GridResult, read_result
+        from .grid import read_result
 
         done = {r.name: res for r in runs if (res := read_result(out / "runs" / f"{r.name}_result.json"))}
-        partial = GridResult(out / "runs", done, {}, len(done), 0, 0, 0.0, 0.0, 0.0, True)
+        partial = GridResult(folder=out / "runs", results=done, done=len(done), interrupted=True)
         written = write_report(out, spec.title, runs, partial, spec.metrics.collect)
         say(f"interrupted: {len(done)} of {len(runs)} runs done, in {written['table']}")
         raise

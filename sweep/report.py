@@ -15,14 +15,16 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from .run import GridResult, Run
+from .grid import GridResult, GridRun
 
 TAIL = ("wall_s", "host", "adaptsched_version", "key")
 
 
-def rows_of(runs: list[Run], grid: GridResult, collect) -> tuple[list[str], list[dict]]:
+def rows_of(runs: list[GridRun], grid: GridResult, collect: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
     params = parameters_of(runs)
     columns = ["name", "status"] + params + list(collect) + list(TAIL)
     rows = []
@@ -38,7 +40,7 @@ def rows_of(runs: list[Run], grid: GridResult, collect) -> tuple[list[str], list
     return columns, rows
 
 
-def _cell(value):
+def _cell(value: Any) -> Any:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -46,7 +48,7 @@ def _cell(value):
     return value
 
 
-def write_table(path, columns: list[str], rows: list[dict]) -> Path:
+def write_table(path: str | Path, columns: list[str], rows: list[dict[str, Any]]) -> Path:
     path = Path(path)
     with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
@@ -55,7 +57,7 @@ def write_table(path, columns: list[str], rows: list[dict]) -> Path:
     return path
 
 
-def parameters_of(runs: list[Run]) -> list[str]:
+def parameters_of(runs: list[GridRun]) -> list[str]:
     """The parameter columns of the runs, in order of first appearance."""
     params: list[str] = []
     for run in runs:
@@ -65,7 +67,7 @@ def parameters_of(runs: list[Run]) -> list[str]:
     return params
 
 
-def configurations(params: list[str], rows: list[dict]) -> dict:
+def configurations(params: list[str], rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     """{configuration label: [row, ...]}: rows grouped by the parameters that vary, except seeds."""
     varying = [c for c in params if len({str(r.get(c, "")) for r in rows}) > 1 and not c.endswith("seed")]
     groups: dict = {}
@@ -79,7 +81,9 @@ def _short(column: str) -> str:
     return column.removeprefix("opt.").removeprefix("workload.")
 
 
-def write_charts(folder, title: str, params: list[str], rows: list[dict], collect) -> list[Path]:
+def write_charts(
+    folder: str | Path, title: str, params: list[str], rows: list[dict[str, Any]], collect: Sequence[str]
+) -> list[Path]:
     from matplotlib.figure import Figure
 
     groups = configurations(params, rows)
@@ -114,9 +118,19 @@ def write_charts(folder, title: str, params: list[str], rows: list[dict], collec
     return written
 
 
-def write_report(folder, title: str, runs: list[Run], grid: GridResult, collect) -> dict:
-    """Writes ``runs.csv`` and the charts in ``folder``; returns their paths."""
+def write_report(
+    folder: str | Path, title: str, runs: list[GridRun], grid: GridResult, collect: Sequence[str]
+) -> dict[str, Any]:
+    """Writes ``runs.csv``, the charts and ``report.html`` (the interactive report, with links to
+    the runs' explorer pages: :mod:`adaptsched.analysis.explore.sweep`) in ``folder``; returns
+    their paths."""
+    from adaptsched.analysis.explore.sweep import sweep_report
+
     columns, rows = rows_of(runs, grid, collect)
     table = write_table(Path(folder) / "runs.csv", columns, rows)
     charts = write_charts(folder, title, parameters_of(runs), rows, collect)
-    return {"table": table, "charts": charts}
+    pages = 0 if grid.interrupted else 100_000  # jobs whose explorer pages may be written now
+    html = (
+        sweep_report(folder, title, parameters_of(runs), rows, collect, max_page_jobs=pages) if grid.results else None
+    )
+    return {"table": table, "charts": charts, "html": html}

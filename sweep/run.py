@@ -4,21 +4,22 @@ Every run of a sweep and of every reproduction goes through here:
 
 * **Where.** By default a ``LocalCluster`` of one single-threaded worker process per CPU; with
   ``scheduler_address`` (``tcp://HOST:PORT``) a running Dask cluster (``dask scheduler`` and
-  ``dask worker`` processes, or dask-jobqueue on Slurm/PBS: docs/sweeps.md).
+  ``dask worker`` processes, or dask-jobqueue on Slurm/PBS: docs/sweeps.md); :mod:`.cluster`.
 * **Data.** Workers need adaptsched installed, nothing else: the client ships each distinct
   input file once per worker (``Client.scatter``, Dask keeps it on the worker) and each run
   returns its outputs as one gzip-compressed tar (``_jobs.csv``, ``_schedule.csv``,
-  ``_machine_states.csv``, logs), unpacked under the results folder. With ``shared_fs=True``
-  (a file system that every worker sees under the same paths), inputs are read and outputs
-  written in place and nothing is shipped.
+  ``_machine_states.csv``, logs), unpacked under the results folder (:mod:`.worker`). With
+  ``shared_fs=True`` (a file system that every worker sees under the same paths), inputs are
+  read and outputs written in place and nothing is shipped.
 * **Resumable.** A run's key hashes its scheduler, options, the contents of its workload and
-  platform, its engine and adaptsched's version (:func:`run_key`); a run whose
-  ``NAME_result.json`` holds the same key is skipped. Results are written as each run ends
-  (the result file last), so Ctrl-C, a crash or a lost client loses no finished run.
+  platform, its engine and adaptsched's version (:func:`~.grid.run_key`); a run whose
+  ``NAME_result.json`` holds the same key is skipped (:func:`~.grid.resume`). Results are
+  written as each run ends (the result file last), so Ctrl-C, a crash or a lost client loses
+  no finished run.
 * **Failures.** A run that fails (an exception in the run, or its worker lost more often than
   Dask allows) is submitted once more; if it fails again it is reported with its last log
-  lines, and the others go on. A worker that dies mid-run is Dask's business: its runs go to
-  the other workers.
+  lines, and the others go on (:meth:`Submissions.failed`). A worker that dies mid-run is
+  Dask's business: its runs go to the other workers.
 * **Progress.** A bar over runs with an ETA on a terminal (a line per tenth of the runs
   otherwise), and a final line: done, failed, skipped, and the efficiency
   ``sum of run times / (wall time x workers)``, a run's time being its simulation's wall time
@@ -33,350 +34,80 @@ or a ``functools.partial`` of one) runs on the worker, right after the run, on i
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import io
-import json
-import logging
-import os
-import socket
 import sys
-import tarfile
-import tempfile
 import time
-import traceback
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from distributed.diagnostics.plugin import WorkerPlugin
+from adaptsched.errors import UsageError
 
-from adaptsched import __version__
-from adaptsched.errors import AdaptschedError, UsageError
+from .cluster import Cluster, start_client
+from .grid import Analysis, GridResult, GridRun, Resumed, analysis_id, read_result, resume, run_key, write_result
+from .worker import RunTask, Shipped, execute, unpack
 
-OUTPUT_SUFFIXES = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", "_sched.log", "_batsim.log")
-LOG_LINES = 12
+__all__ = ["Cluster", "GridResult", "GridRun", "read_result", "run_grid", "run_key", "start_client"]
 
-
-@dataclass(frozen=True)
-class Run:
-    """One simulation of a grid. ``name`` is unique in the grid and names its files
-    (``FOLDER/NAME_jobs.csv``...); ``workload`` and ``platform`` are files on the client;
-    ``params``: what the run stands for, as columns of the sweep's table."""
-
-    name: str
-    scheduler: str
-    options: dict = field(hash=False, default_factory=dict)
-    workload: str = ""
-    platform: str = ""
-    engine: str = "embedded"
-    params: dict = field(hash=False, default_factory=dict, compare=False)
+Say = Callable[..., None]
 
 
-@dataclass
-class GridResult:
-    """What :func:`run_grid` did: ``results`` of every run done now or before (by name),
-    ``failed`` runs (name -> error with the last log lines)."""
+def run_grid(
+    runs: list[GridRun],
+    folder: str | Path,
+    *,
+    analyse: Analysis | None = None,
+    scheduler_address: str | None = None,
+    workers: int | None = None,
+    shared_fs: bool = False,
+    pin_cpus: bool = False,
+    progress: bool | None = None,
+    client: Any = None,
+    say: Say = print,
+) -> GridResult:
+    """Runs the grid's runs not done yet in ``folder`` (module doc) and returns all results.
 
-    folder: Path
-    results: dict
-    failed: dict
-    done: int
-    skipped: int
-    workers: int
-    wall_s: float
-    startup_s: float
-    run_s: float
-    interrupted: bool = False
-    input_bytes: int = 0  # compressed inputs shipped to workers (0 on a shared file system)
-    output_bytes: int = 0  # compressed outputs received from workers (0 on a shared file system)
-    client_s: float = 0.0  # the client's time handling answers: unpacking and writing outputs
-
-    @property
-    def efficiency(self) -> float | None:
-        if self.done == 0 or self.wall_s <= 0 or self.workers <= 0:
-            return None
-        return self.run_s / (self.wall_s * self.workers)
-
-    def summary(self) -> str:
-        total = self.done + len(self.failed) + self.skipped
-        if self.done + len(self.failed) == 0:
-            return f"{total} runs: {self.skipped} skipped (done before), nothing to run"
-        line = (
-            f"{total} runs: {self.done} done, {len(self.failed)} failed, {self.skipped} skipped "
-            f"in {self.wall_s:.1f} s on {self.workers} worker{'s' if self.workers != 1 else ''} "
-            f"(+{self.startup_s:.1f} s to start)"
+    Each run's outputs go to ``FOLDER/NAME_*``. ``analyse(prefix, options, workload) -> dict``:
+    each run's analysis, on its worker; its dict is the run's result, with the run's own
+    fields added. ``client``: an already connected ``distributed.Client`` (then
+    ``scheduler_address`` and ``workers`` are unused). ``pin_cpus``: LocalCluster only, bind
+    worker i (engine and scheduler) to CPU i.
+    """
+    folder = Path(folder).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    check_grid(runs, workers, scheduler_address)
+    resumed = resume(runs, folder, analyse)
+    skipped = len(resumed.results)
+    if skipped:
+        say(f"{skipped} runs already done in {folder}, {len(resumed.todo)} to go")
+    if not resumed.todo:
+        return GridResult(folder=folder, results=resumed.results, skipped=skipped)
+    with Cluster(client, scheduler_address=scheduler_address, workers=workers, say=say) as cluster:
+        submissions = Submissions(
+            cluster, folder, resumed, analyse, shared_fs=shared_fs, pin_cpus=pin_cpus and cluster.local
         )
-        if self.efficiency is not None:
-            line += (
-                f"; efficiency {self.efficiency:.2f} (sum of run times {self.run_s:.1f} s / "
-                f"({self.wall_s:.1f} s x {self.workers} workers))"
-            )
-        if self.interrupted:
-            line += "; interrupted: finished runs are kept, run again to go on"
-        return line
+        grid = submissions.run(progress, say)
+    report_failures(grid, say)
+    return grid
 
 
-# ------------------------------------------------------------------------------ keys
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def check_grid(runs: list[GridRun], workers: int | None, scheduler_address: str | None) -> None:
+    """Run names unique (they name files), and a cluster that can be had."""
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"two runs of the grid have the same name: {', '.join(twice[:5])}")
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {workers}")
+    if scheduler_address and workers is not None:
+        raise UsageError("--workers starts a local cluster: it does not go with --scheduler-address")
 
 
-def resolved_options(scheduler: str, options: dict) -> dict:
-    """Every option of a built-in scheduler, the defaults included, so that a run made before a
-    default changed is not taken for one made after it; the options as given otherwise (a
-    plugin file, or options the scheduler will refuse with its own message)."""
-    from adaptsched.core.options import OptionError
-    from adaptsched.schedulers import SCHEDULERS, core_class
-
-    if scheduler not in SCHEDULERS:
-        return options
-    try:
-        return core_class(scheduler).Options.parse(options).values()
-    except OptionError:
-        return options
-
-
-def run_key(run: Run, hashes: dict | None = None) -> str:
-    """A run's identity: scheduler (and a plugin file's contents), every option's value
-    (:func:`resolved_options`), the contents of its workload and platform, engine and
-    adaptsched's version. ``hashes``: a cache {path: sha256} shared over a grid."""
-    hashes = {} if hashes is None else hashes
-
-    def content(path):
-        path = str(path)
-        if path not in hashes:
-            hashes[path] = sha256_file(path)
-        return hashes[path]
-
-    scheduler = run.scheduler
-    ident = {
-        "scheduler": scheduler,
-        "plugin": content(scheduler) if scheduler.endswith(".py") else None,
-        "options": resolved_options(scheduler, run.options),
-        "workload": content(run.workload),
-        "platform": content(run.platform),
-        "engine": run.engine,
-        "adaptsched": __version__,
-    }
-    text = json.dumps(ident, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-def analysis_id(analyse) -> str | None:
-    """What identifies an analysis function (with a partial's arguments), stored in each result."""
-    if analyse is None:
-        return None
-    if isinstance(analyse, functools.partial):
-        inner = analysis_id(analyse.func)
-        return f"{inner}({json.dumps(analyse.keywords, sort_keys=True, default=str)})"
-    return f"{analyse.__module__}.{analyse.__qualname__}"
-
-
-# ------------------------------------------------------------------------ on workers
-_INPUTS: dict = {}  # sha256 -> local path, per worker process
-
-
-def _worker_folder() -> Path:
-    try:
-        from distributed import get_worker
-
-        return Path(get_worker().local_directory)
-    except (ImportError, ValueError):
-        return Path(tempfile.gettempdir())
-
-
-def _materialise(data) -> str:
-    """An input on the worker: ``("path", PATH)`` as is, ``("data", SHA, GZ)`` written once."""
-    if data[0] == "path":
-        return data[1]
-    _, sha, payload, suffix = data
-    path = _INPUTS.get(sha)
-    if path is None or not os.path.isfile(path):
-        import gzip
-
-        folder = _worker_folder() / "adaptsched-inputs"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = str(folder / f"{sha[:20]}{suffix}")
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(gzip.decompress(payload))
-        os.replace(tmp, path)
-        _INPUTS[sha] = path
-    return path
-
-
-def _pack(prefix: Path) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        for suffix in OUTPUT_SUFFIXES:
-            path = Path(f"{prefix}{suffix}")
-            if path.is_file():
-                tar.add(path, arcname=path.name)
-    return buffer.getvalue()
-
-
-def _unpack(payload: bytes, folder: Path, name: str) -> int:
-    """Writes a run's outputs under ``folder``; only ``NAME_*`` regular files are accepted."""
-    with tarfile.open(fileobj=io.BytesIO(payload), mode="r:gz") as tar:
-        for member in tar.getmembers():
-            if not member.isfile() or "/" in member.name or not member.name.startswith(f"{name}_"):
-                continue
-            data = tar.extractfile(member).read()
-            target = folder / member.name
-            tmp = target.with_name(target.name + ".part")
-            tmp.write_bytes(data)
-            tmp.replace(target)
-    return len(payload)
-
-
-def _cpu_of_worker() -> int | None:
-    """LocalCluster workers are named 0, 1...: worker i runs on the i-th CPU (``pin_cpus``)."""
-    try:
-        from distributed import get_worker
-
-        index = int(get_worker().name)
-        cpus = sorted(os.sched_getaffinity(0))
-    except (ImportError, ValueError, TypeError, AttributeError, OSError):
-        return None
-    return cpus[index % len(cpus)] if cpus else None
-
-
-def execute(task: dict, workload, platform) -> dict:
-    """One run on a worker (module-level: Dask pickles it by reference). Never raises for
-    a failed run: returns ``{"ok": False, "error", "log_tail", "outputs"}`` instead."""
-    from adaptsched.engines.process import tail
-    from adaptsched.engines.run import run
-
-    begin = time.perf_counter()
-    name = task["name"]
-    scratch = None
-    if task["shared_fs"]:
-        prefix = Path(task["folder"]) / name
-    else:
-        scratch = Path(tempfile.mkdtemp(prefix="adaptsched-run-", dir=_worker_folder()))
-        prefix = scratch / name
-    affinity = None
-    try:
-        workload_path = _materialise(workload)
-        platform_path = _materialise(platform)
-        cpu = _cpu_of_worker() if task["pin_cpus"] else None
-        if cpu is not None:
-            affinity = os.sched_getaffinity(0)
-            os.sched_setaffinity(0, {cpu})  # run() pins its engine and scheduler to this CPU
-        try:
-            result = run(
-                task["scheduler"],
-                workload_path,
-                platform_path,
-                prefix,
-                engine=task["engine"],
-                options=dict(task["options"]),
-                batsim=task["batsim"],
-                progress=False,
-                pin_cpu=cpu is not None,
-                say=lambda *a: None,
-            )
-        finally:
-            if affinity is not None:
-                os.sched_setaffinity(0, affinity)
-        analyse = task["analyse"]
-        analysed = time.perf_counter()
-        out = analyse(str(prefix), dict(task["options"]), workload_path) if analyse is not None else {}
-        out.update(
-            {
-                "name": name,
-                "key": task["key"],
-                "scheduler": task["scheduler"],
-                "options": dict(task["options"]),
-                "engine": task["engine"],
-                "wall_s": result.wall_s,
-                "nb_jobs": result.nb_jobs,
-                "nb_hosts": result.nb_hosts,
-                "notes": result.notes,
-                "host": socket.gethostname(),
-                "adaptsched_version": __version__,
-                "analysis": task["analysis_id"],
-                "params": task["params"],
-                "analysis_s": time.perf_counter() - analysed,
-            }
-        )
-        outputs = None if task["shared_fs"] else _pack(prefix)
-        out["task_s"] = time.perf_counter() - begin
-        return {"ok": True, "result": out, "outputs": outputs}
-    except Exception as error:  # reported by the client, with the run's last log lines
-        detail = "".join(traceback.format_exception_only(type(error), error)).strip()
-        logs = [Path(f"{prefix}{s}") for s in ("_sched.log", "_batsim.log")]
-        log_tail = "\n".join(f"  {p.name}:\n{tail(p, LOG_LINES)}" for p in logs if p.is_file())
-        outputs = None
-        if not task["shared_fs"]:
-            try:
-                outputs = _pack(prefix)
-            except OSError:
-                pass
-        return {"ok": False, "error": detail, "log_tail": log_tail, "outputs": outputs, "host": socket.gethostname()}
-    finally:
-        if scratch is not None:
-            import shutil
-
-            shutil.rmtree(scratch, ignore_errors=True)
-
-
-# ------------------------------------------------------------------------ on the client
-def _ship(client, path: str, cache: dict, hashes: dict, shared_fs: bool):
-    """What a task receives for an input file: its path (shared file system) or a future of
-    its compressed contents, scattered once."""
-    if shared_fs:
-        return ("path", str(Path(path).resolve()))
-    if path in cache and cache[path].status != "finished":
-        # its workers all died: Dask cannot recompute scattered data, so every task needing it
-        # would be cancelled for lost dependencies; scatter it again
-        del cache[path]
-    if path not in cache:
-        import gzip
-
-        sha = hashes.get(path) or sha256_file(path)
-        hashes[path] = sha
-        payload = gzip.compress(Path(path).read_bytes(), compresslevel=6)
-        suffix = "".join(Path(path).suffixes[-1:]) or ".dat"
-        [cache[path]] = client.scatter([("data", sha, payload, suffix)], hash=False)
-        cache[(path, "bytes")] = len(payload)
-    return cache[path]
-
-
-def read_result(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def _write_result(folder: Path, name: str, result: dict):
-    path = folder / f"{name}_result.json"
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(result, indent=1, default=str))
-    tmp.replace(path)
-
-
-def _exit_quietly(signum, frame):  # pragma: no cover - runs in worker processes
-    os._exit(128 + signum)
-
-
-class QuietInterrupt(WorkerPlugin):
-    """A worker plugin: on Ctrl-C (SIGINT to the terminal's whole process group), a local
-    worker exits at once instead of printing a traceback; the client reports the interruption."""
-
-    name = "adaptsched-quiet-interrupt"
-
-    def setup(self, worker):
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, _exit_quietly)
+def report_failures(grid: GridResult, say: Say) -> None:
+    if grid.failed:
+        say(f"{len(grid.failed)} runs failed twice:")
+        for name, message in grid.failed.items():
+            say(f"  {name}: {message}")
 
 
 def _first_line(text: str) -> str:
@@ -384,53 +115,167 @@ def _first_line(text: str) -> str:
     return line if len(line) <= 200 else line[:197] + "..."
 
 
-def start_client(scheduler_address: str | None, workers: int | None, *, say=print):
-    """(client, cluster or None, number of worker threads). ``scheduler_address``: a running
-    cluster's scheduler; otherwise a LocalCluster of ``workers`` single-threaded worker
-    processes (default: one per CPU)."""
-    from distributed import Client, LocalCluster
+class Submissions:
+    """The runs left to do, submitted to the cluster and collected as they end: each answer's
+    outputs are written under the folder as it comes (:meth:`done`); a failed run is submitted
+    once more, then reported (:meth:`failed`)."""
 
-    if scheduler_address:
+    def __init__(
+        self,
+        cluster: Cluster,
+        folder: Path,
+        resumed: Resumed,
+        analyse: Analysis | None,
+        *,
+        shared_fs: bool,
+        pin_cpus: bool,
+    ):
+        self.client = cluster.client
+        self.folder = folder
+        self.resumed = resumed
+        self.shared_fs, self.pin_cpus = shared_fs, pin_cpus
+        self.analyse, self.analysis_id = analyse, analysis_id(analyse)
+        self.grid = GridResult(
+            folder=folder,
+            results=resumed.results,
+            skipped=len(resumed.results),
+            workers=cluster.workers,
+            startup_s=cluster.startup_s,
+        )
+        self.shipped: dict[Any, Any] = {}  # input path -> its scattered future; (path, "bytes") -> its size
+        self.pending: dict[str, tuple[GridRun, int]] = {}  # future key -> (run, attempt)
+        self.futures: Any = None
+        self.bar: _Progress | None = None
+
+    def run(self, progress: bool | None, say: Say) -> GridResult:
+        """Submits every run left, collects them all; the grid's result (on Ctrl-C too, then
+        said and raised again)."""
+        from distributed import as_completed
+
+        begin = time.perf_counter()
         try:
-            client = Client(scheduler_address, timeout="30s", set_as_default=False)
-        except (OSError, TimeoutError) as error:
-            raise AdaptschedError(
-                f"--scheduler-address {scheduler_address}: no Dask scheduler answers there ({error}); start one "
-                "with 'dask scheduler' and workers with 'dask worker ADDRESS' (docs/sweeps.md)"
-            ) from None
-        try:
-            client.wait_for_workers(1, timeout=120)
-        except TimeoutError:
-            client.close()
-            raise AdaptschedError(
-                f"--scheduler-address {scheduler_address}: the scheduler has no worker after 120 s; "
-                "start some with 'dask worker ADDRESS'"
-            ) from None
-        nthreads = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
-        return client, None, max(1, nthreads)
-    if hasattr(os, "sched_getaffinity"):
-        cpus = len(os.sched_getaffinity(0))
-    else:  # pragma: no cover
-        cpus = os.cpu_count() or 1
-    n = workers or cpus
-    cluster = LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",  # its HTTP server (health, no bokeh: no dashboard) on loopback
-        silence_logs=logging.ERROR,
-        host="127.0.0.1",
-    )
-    client = Client(cluster, set_as_default=False)
-    client.register_plugin(QuietInterrupt())
-    return client, cluster, n
+            self.futures = as_completed(
+                [self.submit(r, 0) for r in self.resumed.todo], loop=self.client.loop, with_results=False
+            )
+            self.bar = _Progress(len(self.resumed.todo), progress, say)
+            for future in self.futures:
+                run, attempt = self.pending.pop(future.key)
+                self.collect(run, attempt, _answer(future))
+                del future
+        except KeyboardInterrupt:
+            self.grid.interrupted = True
+            raise
+        finally:
+            self.grid.wall_s = time.perf_counter() - begin
+            if self.bar is not None:
+                self.bar.close()
+            if self.grid.interrupted:
+                say(self.grid.summary())
+        self.grid.input_bytes = sum(v for k, v in self.shipped.items() if isinstance(k, tuple))
+        return self.grid
+
+    def submit(self, run: GridRun, attempt: int) -> Any:
+        key = self.resumed.keys[run.name]
+        task = RunTask(
+            name=run.name,
+            key=key,
+            spec=replace(run.spec, prefix=str(self.folder / run.name)),
+            params=dict(run.params),
+            shared_fs=self.shared_fs,
+            pin_cpus=self.pin_cpus,
+            analyse=self.analyse,
+            analysis_id=self.analysis_id,
+        )
+        future = self.client.submit(
+            execute,
+            task,
+            self.ship(run.spec.workload),
+            self.ship(run.spec.platform),
+            key=f"adaptsched-run-{key}-{run.name[:60]}-try{attempt}",
+            pure=False,
+        )
+        self.pending[future.key] = (run, attempt)
+        return future
+
+    def ship(self, path: str | int) -> Shipped | Any:
+        """What a task receives for an input file: its path (shared file system) or a future of
+        its compressed contents, scattered once; a number of hosts as it is."""
+        if isinstance(path, int):
+            return ("value", path)
+        if self.shared_fs:
+            return ("path", str(Path(path).resolve()))
+        cache = self.shipped
+        if path in cache and cache[path].status != "finished":
+            # its workers all died: Dask cannot recompute scattered data, so every task needing it
+            # would be cancelled for lost dependencies; scatter it again
+            del cache[path]
+        if path not in cache:
+            import gzip
+
+            from adaptsched.engines.spec import sha256_file
+
+            hashes = self.resumed.hashes
+            sha = hashes.get(path) or sha256_file(path)
+            hashes[path] = sha
+            payload = gzip.compress(Path(path).read_bytes(), compresslevel=6)
+            suffix = "".join(Path(path).suffixes[-1:]) or ".dat"
+            [cache[path]] = self.client.scatter([("data", sha, payload, suffix)], hash=False)
+            cache[(path, "bytes")] = len(payload)
+        return cache[path]
+
+    def collect(self, run: GridRun, attempt: int, answer: dict[str, Any]) -> None:
+        """One answer: its outputs written, then the run done, retried or failed."""
+        handled = time.perf_counter()
+        if answer.get("outputs"):
+            unpack(answer["outputs"], self.folder, run.name)
+        if answer["ok"]:
+            self.done(run, answer)
+        elif attempt == 0:
+            self.retry(run, answer)
+        else:
+            self.failed(run, answer)
+        self.grid.client_s += time.perf_counter() - handled
+
+    def done(self, run: GridRun, answer: dict[str, Any]) -> None:
+        result = answer["result"]
+        result["output_bytes"] = len(answer["outputs"] or b"")
+        write_result(self.folder, run.name, result)
+        grid = self.grid
+        grid.results[run.name] = result
+        grid.run_s += result["wall_s"] + result.get("analysis_s", 0.0)
+        grid.output_bytes += result["output_bytes"]
+        grid.done += 1
+        assert self.bar is not None
+        self.bar.update(run.name)
+
+    def retry(self, run: GridRun, answer: dict[str, Any]) -> None:
+        self.futures.add(self.submit(run, 1))
+        assert self.bar is not None
+        self.bar.note(f"  {run.name}: failed ({_first_line(answer['error'])}), trying once more")
+
+    def failed(self, run: GridRun, answer: dict[str, Any]) -> None:
+        message = answer["error"]
+        if answer.get("log_tail") and "last lines of" not in message:  # not already in the error
+            message += f"\n{answer['log_tail']}"
+        self.grid.failed[run.name] = message
+        assert self.bar is not None
+        self.bar.update(run.name, f"FAILED twice: {_first_line(message)}")
+
+
+def _answer(future: Any) -> dict[str, Any]:
+    """A run's answer (:func:`~.worker.execute`'s dict), or a failure when Dask itself failed."""
+    try:
+        answer: dict[str, Any] = future.result()
+    except Exception as error:  # the worker died too often (KilledWorker), or Dask failed
+        answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "log_tail": "", "outputs": None}
+    return answer
 
 
 class _Progress:
-    def __init__(self, total: int, enabled: bool | None, say):
+    def __init__(self, total: int, enabled: bool | None, say: Say):
         self.total, self.say, self.done = total, say, 0
         self.begin = time.perf_counter()
-        self.bar = None
+        self.bar: Any = None
         self.step = max(1, total // 10)
         if enabled is None:
             enabled = sys.stderr.isatty()
@@ -439,7 +284,7 @@ class _Progress:
 
             self.bar = tqdm(total=total, desc="runs", unit="run", file=sys.stderr, smoothing=0.05)
 
-    def update(self, name: str, note: str = ""):
+    def update(self, name: str, note: str = "") -> None:
         self.done += 1
         if self.bar is not None:
             self.bar.update(1)
@@ -455,165 +300,12 @@ class _Progress:
                 f"  [{self.done}/{self.total}] {elapsed / 60:.1f} min elapsed, about {left / 60:.1f} min to go",
             )
 
-    def note(self, text: str):
+    def note(self, text: str) -> None:
         if self.bar is not None:
             self.bar.write(text, file=sys.stderr)
         else:
             self.say(text)
 
-    def close(self):
+    def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def run_grid(
-    runs: list[Run],
-    folder,
-    *,
-    analyse=None,
-    batsim: str | None = None,
-    scheduler_address: str | None = None,
-    workers: int | None = None,
-    shared_fs: bool = False,
-    pin_cpus: bool = False,
-    progress: bool | None = None,
-    client=None,
-    say=print,
-) -> GridResult:
-    """Runs the grid's runs not done yet in ``folder`` (module doc) and returns all results.
-
-    ``analyse(prefix, options, workload) -> dict``: each run's analysis, on its worker;
-    its dict is the run's result, with the run's own fields added. ``client``: an already
-    connected ``distributed.Client`` (then ``scheduler_address`` and ``workers`` are unused).
-    ``pin_cpus``: LocalCluster only, bind worker i (engine and scheduler) to CPU i.
-    """
-    folder = Path(folder).resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    names = [r.name for r in runs]
-    if len(set(names)) != len(names):
-        twice = sorted({n for n in names if names.count(n) > 1})
-        raise UsageError(f"two runs of the grid have the same name: {', '.join(twice[:5])}")
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {workers}")
-    if scheduler_address and workers is not None:
-        raise UsageError("--workers starts a local cluster: it does not go with --scheduler-address")
-    hashes: dict = {}
-    ident = analysis_id(analyse)
-    results, todo, keys = {}, [], {}
-    for r in runs:
-        keys[r.name] = run_key(r, hashes)
-        old = read_result(folder / f"{r.name}_result.json")
-        if old is not None and old.get("key") == keys[r.name]:
-            if old.get("analysis") != ident and analyse is not None and Path(folder / f"{r.name}_jobs.csv").is_file():
-                old.update(analyse(str(folder / r.name), dict(r.options), r.workload))  # same run, new analysis
-                old["analysis"] = ident
-                _write_result(folder, r.name, old)
-            results[r.name] = old
-        else:
-            todo.append(r)
-    skipped = len(results)
-    if skipped:
-        say(f"{skipped} runs already done in {folder}, {len(todo)} to go")
-    if not todo:
-        return GridResult(folder, results, {}, 0, skipped, 0, 0.0, 0.0, 0.0)
-
-    begin = time.perf_counter()
-    own = client is None
-    cluster = None
-    if own:
-        client, cluster, nworkers = start_client(scheduler_address, workers, say=say)
-    else:
-        nworkers = max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
-    pin_cpus = pin_cpus and cluster is not None
-    startup = time.perf_counter() - begin
-    failed, run_s, done = {}, 0.0, 0
-    shipped: dict = {}
-    pending: dict = {}
-    client_s, output_bytes = 0.0, 0
-    bar = None
-    interrupted = False
-    begin = time.perf_counter()
-    try:
-        from distributed import as_completed
-
-        def submit(r: Run, attempt: int):
-            task = {
-                "name": r.name,
-                "key": keys[r.name],
-                "scheduler": r.scheduler,
-                "options": dict(r.options),
-                "engine": r.engine,
-                "batsim": batsim,
-                "folder": str(folder),
-                "shared_fs": shared_fs,
-                "pin_cpus": pin_cpus,
-                "analyse": analyse,
-                "analysis_id": ident,
-                "params": dict(r.params),
-            }
-            future = client.submit(
-                execute,
-                task,
-                _ship(client, r.workload, shipped, hashes, shared_fs),
-                _ship(client, r.platform, shipped, hashes, shared_fs),
-                key=f"adaptsched-run-{keys[r.name]}-{r.name[:60]}-try{attempt}",
-                pure=False,
-            )
-            pending[future.key] = (r, attempt)
-            return future
-
-        futures = as_completed([submit(r, 0) for r in todo], loop=client.loop, with_results=False)
-        bar = _Progress(len(todo), progress, say)
-        for future in futures:
-            r, attempt = pending.pop(future.key)
-            try:
-                answer = future.result()
-            except Exception as error:  # the worker died too often (KilledWorker), or Dask failed
-                answer = {"ok": False, "error": f"{type(error).__name__}: {error}", "log_tail": "", "outputs": None}
-            del future
-            handled = time.perf_counter()
-            if answer.get("outputs"):
-                _unpack(answer["outputs"], folder, r.name)
-            if answer["ok"]:
-                result = answer["result"]
-                result["output_bytes"] = len(answer["outputs"] or b"")
-                _write_result(folder, r.name, result)
-                results[r.name] = result
-                run_s += result["wall_s"] + result.get("analysis_s", 0.0)
-                output_bytes += result["output_bytes"]
-                done += 1
-                bar.update(r.name)
-            elif attempt == 0:
-                futures.add(submit(r, 1))
-                bar.note(f"  {r.name}: failed ({_first_line(answer['error'])}), trying once more")
-            else:
-                message = answer["error"]
-                if answer.get("log_tail") and "last lines of" not in message:  # not already in the error
-                    message += f"\n{answer['log_tail']}"
-                failed[r.name] = message
-                bar.update(r.name, f"FAILED twice: {_first_line(message)}")
-            client_s += time.perf_counter() - handled
-    except KeyboardInterrupt:
-        interrupted = True
-        raise
-    finally:
-        wall = time.perf_counter() - begin
-        if bar is not None:
-            bar.close()
-        grid = GridResult(folder, results, failed, done, skipped, nworkers, wall, startup, run_s, interrupted)
-        grid.client_s, grid.output_bytes = client_s, output_bytes
-        if interrupted:
-            say(grid.summary())
-        if own:
-            try:
-                client.close(timeout=10)
-                if cluster is not None:
-                    cluster.close(timeout=10)
-            except Exception:  # closing a cluster that lost its workers: nothing left to save
-                pass
-    grid.input_bytes = sum(v for k, v in shipped.items() if isinstance(k, tuple))
-    if failed:
-        say(f"{len(failed)} runs failed twice:")
-        for name, message in failed.items():
-            say(f"  {name}: {message}")
-    return grid

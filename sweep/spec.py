@@ -40,11 +40,12 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NoReturn
 
+from adaptsched.engines.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
 
 if sys.version_info >= (3, 11):
@@ -94,7 +95,7 @@ class Metrics:
     wide_hosts: int = 16
     collect: tuple = DEFAULT_COLLECT
 
-    def parameters(self) -> dict:
+    def parameters(self) -> dict[str, Any]:
         return {"bound_s": self.bound_s, "short_s": self.short_s, "long_s": self.long_s, "wide_hosts": self.wide_hosts}
 
 
@@ -117,19 +118,21 @@ class PlatformPoint:
 
     @property
     def label(self) -> str:
-        return f"{self.hosts}h" if self.hosts is not None else Path(self.file).stem
+        return f"{self.hosts}h" if self.hosts is not None else Path(str(self.file)).stem
 
 
 @dataclass(frozen=True)
 class Point:
-    """One run of the grid (its workload and platform not yet made into files)."""
+    """One run of the grid (its workload and platform not yet made into files). ``options``:
+    the options given, typed; ``parsed``: all of them, as the run receives them."""
 
     scheduler: str
-    options: dict = field(hash=False)
-    workload: WorkloadPoint = None
-    platform: PlatformPoint = None
+    options: dict[str, Any] = field(hash=False)
+    workload: WorkloadPoint
+    platform: PlatformPoint
     engine: str = "embedded"
     label: str = ""  # the scheduler entry's label, if any
+    parsed: SchedulerOptions | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass
@@ -141,38 +144,38 @@ class Spec:
     engines: tuple
 
 
-def _axis(value) -> list:
+def _axis(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
-def _product(params: dict) -> list[dict]:
+def _product(params: dict[str, Any]) -> list[dict[str, Any]]:
     names = list(params)
     return [dict(zip(names, combo)) for combo in itertools.product(*(_axis(params[n]) for n in names))]
 
 
 class _Checker:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = path
 
-    def fail(self, key: str, message: str):
+    def fail(self, key: str, message: str) -> NoReturn:
         raise InputError(self.path, message, field=key)
 
-    def table(self, value, key: str) -> dict:
+    def table(self, value: Any, key: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             self.fail(key, f"expected a table, got {type(value).__name__} {value!r}")
         return value
 
-    def only(self, table: dict, allowed, key: str):
+    def only(self, table: dict[str, Any], allowed: tuple[str, ...], key: str) -> None:
         for name in table:
             if name not in allowed:
                 where = f"{key}.{name}" if key else name
                 self.fail(where, f"unknown key: allowed here are {', '.join(allowed)}")
 
-    def not_empty(self, value, key: str):
+    def not_empty(self, value: Any, key: str) -> None:
         if isinstance(value, list) and not value:
             self.fail(key, "an empty list makes the grid empty: give at least one value")
 
-    def file(self, text, key: str) -> str:
+    def file(self, text: Any, key: str) -> str:
         if not isinstance(text, str) or not text:
             self.fail(key, f"expected a file path, got {text!r}")
         path = (self.path.parent / text).resolve()
@@ -181,7 +184,7 @@ class _Checker:
         return str(path)
 
 
-def read_spec(path) -> Spec:
+def read_spec(path: str | Path) -> Spec:
     """Reads and checks a sweep spec; raises :class:`InputError` naming the key at fault."""
     path = Path(path)
     try:
@@ -197,7 +200,7 @@ def read_spec(path) -> Spec:
     return parse_spec(data, path)
 
 
-def parse_spec(data: dict, path) -> Spec:
+def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
     check = _Checker(Path(path))
     check.only(data, TOP_KEYS, "")
     title = data.get("title", Path(path).stem)
@@ -237,18 +240,18 @@ def parse_spec(data: dict, path) -> Spec:
     workloads = _workloads(check, data.get("workloads"))
 
     points = []
-    for label, name, options in schedulers:
+    for label, name, options, parsed in schedulers:
         for workload in workloads:
             for platform in platforms:
                 for engine in engines:
-                    points.append(Point(name, options, workload, platform, engine, label))
+                    points.append(Point(name, options, workload, platform, engine, label, parsed))
     return Spec(Path(path), title, points, metrics, tuple(engines))
 
 
-def _metrics(check: _Checker, table) -> Metrics:
+def _metrics(check: _Checker, table: Any) -> Metrics:
     table = check.table(table, "metrics")
     check.only(table, METRIC_KEYS, "metrics")
-    values = {}
+    values: dict[str, Any] = {}
     for name in ("bound_s", "short_s", "long_s"):
         if name in table:
             value = table[name]
@@ -278,8 +281,8 @@ def _metrics(check: _Checker, table) -> Metrics:
     return Metrics(**values)
 
 
-def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
-    from adaptsched.engines.run import parse_options, resolve_scheduler
+def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str, Any], SchedulerOptions]]:
+    from adaptsched.engines.spec import SchedulerOptionError, parse_options, resolve_scheduler
 
     if entries is None:
         check.fail("schedulers", "missing: add at least one [[schedulers]] table with a name")
@@ -313,15 +316,15 @@ def _schedulers(check: _Checker, entries) -> list[tuple[str, str, dict]]:
             check.not_empty(value, f"{key}.options.{option}")
         for combo in _product(options):
             try:
-                typed = parse_options(combo, core_class)
-            except AdaptschedError as error:
-                bad = re.search(r"option (\w+)=", str(error))
-                check.fail(f"{key}.options" + (f".{bad.group(1)}" if bad else ""), str(error))
-            out.append((label, name, typed))
+                parsed = parse_options(combo, core_class)
+            except SchedulerOptionError as error:
+                check.fail(f"{key}.options" + (f".{error.option}" if error.option else ""), str(error))
+            typed = {option: value for option, value in parsed.values().items() if option in combo}
+            out.append((label, name, typed, parsed))
     return out
 
 
-def _workloads(check: _Checker, entries) -> list[WorkloadPoint]:
+def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
     if entries is None:
         check.fail("workloads", "missing: add at least one [[workloads]] table (file, trace or generate)")
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -366,8 +369,8 @@ def _workloads(check: _Checker, entries) -> list[WorkloadPoint]:
     return out
 
 
-def _check_workload_params(check: _Checker, key: str, kind: str, params: dict):
-    def number(name, minimum, whole=False, strict=False):
+def _check_workload_params(check: _Checker, key: str, kind: str, params: dict[str, Any]) -> None:
+    def number(name: str, minimum: float, whole: bool = False, strict: bool = False) -> None:
         if name not in params:
             return
         value = params[name]
@@ -400,23 +403,16 @@ def _check_workload_params(check: _Checker, key: str, kind: str, params: dict):
 
 
 # ------------------------------------------------------------------- making the inputs
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def make_platform(platform: PlatformPoint, folder: Path) -> Path:
     """The platform's XML file (a generated cluster for a host count), in ``folder``."""
     if platform.file is not None:
         return Path(platform.file)
     from adaptsched.platforms.simgrid import write_cluster
 
-    path = folder / f"cluster{platform.hosts}.xml"
+    hosts = int(platform.hosts or 0)
+    path = folder / f"cluster{hosts}.xml"
     if not path.is_file():
-        write_cluster(platform.hosts, path)
+        write_cluster(hosts, path)
     return path
 
 

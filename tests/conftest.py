@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/helpers.py
 
+from browser import NO_BROWSER, NO_BROWSER_HELP
 from helpers import NO_BATSIM, NO_BATSIM_HELP
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -28,14 +29,17 @@ settings.load_profile("default")
 
 def pytest_terminal_summary(terminalreporter):
     """Say, loudly, how many tests did not run because real Batsim is absent (the conformance
-    tests, and docs/getting-started.md's recipe)."""
-    skipped = [
-        report
-        for report in terminalreporter.stats.get("skipped", [])
-        if isinstance(report.longrepr, tuple) and NO_BATSIM in str(report.longrepr[2])
-    ]
-    if skipped:
-        terminalreporter.write_sep(
-            "!", f"{len(skipped)} TESTS SKIPPED (conformance, recipe): {NO_BATSIM}", red=True, bold=True
-        )
-        terminalreporter.write_line(NO_BATSIM_HELP)
+    tests, and docs/getting-started.md's recipe), or headless Chromium (the explorer's browser
+    tests)."""
+    for reason, what, help_text in (
+        (NO_BATSIM, "conformance, recipe", NO_BATSIM_HELP),
+        (NO_BROWSER, "explorer in a browser", NO_BROWSER_HELP),
+    ):
+        skipped = [
+            report
+            for report in terminalreporter.stats.get("skipped", [])
+            if isinstance(report.longrepr, tuple) and reason in str(report.longrepr[2])
+        ]
+        if skipped:
+            terminalreporter.write_sep("!", f"{len(skipped)} TESTS SKIPPED ({what}): {reason}", red=True, bold=True)
+            terminalreporter.write_line(help_text)

@@ -105,6 +105,7 @@ def check_molded_rows(prefix, workload):
 
 @pytest.mark.parametrize("strategy,mode", [("SEV", "greedy"), ("PWS", "stubborn"), ("ASP", "greedy")])
 def test_molded_rows_match_the_model_through_the_embedded_engine(tmp_path, strategy, mode):
+    from adaptsched.engines.run import RunSpec
     from adaptsched.engines.run import run as simulate
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.downey import generate
@@ -112,12 +113,9 @@ def test_molded_rows_match_the_model_through_the_embedded_engine(tmp_path, strat
     workload = generate(2, 0.75, seed=7)
     path = write_workload(workload, tmp_path / "downey.json")
     simulate(
-        "downey",
-        path,
-        64,
-        tmp_path / "run",
-        options={"strategy": strategy, "mode": mode},
-        progress=False,
+        RunSpec.make(
+            "downey", path, 64, tmp_path / "run", options={"strategy": strategy, "mode": mode}, progress=False
+        ),
         say=lambda *a: None,
     )
     assert check_molded_rows(tmp_path / "run", workload) > 20
@@ -205,11 +203,12 @@ def check_native_rows(prefix, workload):
 def test_linear_jobs_with_total_profiles_are_molded_natively(tmp_path):
     from adaptsched.analysis.invariants import check_invariants
     from adaptsched.analysis.jobs import read_jobs_csv
+    from adaptsched.engines.run import RunSpec
     from adaptsched.engines.run import run as simulate
     from adaptsched.workloads.convert import write_workload
 
     workload = linear_ptotal_workload()
     path = write_workload(workload, tmp_path / "lin.json")
-    simulate("downey", path, 16, tmp_path / "run", progress=False, say=lambda *a: None)
+    simulate(RunSpec.make("downey", path, 16, tmp_path / "run", progress=False), say=lambda *a: None)
     assert check_native_rows(tmp_path / "run", workload) > 10
     assert check_invariants(read_jobs_csv(tmp_path / "run_jobs.csv"), 16) == []

@@ -305,7 +305,7 @@ def test_usage_errors_exit_2_and_interrupts_130(monkeypatch, capsys):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(module, "cmd_schedulers", interrupted)
+    monkeypatch.setattr(module.schedulers, "cmd_schedulers", interrupted)
     assert module.main(["schedulers"]) == 130
     assert "adaptsched schedulers: interrupted" in capsys.readouterr().err
 
@@ -319,7 +319,7 @@ def test_file_system_errors_are_user_errors_not_bugs(monkeypatch, capsys):
         raise OSError(errno.ENOSPC, "No space left on device", "/data/out_jobs.csv")
 
     monkeypatch.delenv("ADAPTSCHED_DEBUG", raising=False)
-    monkeypatch.setattr(module, "cmd_schedulers", full_disk)
+    monkeypatch.setattr(module.schedulers, "cmd_schedulers", full_disk)
     assert module.main(["schedulers"]) == 1
     err = capsys.readouterr().err
     assert "error: /data/out_jobs.csv: No space left on device" in err and "internal error" not in err
@@ -391,5 +391,42 @@ def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
     assert [c.strip() for c in table[0].split("|")[1:-1]] == ["metric", "fcfs", "easy", "conservative"]
     assert len(table) == 2 + 5 and "Per class" not in out  # not the whole comparison.md
     assert (tmp_path / "demo" / "comparison" / "comparison.md").read_text().count("\n") > 50
+    assert "report.html, the run explorer" in lines[report + 1]
+    assert "Bokeh" in (tmp_path / "demo" / "comparison" / "report.html").read_text()  # the explorer's page
     code, _, err = cli("demo", "--trace", tmp_path / "CTC.swf.gz", "--out", tmp_path / "d2")
     assert_clean_error(code, err, "no such trace", "CTC-SP2-1996-3.1-cln.swf.gz", "https://www.cs.huji.ac.il/")
+
+
+def test_each_papers_options_reach_its_main_by_name():
+    """``reproduce PAPER``: the options a paper's ``add_arguments`` declares are keyword
+    parameters of its ``main`` (the command line hands them over by name, typed)."""
+    import argparse
+    import inspect
+
+    from adaptsched.reproduce import commands
+
+    for command in commands():
+        parser = argparse.ArgumentParser()
+        command.add_arguments(parser)
+        dests = set(vars(parser.parse_args([])))
+        parameters = inspect.signature(command.main).parameters
+        assert dests <= set(parameters), (command.NAME, dests - set(parameters))
+        assert all(parameters[d].kind is inspect.Parameter.KEYWORD_ONLY for d in dests)
+        assert "setup" in parameters
+
+
+def test_shared_options_are_declared_once():
+    """An option several commands take is declared in one place (cli/common.py's groups)."""
+    import ast
+
+    from helpers import REPO
+
+    declared: dict[str, list[str]] = {}
+    for path in sorted((REPO / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and str(arg.value).startswith("--"):
+                        declared.setdefault(arg.value, []).append(path.name)
+    for option in ("--hosts", "--seed", "--bound", "--batsim", "--window", "--workers", "--scheduler-address"):
+        assert declared[option] == ["common.py"], (option, declared[option])

@@ -10,7 +10,7 @@ from helpers import PLUGINS, REPO
 
 from adaptsched.engines.embedded.batsim import EmbeddedBatsim
 from adaptsched.engines.embedded.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 from adaptsched.workloads.batsim_json import load_workload
@@ -42,7 +42,7 @@ def rows(prefix):
 
 def test_outputs_are_batsims_files_with_exact_times(tmp_path):
     workload = write_json(tmp_path / "w1.json", W1)
-    result = run("fcfs", workload, 4, tmp_path / "fcfs", progress=False, say=lambda *a: None)
+    result = run(RunSpec.make("fcfs", workload, 4, tmp_path / "fcfs", progress=False), say=lambda *a: None)
     with open(result.jobs_csv) as handle:
         assert next(csv.reader(handle)) == list(JOBS_COLUMNS)
     with open(result.schedule_csv) as handle:
@@ -91,7 +91,10 @@ def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):
         ],
         "profiles": {"d5": {"type": "delay", "delay": 5}},
     }
-    result = run("fcfs", write_json(tmp_path / "w.json", doc), 1, tmp_path / "eq", progress=False, say=lambda *a: None)
+    result = run(
+        RunSpec.make("fcfs", write_json(tmp_path / "w.json", doc), 1, tmp_path / "eq", progress=False),
+        say=lambda *a: None,
+    )
     jobs = rows(result.prefix)
     assert jobs["1"]["final_state"] == "COMPLETED_WALLTIME_REACHED"
     assert jobs["2"]["final_state"] == "COMPLETED_SUCCESSFULLY"
@@ -174,12 +177,14 @@ def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, ex
     workload = write_json(tmp_path / "w1.json", W1)
     with pytest.raises(SimulationError, match="t=") as info:
         run(
-            str(PLUGINS / "faultySched.py"),
-            workload,
-            4,
-            tmp_path / mistake,
-            options={"mistake": mistake},
-            progress=False,
+            RunSpec.make(
+                str(PLUGINS / "faultySched.py"),
+                workload,
+                4,
+                tmp_path / mistake,
+                options={"mistake": mistake},
+                progress=False,
+            ),
             say=lambda *a: None,
         )
     assert expected in str(info.value)
@@ -207,14 +212,16 @@ def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transpo
     stdout = sys.stdout
     with pytest.raises(SimulationError) as info:
         run(
-            str(PLUGINS / "faultySched.py"),
-            write_json(tmp_path / "w.json", doc),
-            2,
-            prefix,
-            transport=transport,
-            options={"mistake": mistake},
-            progress=False,
-            scheduler_timeout_s=1.0,
+            RunSpec.make(
+                str(PLUGINS / "faultySched.py"),
+                write_json(tmp_path / "w.json", doc),
+                2,
+                prefix,
+                transport=transport,
+                options={"mistake": mistake},
+                progress=False,
+                scheduler_timeout_s=1.0,
+            ),
             say=lambda *a: None,
         )
     message = str(info.value)
@@ -256,12 +263,14 @@ def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
     }
     plugin = REPO / "tests" / "conformance" / "plugins" / "tortureSched.py"  # runs them on res // 2 hosts
     result = run(
-        str(plugin),
-        write_json(tmp_path / "w.json", doc),
-        4,
-        tmp_path / "mold",
-        options={"dynamic": False},
-        progress=False,
+        RunSpec.make(
+            str(plugin),
+            write_json(tmp_path / "w.json", doc),
+            4,
+            tmp_path / "mold",
+            options={"dynamic": False},
+            progress=False,
+        ),
         say=lambda *a: None,
     )
     jobs = rows(result.prefix)
@@ -298,12 +307,14 @@ def test_registered_profiles_and_jobs_keep_six_decimals_as_batsim(tmp_path):
         "profiles": {"d1": {"type": "delay", "delay": 1}},
     }
     result = run(
-        "backfill",
-        write_json(tmp_path / "w.json", doc),
-        10,
-        tmp_path / "q",
-        options={"adaptation": "quarter"},
-        progress=False,
+        RunSpec.make(
+            "backfill",
+            write_json(tmp_path / "w.json", doc),
+            10,
+            tmp_path / "q",
+            options={"adaptation": "quarter"},
+            progress=False,
+        ),
         say=lambda *a: None,
     )
     jobs = rows(result.prefix)
@@ -340,3 +351,37 @@ def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
 
     path = write_cluster(nb_hosts, tmp_path / "c.xml")
     assert cluster_platform(nb_hosts, path) == read_platform(path)
+
+
+def test_a_scheduler_process_never_started_says_so(tmp_path):
+    """Waiting for a scheduler process that never started is a clear error, not an
+    AttributeError on None; killing and closing it are no-ops."""
+    from adaptsched.engines.process import Endpoint, SchedulerProcess
+
+    endpoint = Endpoint()
+    try:
+        process = SchedulerProcess("easy", {}, endpoint, tmp_path / "sched.log")
+        with pytest.raises(SimulationError, match=r"scheduler process \(easy\) was never started"):
+            process.wait(timeout=1)
+        assert not process.alive()
+        process.kill()
+        process.close()
+        assert "exited" not in process.describe_failure() and "still running" in process.describe_failure()
+    finally:
+        endpoint.close()
+
+
+def test_a_scheduler_process_is_waited_for_and_killed_when_late(tmp_path):
+    from adaptsched.engines.process import Endpoint, SchedulerProcess
+
+    endpoint = Endpoint()
+    process = SchedulerProcess("easy", {}, endpoint, tmp_path / "sched.log")
+    process.command = [sys.executable, "-c", "import time; time.sleep(60)"]
+    try:
+        process.start()
+        assert process.alive()
+        assert process.wait(timeout=0.2) != 0  # killed once the timeout passed
+        assert not process.alive()
+    finally:
+        process.close()
+        endpoint.close()

@@ -51,7 +51,7 @@ def test_every_paper_registers_a_command():
     names = [c.NAME for c in commands()]
     assert names == ["perkovic-keleher", "downey", "qops", "scojo-p", "klein-perez"] and len(PAPERS) == 5
     for command in commands():
-        assert command.HELP and callable(command.add_arguments) and callable(command.run)
+        assert command.HELP and callable(command.add_arguments) and callable(command.main)
 
 
 def test_common_helpers_tolerate_missing_numbers():

@@ -14,7 +14,7 @@ import csv
 import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 
 EPS = 1e-6
 
@@ -46,7 +46,7 @@ def check_trace(jobs_csv, nb_hosts):
 @pytest.mark.parametrize("trace,hosts", [(CTC_EXCERPT, 338), (SDSC_EXCERPT, 128)], ids=["CTC-SP2", "SDSC-SP2"])
 @pytest.mark.parametrize("scheduler", ["fcfs", "easy", "conservative"])
 def test_invariants_on_trace_excerpts(tmp_path, trace, hosts, scheduler):
-    result = run(scheduler, trace, hosts, tmp_path / scheduler, progress=False, say=lambda *a: None)
+    result = run(RunSpec.make(scheduler, trace, hosts, tmp_path / scheduler, progress=False), say=lambda *a: None)
     jobs = check_trace(result.jobs_csv, hosts)
     assert len(jobs) == result.nb_jobs
     reserved = sum(1 for job in jobs if job["metadata"])

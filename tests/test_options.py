@@ -6,7 +6,7 @@ from adaptsched import schedulers as registry
 from adaptsched.core.backfill import Backfill, BackfillOptions
 from adaptsched.core.dvqops import Dvqops
 from adaptsched.core.options import OptionError
-from adaptsched.engines.run import parse_options
+from adaptsched.engines.spec import PluginOptions, SchedulerOptionError, parse_options
 from adaptsched.errors import AdaptschedError
 
 
@@ -58,9 +58,74 @@ def test_every_scheduler_declares_its_options_once(name):
 
 def test_run_checks_values_before_anything_runs():
     core = registry.core_class("downey")
-    assert parse_options(["strategy=PWS", "min_fraction=0.25"], core) == {"strategy": "PWS", "min_fraction": 0.25}
-    with pytest.raises(AdaptschedError, match="scheduler 'downey': option strategy='FOO': choose one of PWS"):
+    parsed = parse_options(["strategy=PWS", "min_fraction=0.25"], core)
+    assert isinstance(parsed, core.Options) and (parsed.strategy, parsed.min_fraction) == ("PWS", 0.25)
+    assert parse_options(parsed, core) is parsed  # parsed once: handed on as it is
+    with pytest.raises(AdaptschedError, match="scheduler 'downey': option strategy='FOO': choose one of PWS") as bad:
         parse_options(["strategy=FOO"], core)
+    assert isinstance(bad.value, SchedulerOptionError) and bad.value.option == "strategy"
     with pytest.raises(AdaptschedError, match="is not of the form KEY=VALUE"):
         parse_options(["strategy"], core)
-    assert parse_options(["x=1", "y=abc"], None) == {"x": 1, "y": "abc"}  # pybatsim plugins: JSON values
+    plugin = parse_options(["x=1", "y=abc"], None)  # pybatsim plugins: JSON values
+    assert plugin == PluginOptions((("x", 1), ("y", "abc"))) and plugin.values() == {"x": 1, "y": "abc"}
+
+
+@pytest.mark.parametrize(
+    ("values", "option"),
+    [
+        ({"order": "xyz"}, "order"),
+        ({"seed": "1.5"}, "seed"),
+        ({"guarantees": "maybe"}, "guarantees"),
+        ({"colour": "red"}, "colour"),
+        ({"test_run_s": "1000"}, None),  # a rule between two options
+    ],
+)
+def test_option_errors_name_the_option(values, option):
+    with pytest.raises(OptionError) as error:
+        BackfillOptions.parse(values)
+    assert error.value.option == option
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Counts the options parsed (every Options object is checked in ``__post_init__``)."""
+    from adaptsched.core.options import Options
+
+    count = []
+    checked = Options.__post_init__
+
+    def counted(self):
+        count.append(type(self).__name__)
+        checked(self)
+
+    monkeypatch.setattr(Options, "__post_init__", counted)
+    return count
+
+
+def test_a_run_parses_its_options_once(tmp_path, parses):
+    """engines.run parses the options once (RunSpec.make); the plugin in the engine's process
+    and the pure scheduler receive them parsed."""
+    from helpers import CTC_EXCERPT
+
+    from adaptsched.engines.run import RunSpec, run
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    workload = write_workload(convert_swf(CTC_EXCERPT, hosts=64, first=30)[0], tmp_path / "w.json")
+    spec = RunSpec.make("backfill", workload, 64, tmp_path / "bf", options=["order=R/L", "seed=3"], progress=False)
+    assert parses == ["BackfillOptions"]
+    result = run(spec, say=lambda *a: None)
+    assert parses == ["BackfillOptions"] and result.nb_jobs == 30
+
+
+def test_stock_pybatsim_checks_the_json_options_once(parses):
+    """``pybatsim easy.py -o '{"order": "sjf"}'``: the plugin parses its JSON options once and
+    the pure scheduler receives them parsed."""
+    from types import SimpleNamespace
+
+    from batsim.tools.launcher import instanciate_scheduler
+
+    scheduler = instanciate_scheduler(str(registry.plugin_path("easy")), {"order": "sjf"})
+    scheduler.bs = SimpleNamespace(nb_compute_resources=8, dynamic_job_registration_enabled=False)
+    scheduler.onSimulationBegins()
+    assert len(parses) == 1
+    assert scheduler.core.options is scheduler.core_options and scheduler.core.options.order == "sjf"

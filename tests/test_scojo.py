@@ -442,10 +442,10 @@ def small_scojo_workload(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["scojo-trad", "scojo-p", "cirne-berman"])
 def test_molded_rows_through_the_embedded_engine(tmp_path, small_scojo_workload, scheduler):
-    from adaptsched.engines.run import run
+    from adaptsched.engines.run import RunSpec, run
 
     workload, path = small_scojo_workload
-    run(scheduler, path, 32, tmp_path / "run", progress=False, say=lambda *a: None)
+    run(RunSpec.make(scheduler, path, 32, tmp_path / "run", progress=False), say=lambda *a: None)
     resized = check_scojo_rows(tmp_path / "run", workload)
     assert (resized == 0) if scheduler == "scojo-trad" else (resized > 5)
 

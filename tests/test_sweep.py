@@ -270,15 +270,52 @@ def test_run_key_holds_every_option_value_defaults_included(tmp_path):
     default is the same run as one left out (a reproduction resumes it), another value is
     another run, and a run made before a default changed is not reused after (the key holds
     the default's value, not its absence)."""
-    from adaptsched.sweep.run import Run, resolved_options, run_key
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.sweep.grid import run_key
 
     workload, platform = tmp_path / "w.json", tmp_path / "p.xml"
     workload.write_text("{}")
     platform.write_text("<platform/>")
 
-    def key(**options):
-        return run_key(Run("r", "cirne-berman", options, str(workload), str(platform)))
+    def spec(scheduler="cirne-berman", **options):
+        return RunSpec.make(scheduler, workload, platform, tmp_path / "r", options=options)
 
-    assert key() == key(whatif="counts") != key(whatif="replay")
-    assert resolved_options("cirne-berman", {})["whatif"] == "counts"
-    assert resolved_options("plugin.py", {"x": 1}) == {"x": 1}
+    assert run_key(spec()) == run_key(spec(whatif="counts")) != run_key(spec(whatif="replay"))
+    assert spec().options.values()["whatif"] == "counts"
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text("# a pybatsim plugin\n")
+    assert spec(str(plugin), x=1).options.values() == {"x": 1}
+    before = run_key(spec(str(plugin)))
+    plugin.write_text("# another pybatsim plugin\n")
+    assert run_key(spec(str(plugin))) != before  # a plugin file is known by its contents
+
+
+def test_a_grid_runs_specs_with_a_host_count_on_a_client_it_is_given(tmp_path):
+    """run_grid from Python: GridRuns of RunSpecs (the platform a number of hosts, keyed as the
+    cluster file it stands for), on a client the caller holds; done runs are not run again."""
+    from distributed import Client, LocalCluster
+
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.sweep import GridRun, run_grid
+    from adaptsched.sweep.grid import run_key
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    workload = write_workload(convert_swf(EXCERPT, hosts=16, first=20)[0], tmp_path / "w.json")
+    spec = RunSpec.make("easy", workload, 16, tmp_path / "out" / "easy", options={"order": "sjf"})
+    assert run_key(spec) == run_key(
+        RunSpec.make("easy", workload, write_cluster(16, tmp_path / "c.xml"), "x", options={"order": "sjf"})
+    )
+    runs = [GridRun("easy", spec), GridRun("fcfs", RunSpec.make("fcfs", workload, "16", tmp_path / "out" / "fcfs"))]
+    loopback = {"dashboard_address": "127.0.0.1:0", "worker_dashboard_address": "127.0.0.1:0"}  # their HTTP servers
+    with LocalCluster(n_workers=1, processes=False, **loopback) as cluster:  # messages over inproc://
+        with Client(cluster, set_as_default=False) as client:
+            said = []
+            grid = run_grid(runs, tmp_path / "out", client=client, progress=False, say=said.append)
+            assert grid.done == 2 and not grid.failed, grid.failed
+            assert all(
+                len((tmp_path / "out" / f"{name}_jobs.csv").read_text().splitlines()) == 21 for name in grid.results
+            )
+            again = run_grid(runs, tmp_path / "out", client=client, progress=False, say=said.append)
+    assert again.done == 0 and again.skipped == 2 and set(again.results) == {"easy", "fcfs"}
+    assert grid.results["easy"]["options"]["order"] == "sjf"

@@ -13,7 +13,7 @@ from helpers import REPO, SHARED_TRACES, schedule_violations
 
 from adaptsched.analysis.invariants import check_invariants
 from adaptsched.analysis.jobs import read_jobs_csv
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads.convert import convert_swf, write_workload
 
 TRACES = [
@@ -54,7 +54,9 @@ def test_every_shared_trace_converts_and_runs_soundly(tmp_path, trace, scheduler
     assert report.read == report.kept + report.n_dropped + report.n_excluded + report.n_merged
     assert documented_counts()[trace] == (report.hosts, report.read, report.kept, report.n_dropped)
     workload_path = write_workload(workload, tmp_path / "workload.json")
-    result = run(scheduler, workload_path, report.hosts, tmp_path / scheduler, progress=False, say=lambda *a: None)
+    result = run(
+        RunSpec.make(scheduler, workload_path, report.hosts, tmp_path / scheduler, progress=False), say=lambda *a: None
+    )
     assert result.nb_jobs == report.kept
     assert_sound(result.prefix, workload_path, report.hosts)
 
@@ -68,5 +70,5 @@ def test_a_generated_workload_runs_soundly(tmp_path, scheduler):
     from adaptsched.workloads.downey import generate
 
     workload_path = write_workload(generate(10, 0.75, seed=3), tmp_path / "downey.json")
-    result = run(scheduler, workload_path, 64, tmp_path / scheduler, progress=False, say=lambda *a: None)
+    result = run(RunSpec.make(scheduler, workload_path, 64, tmp_path / scheduler, progress=False), say=lambda *a: None)
     assert_sound(result.prefix, workload_path, 64)

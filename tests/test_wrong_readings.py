@@ -107,6 +107,7 @@ def test_perkovic_keleher_with_r_ignored_fails_a_claim():
 # -- Downey: AVG read as MAX (AVG's cluster size taken as MAX's) -------------------------------------
 def test_downey_with_avg_read_as_max_fails_a_claim(tmp_path):
     from adaptsched.engines.run import run
+    from adaptsched.engines.spec import RunSpec
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.reproduce.downey import findings
     from adaptsched.reproduce.downey.plan import analyse_run
@@ -121,13 +122,7 @@ def test_downey_with_avg_read_as_max_fails_a_claim(tmp_path):
             prefix = tmp_path / f"{strategy}_{seed}"
             options = {"strategy": strategy, "load": 0.75}
             run(
-                "downey",
-                str(workload),
-                str(platform),
-                str(prefix),
-                options=options,
-                say=lambda *a: None,
-                progress=False,
+                RunSpec.make("downey", workload, platform, prefix, options=options, progress=False), say=lambda *a: None
             )
             table1[strategy][seed] = analyse_run(str(prefix), options, str(workload))
     wrong = dict(table1, AVG=table1["MAX"])  # AVG read as MAX: AVG's runs are MAX's

@@ -29,10 +29,12 @@ from __future__ import annotations
 import gc
 import json
 import time
+from collections.abc import Callable
+from typing import Any, NoReturn
 
-from adaptsched.core.intervals import IntervalMap
-from adaptsched.engines.embedded.decisions import DecisionParser
-from adaptsched.engines.embedded.jobs import Job
+from adaptsched.core.intervals import IntervalMap, IntervalSet
+from adaptsched.engines.embedded.decisions import DecisionParser, Message
+from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.engines.embedded.kernel import (
     CREATE,
     EXEC_CANCEL,
@@ -42,29 +44,32 @@ from adaptsched.engines.embedded.kernel import (
     KILL,
     PUT,
     SLEEP,
+    Body,
     Kernel,
     Mailbox,
+    Simcall,
 )
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
+from adaptsched.formats.intervals import hosts_text
 from adaptsched.formats.jsontext import RawJson, dumps
 from adaptsched.workloads.batsim_json import Workload
 
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
 
 
-class Options:
+class EngineOptions:
     """Batsim command-line switches the embedded engine honours."""
 
     def __init__(
         self,
         *,
-        dynamic_jobs=False,
-        ack_dynamic_jobs=False,
-        profile_reuse=False,
-        forward_profiles=False,
-        sched_config="",
-    ):
+        dynamic_jobs: bool = False,
+        ack_dynamic_jobs: bool = False,
+        profile_reuse: bool = False,
+        forward_profiles: bool = False,
+        sched_config: str = "",
+    ) -> None:
         self.dynamic_jobs = dynamic_jobs  # --enable-dynamic-jobs
         self.ack_dynamic_jobs = ack_dynamic_jobs  # --acknowledge-dynamic-jobs
         self.profile_reuse = profile_reuse  # --enable-profile-reuse
@@ -80,21 +85,21 @@ class EventBuffer:
     """Batsim's ``JsonProtocolWriter``: the events waiting to be sent, as JSON text (what goes
     over ZeroMQ: Batsim's own text, every double printed with ``%f``)."""
 
-    def __init__(self):
-        self.events = []
+    def __init__(self) -> None:
+        self.events: list[Any] = []
 
-    def append(self, timestamp: float, etype: str, data):
+    def append(self, timestamp: float, etype: str, data: Any) -> None:
         """An event whose ``data`` is a Python value (:func:`~adaptsched.formats.jsontext.dumps`)."""
         self.events.append('{"timestamp":%f,"type":"%s","data":%s}' % (timestamp, etype, dumps(data)))
 
-    def job_submitted(self, timestamp: float, job, profile):
+    def job_submitted(self, timestamp: float, job: JobRecord, profile: Any) -> None:
         if profile is None:
             data = '{"job_id":%s,"job":%s}' % (dumps(job.id), job.json)
         else:
             data = '{"job_id":%s,"job":%s,"profile":%s}' % (dumps(job.id), job.json, profile.json)
         self.events.append('{"timestamp":%f,"type":"JOB_SUBMITTED","data":%s}' % (timestamp, data))
 
-    def job_completed(self, timestamp: float, job):
+    def job_completed(self, timestamp: float, job: JobRecord) -> None:
         self.events.append(
             '{"timestamp":%f,"type":"JOB_COMPLETED","data":{"job_id":%s,"job_state":"%s","return_code":%d,"alloc":"%s"}}'
             % (timestamp, dumps(job.id), job.state, job.return_code, job.alloc_text)
@@ -103,7 +108,7 @@ class EventBuffer:
     def empty(self) -> bool:
         return not self.events
 
-    def message(self, now: float) -> str:
+    def message(self, now: float) -> Any:  # the text (here) or the structure (in-process)
         text = '{"now":%f,"events":[%s]}' % (now, ",".join(self.events))
         self.events = []
         return text
@@ -118,21 +123,21 @@ class PythonEventBuffer(EventBuffer):
     """The same events as Python structures, each exactly what ``json.loads`` makes of the text
     :class:`EventBuffer` writes (the in-process transport: no JSON text per message)."""
 
-    def append(self, timestamp: float, etype: str, data):
+    def append(self, timestamp: float, etype: str, data: Any) -> None:
         # rare events (simulation begins or ends, kills, notifications): through the text, exact
         self.events.append({"timestamp": received(timestamp), "type": etype, "data": json.loads(dumps(data))})
 
-    def job_submitted(self, timestamp: float, job, profile):
+    def job_submitted(self, timestamp: float, job: JobRecord, profile: Any) -> None:
         data = {"job_id": job.id, "job": json.loads(job.json)}
         if profile is not None:
             data["profile"] = json.loads(profile.json)
         self.events.append({"timestamp": received(timestamp), "type": "JOB_SUBMITTED", "data": data})
 
-    def job_completed(self, timestamp: float, job):
+    def job_completed(self, timestamp: float, job: JobRecord) -> None:
         data = {"job_id": job.id, "job_state": job.state, "return_code": job.return_code, "alloc": job.alloc_text}
         self.events.append({"timestamp": received(timestamp), "type": "JOB_COMPLETED", "data": data})
 
-    def message(self, now: float) -> dict:
+    def message(self, now: float) -> dict[str, Any]:
         message = {"now": received(now), "events": self.events}
         self.events = []
         return message
@@ -143,19 +148,19 @@ class EmbeddedBatsim:
 
     def __init__(
         self,
-        platform,
+        platform: Any,
         workloads: list[Workload],
-        connection,
+        connection: Any,
         export_prefix: str,
         *,
-        options: Options | None = None,
-        progress=None,
-    ):
+        options: EngineOptions | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         self.platform = platform
         self.workloads = {w.name: w for w in workloads}
         self.static_workloads = [w.name for w in workloads]
         self.connection = connection
-        self.options = options or Options()
+        self.options = options or EngineOptions()
         self.progress = progress  # called with the number of completed jobs
         self.kernel = Kernel()
         self.mbox = Mailbox("server")
@@ -165,7 +170,7 @@ class EmbeddedBatsim:
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.uniform_speed = self.speeds[0] if self.speeds and len(set(self.speeds)) == 1 else None
         # hosts as runs (issue 14): a job's cost does not grow with its width
-        self.host_job = IntervalMap(self.nb_hosts, None)  # the job computing on each host
+        self.host_job: IntervalMap[str | None] = IntervalMap(self.nb_hosts, None)  # the job computing on each host
         self.host_busy_since = IntervalMap(self.nb_hosts, 0.0)  # last state change of each host
         self.tracer = JobsTracer(export_prefix, self.nb_hosts)
         self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
@@ -178,15 +183,15 @@ class EmbeddedBatsim:
         self.nb_waiters = self.nb_killers = 0
         self.submitters_finished = 0
         self.registration_finished = False
-        self.jobs_to_delete = []
-        self.met = set()  # every job id ever registered (Batsim's _jobs_met)
-        self.jobs = {}  # live jobs: full id -> Job
-        self.job_profiles = {}  # full id -> Profile, kept while the job lives
-        self.static_jobs = {}  # workload name -> its jobs in submission order
+        self.jobs_to_delete: list[str] = []
+        self.met: set[str] = set()  # every job id ever registered (Batsim's _jobs_met)
+        self.jobs: dict[str, JobRecord] = {}  # live jobs: full id -> JobRecord
+        self.job_profiles: dict[str, Any] = {}  # full id -> Profile, kept while the job lives
+        self.static_jobs: dict[str, list[JobRecord]] = {}  # workload name -> its jobs in submission order
         for workload in workloads:
             static = self.static_jobs[workload.name] = []
             for spec in sorted(workload.jobs.values(), key=lambda j: (j.subtime, j.id)):
-                job = self.jobs[spec.id] = Job(spec)
+                job = self.jobs[spec.id] = JobRecord(spec)
                 self.met.add(job.id)
                 self.job_profiles[job.id] = workload.profiles[job.profile]
                 static.append(job)
@@ -195,7 +200,7 @@ class EmbeddedBatsim:
         self.nb_messages = 0
 
     # -- running --------------------------------------------------------------
-    def run(self):
+    def run(self) -> EmbeddedBatsim:
         """Runs the simulation; outputs are written even when it fails."""
         gc.freeze()  # the workload lives for the whole run: the cyclic GC need not scan it (-20% time)
         try:
@@ -219,7 +224,7 @@ class EmbeddedBatsim:
     def now(self) -> float:
         return self.kernel.now
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NoReturn:
         raise SimulationError(f"t={self.kernel.now:f}: {message}")
 
     # -- jobs and profiles ------------------------------------------------------
@@ -229,7 +234,7 @@ class EmbeddedBatsim:
         except KeyError:
             self.fail(f"workload '{name}' does not exist")
 
-    def job_at(self, job_id: str) -> Job:
+    def job_at(self, job_id: str) -> JobRecord:
         job = self.jobs.get(job_id)
         if job is None:
             if "!" not in job_id:
@@ -244,7 +249,7 @@ class EmbeddedBatsim:
         self.workload(job_id.split("!", 1)[0])
         return job_id in self.met
 
-    def delete_jobs(self):
+    def delete_jobs(self) -> None:
         for job_id in self.jobs_to_delete:
             job = self.jobs.pop(job_id)
             del self.job_profiles[job_id]
@@ -253,7 +258,7 @@ class EmbeddedBatsim:
         self.jobs_to_delete = []
 
     # -- machines -------------------------------------------------------------
-    def hosts_start(self, job, hosts):
+    def hosts_start(self, job: JobRecord, hosts: IntervalSet) -> None:
         now = self.kernel.now
         busy_since, host_job = self.host_busy_since, self.host_job
         for low, high in hosts.runs:
@@ -262,7 +267,7 @@ class EmbeddedBatsim:
         self.nb_computing += len(hosts)
         self.machine_states.write(now, self.nb_computing)
 
-    def hosts_end(self, hosts):
+    def hosts_end(self, hosts: IntervalSet) -> None:
         now = self.kernel.now
         busy_since, host_job = self.host_busy_since, self.host_job
         for low, high in hosts.runs:
@@ -272,15 +277,15 @@ class EmbeddedBatsim:
         self.machine_states.write(now, self.nb_computing)
 
     # -- messages to the scheduler --------------------------------------------
-    def append_job_completed(self, job):
+    def append_job_completed(self, job: JobRecord) -> None:
         self.events.job_completed(self.kernel.now, job)
 
-    def write_job(self, job):
+    def write_job(self, job: JobRecord) -> None:
         self.tracer.write_job(job, job.workload, job.alloc_text)
         if self.progress is not None:
             self.progress(self.tracer.nb_jobs)
 
-    def simulation_begins(self):
+    def simulation_begins(self) -> None:
         resources = [
             {
                 "id": i,
@@ -330,7 +335,7 @@ class EmbeddedBatsim:
             self.events.append(self.kernel.now, "SIMULATION_BEGINS", data)
 
     # -- actors ---------------------------------------------------------------
-    def server(self):
+    def server(self) -> Body:
         self.simulation_begins()
         yield from self.generate_and_send()
         handlers = {
@@ -370,7 +375,7 @@ class EmbeddedBatsim:
                     yield from self.generate_and_send()
                     self.end_sent = True
 
-    def generate_and_send(self):
+    def generate_and_send(self) -> Body:
         text = self.events.message(self.kernel.now)
         self.nb_messages += 1
         yield (CREATE, "Scheduler REQ-REP", self.request_reply(text))
@@ -386,11 +391,11 @@ class EmbeddedBatsim:
             and self.nb_killers == 0
         )
 
-    def static_job_submitter(self, workload_name: str):
+    def static_job_submitter(self, workload_name: str) -> Body:
         mbox = self.mbox
         yield (PUT, mbox, ("SUBMITTER_HELLO",))
         current = self.kernel.now
-        to_send = []
+        to_send: list[JobRecord] = []
         for job in self.static_jobs.pop(workload_name):
             if job.subtime > current:
                 if to_send:
@@ -403,11 +408,11 @@ class EmbeddedBatsim:
             yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
         yield (PUT, mbox, ("SUBMITTER_BYE",))
 
-    def execute_job(self, job, hosts):
+    def execute_job(self, job: JobRecord, hosts: IntervalSet) -> Body:
         kernel = self.kernel
         job.starting_time = kernel.now
         job.allocation = hosts
-        job.alloc_text = hosts.text()
+        job.alloc_text = hosts_text(hosts)
         remaining = job.walltime
         profile = self.job_profiles[job.id]
         self.hosts_start(job, hosts)
@@ -448,14 +453,14 @@ class EmbeddedBatsim:
         if job.state != "COMPLETED_KILLED":
             yield (PUT, self.mbox, ("JOB_COMPLETED", job))
 
-    def waiter(self, target: float):
+    def waiter(self, target: float) -> Body:
         current = self.kernel.now
         if current < target:
             yield (SLEEP, max(target - current, 1e-5))
         if not (self.end_sent or self.end_ack):
             yield (PUT, self.mbox, ("WAITING_DONE",))
 
-    def killer(self, job_ids):
+    def killer(self, job_ids: list[str]) -> Body:
         progress = {}
         for job_id in job_ids:
             job = self.job_at(job_id)
@@ -475,6 +480,7 @@ class EmbeddedBatsim:
                 continue
             yield (KILL, job.actor)
             job.state = "COMPLETED_KILLED"  # its return code keeps its initial value, -1
+            assert job.allocation is not None  # it runs
             self.hosts_end(job.allocation)
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
@@ -482,12 +488,12 @@ class EmbeddedBatsim:
         yield (PUT, self.mbox, ("KILLING_DONE", job_ids, progress))
 
     # -- server handlers (server.cpp) -----------------------------------------
-    def on_submitter_bye(self, message):
+    def on_submitter_bye(self, message: Message) -> None:
         self.submitters_finished += 1
         if self.submitters_finished == len(self.static_workloads):
             self.events.append(self.kernel.now, "NOTIFY", {"type": "no_more_static_job_to_submit"})
 
-    def on_job_submitted(self, message):
+    def on_job_submitted(self, message: Message) -> None:
         now = self.kernel.now
         forward = self.options.forward_profiles
         submitted = self.events.job_submitted
@@ -496,7 +502,7 @@ class EmbeddedBatsim:
             self.nb_submitted += 1
             submitted(now, job, self.job_profiles[job.id] if forward else None)
 
-    def on_job_completed(self, message):
+    def on_job_completed(self, message: Message) -> None:
         job = message[1]
         self.nb_running -= 1
         self.nb_completed += 1
@@ -504,16 +510,16 @@ class EmbeddedBatsim:
         self.write_job(job)
         self.jobs_to_delete.append(job.id)
 
-    def on_sched_ready(self, message):
+    def on_sched_ready(self, message: Message) -> None:
         self.sched_ready = True
         if self.end_sent:
             self.end_ack = True
 
-    def on_waiting_done(self, message):
+    def on_waiting_done(self, message: Message) -> None:
         self.events.append(self.kernel.now, "REQUESTED_CALL", {})
         self.nb_waiters -= 1
 
-    def on_killing_done(self, message):
+    def on_killing_done(self, message: Message) -> None:
         job_ids, progress = message[1], message[2]
         for job_id in job_ids:
             job = self.job_at(job_id)
@@ -527,25 +533,25 @@ class EmbeddedBatsim:
         self.events.append(self.kernel.now, "JOB_KILLED", data)
         self.nb_killers -= 1
 
-    def on_register_job(self, message):
+    def on_register_job(self, message: Message) -> None:
         job = message[1]
         self.nb_submitted += 1
         if self.options.ack_dynamic_jobs:
             self.events.job_submitted(self.kernel.now, job, None)
 
-    def on_end_dynamic_register(self, message):
+    def on_end_dynamic_register(self, message: Message) -> None:
         self.registration_finished = True
 
-    def on_continue_dynamic_register(self, message):
+    def on_continue_dynamic_register(self, message: Message) -> None:
         self.registration_finished = False
 
-    def on_set_job_metadata(self, message):
+    def on_set_job_metadata(self, message: Message) -> None:
         job_id, metadata = message[1], message[2]
         if not self.job_is_registered(job_id):
             self.fail(f"the job '{job_id}' does not exist, cannot set its metadata")
         self.job_at(job_id).metadata = metadata
 
-    def on_reject_job(self, message):
+    def on_reject_job(self, message: Message) -> None:
         job_id = message[1]
         if not self.job_is_registered(job_id):
             self.fail(f"REJECT_JOB: job '{job_id}' does not exist")
@@ -560,7 +566,7 @@ class EmbeddedBatsim:
         self.write_job(job)
         self.jobs_to_delete.append(job.id)
 
-    def on_kill_jobs(self, message):
+    def on_kill_jobs(self, message: Message) -> Simcall | None:
         to_kill = []
         for job_id in message[1]:
             if not self.job_is_registered(job_id):
@@ -578,7 +584,7 @@ class EmbeddedBatsim:
             return (CREATE, "killer_process", self.killer(to_kill))
         return None
 
-    def on_call_me_later(self, message):
+    def on_call_me_later(self, message: Message) -> Simcall:
         target = message[1]
         if not target > self.kernel.now:
             self.fail(
@@ -587,7 +593,7 @@ class EmbeddedBatsim:
         self.nb_waiters += 1
         return (CREATE, f"waiter {target:f}", self.waiter(target))
 
-    def on_execute_job(self, message):
+    def on_execute_job(self, message: Message) -> Simcall:
         job, hosts, alloc_text = message[1], message[2], message[3]
         if job.state != "SUBMITTED":
             self.fail(
@@ -617,7 +623,7 @@ class EmbeddedBatsim:
         return (CREATE, f"job_{job.id}", actor_gen, job)
 
     # -- the exchange with the scheduler (network.cpp, protocol.cpp) ----------
-    def request_reply(self, message):
+    def request_reply(self, message: Any) -> Body:
         if self.python_wire and self.tracer.pending:
             # the plugin computes in this process: if it kills it (os._exit), the rows are on disk
             self.tracer.flush()
@@ -632,11 +638,11 @@ class EmbeddedBatsim:
         else:
             if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer
                 try:
-                    now = float(reply[8:-15])
+                    idle_now = float(reply[8:-15])
                 except ValueError:
                     pass
                 else:
-                    yield from self.idle_reply(now)
+                    yield from self.idle_reply(idle_now)
                     return
             try:
                 doc = json.loads(reply)
@@ -663,7 +669,7 @@ class EmbeddedBatsim:
             yield (SLEEP, now - kernel.now)
         yield (PUT, self.mbox, ("SCHED_READY",))
 
-    def idle_reply(self, now: float):
+    def idle_reply(self, now: float) -> Body:
         """A reply without decisions: the scheduler is ready again at its ``now``."""
         if now > self.kernel.now:
             yield (SLEEP, now - self.kernel.now)

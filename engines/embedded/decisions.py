@@ -11,11 +11,34 @@ time, as in Batsim.
 
 from __future__ import annotations
 
+from typing import Any, NoReturn, Protocol
+
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.engines.embedded.jobs import Job
+from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
+
+
+class DecidingEngine(Protocol):
+    """What the parser needs of the engine (an ``EmbeddedBatsim``): a protocol, not an import,
+    so the engine may import its parser without a cycle."""
+
+    nb_hosts: int
+    options: Any
+    workloads: dict[str, Workload]
+    jobs: dict[str, JobRecord]
+    job_profiles: dict[str, Any]
+    met: set[str]
+    registration_finished: bool
+
+    def fail(self, message: str) -> NoReturn: ...
+
+    def job_at(self, job_id: str) -> JobRecord: ...
+
+
+#: What a decision becomes: the internal message the server handles (its type first), or None.
+Message = tuple[Any, ...]
 
 SUPPORTED_EVENTS = (
     "EXECUTE_JOB",
@@ -33,10 +56,10 @@ SUPPORTED_EVENTS = (
 class DecisionParser:
     """Checks the decisions of one engine's scheduler (``engine``: an ``EmbeddedBatsim``)."""
 
-    def __init__(self, engine):
+    def __init__(self, engine: DecidingEngine) -> None:
         self.engine = engine
 
-    def parse_event(self, number: int, event, now: float):
+    def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
         """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""
         engine = self.engine
         where = f"invalid JSON message: event {number}"
@@ -63,14 +86,14 @@ class DecisionParser:
             engine.fail(f"{where}: the 'data' value should be an object")
         return float(timestamp), getattr(self, "parse_" + etype.lower())(where, data)
 
-    def _job_id(self, where, data, key="job_id") -> str:
+    def _job_id(self, where: str, data: dict[str, Any], key: str = "job_id") -> str:
         engine = self.engine
         value = data.get(key)
         if not isinstance(value, str):
             engine.fail(f"{where}: the '{key}' value should be a string")
         return value
 
-    def parse_execute_job(self, where, data):
+    def parse_execute_job(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         if len(data) not in (2, 3):
             engine.fail(f"{where}: the 'data' value should be of size in {{2,3}} (size={len(data)})")
@@ -90,7 +113,7 @@ class DecisionParser:
             )
         return ("SCHED_EXECUTE_JOB", job, hosts, alloc)
 
-    def parse_interval_set(self, where, text: str) -> IntervalSet:
+    def parse_interval_set(self, where: str, text: str) -> IntervalSet:
         """Host ids of Batsim's interval-set text ("0-3 7"), as runs; their union if they overlap."""
         engine = self.engine
         try:
@@ -104,13 +127,13 @@ class DecisionParser:
             )
         return hosts
 
-    def parse_reject_job(self, where, data):
+    def parse_reject_job(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         if len(data) != 1:
             engine.fail(f"{where}: the 'data' value should be of size 1 (size={len(data)})")
         return ("SCHED_REJECT_JOB", self._job_id(where, data))
 
-    def parse_kill_job(self, where, data):
+    def parse_kill_job(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         ids = data.get("job_ids")
         if len(data) != 1 or not isinstance(ids, (list, tuple)) or not ids:
@@ -119,14 +142,14 @@ class DecisionParser:
             engine.fail(f"{where}: every job id should be a string")
         return ("SCHED_KILL_JOB", list(ids))
 
-    def parse_call_me_later(self, where, data):
+    def parse_call_me_later(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         target = data.get("timestamp")
         if len(data) != 1 or not isinstance(target, (int, float)) or isinstance(target, bool):
             engine.fail(f"{where}: the 'data' value should be {{'timestamp': number}}")
         return ("SCHED_CALL_ME_LATER", float(target))
 
-    def parse_notify(self, where, data):
+    def parse_notify(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         kind = data.get("type")
         if kind == "registration_finished":
@@ -135,7 +158,7 @@ class DecisionParser:
             return ("CONTINUE_DYNAMIC_REGISTER",)
         engine.fail(f"unknown NOTIFY type received ({kind!r})")
 
-    def parse_set_job_metadata(self, where, data):
+    def parse_set_job_metadata(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         metadata = data.get("metadata")
         if len(data) != 2 or not isinstance(metadata, str):
@@ -144,13 +167,13 @@ class DecisionParser:
             engine.fail(f"{where}: the 'metadata' value should not contain double quotes (got ###{metadata}###)")
         return ("SCHED_SET_JOB_METADATA", self._job_id(where, data), metadata)
 
-    def parse_answer(self, where, data):
+    def parse_answer(self, where: str, data: dict[str, Any]) -> Message | None:
         engine = self.engine
         if "estimate_waiting_time" not in data or len(data) != 1:
             engine.fail(f"{where}: unknown ANSWER type")
         return None  # Batsim only warns that it does not know what to do with it
 
-    def parse_register_profile(self, where, data):
+    def parse_register_profile(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         if not engine.options.dynamic_jobs:
             engine.fail(
@@ -179,7 +202,7 @@ class DecisionParser:
             engine.fail(str(error).split(": ", 1)[-1])
         return ("PROFILE_REGISTERED_BY_DP",)
 
-    def parse_register_job(self, where, data):
+    def parse_register_job(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine
         if not engine.options.dynamic_jobs:
             engine.fail(
@@ -200,8 +223,9 @@ class DecisionParser:
             engine.fail(f"cannot register new job '{job_id}', it already exists in the workload")
         workload = engine.workloads[workload_name]
         profile_name = desc.get("profile")
-        live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
-        live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
+        live_profile = workload.profiles.get(profile_name) if isinstance(profile_name, str) else None
+        live = live_profile is not None
+        live_profiles = {profile_name: live_profile} if live else {}  # the one parse_job needs
         if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
             engine.fail(
                 f"cannot get profile '{profile_name}': it existed some time ago but is no longer "
@@ -210,7 +234,7 @@ class DecisionParser:
         desc = reserialized(desc)  # as Batsim re-reads it: floats (walltime, subtime) to 6 decimals
         desc["id"] = job_id
         try:
-            job = Job(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))
+            job = JobRecord(parse_job(desc, workload_name, live_profiles, ("scheduler", f"{where}: ")))
         except Exception as error:  # InputError: report as a decision error
             engine.fail(str(error).split(": ", 1)[-1])
         job.state = "SUBMITTED"

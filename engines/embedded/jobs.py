@@ -7,10 +7,13 @@ allocation, metadata, the actor that executes it. Field names follow Batsim's ``
 
 from __future__ import annotations
 
+from typing import Any
+
+from adaptsched.core.intervals import IntervalSet
 from adaptsched.workloads.batsim_json import JobSpec
 
 
-class Job:
+class JobRecord:
     """A job as the running simulation knows it. ``id`` is the full identifier ``WORKLOAD!NAME``."""
 
     __slots__ = (
@@ -38,7 +41,7 @@ class Job:
         "workload",
     )
 
-    def __init__(self, spec: JobSpec):
+    def __init__(self, spec: JobSpec) -> None:
         self.workload = spec.workload
         self.name = spec.name
         self.id = spec.id
@@ -50,13 +53,13 @@ class Job:
         self.state = "NOT_SUBMITTED"
         self.starting_time = -1.0
         self.runtime = -1.0
-        self.allocation = None
+        self.allocation: IntervalSet | None = None
         self.alloc_text = ""  # Batsim's text of the allocation, once executed
-        self.metadata = ""
+        self.metadata: Any = ""
         self.kill_requested = False
         self.return_code = -1  # Batsim's initial value
-        self.actor = None
-        self.execution = None
+        self.actor: Any = None  # the kernel's Actor that executes it
+        self.execution: Any = None  # the kernel's TimedAction of its execution (parallel profiles)
         self.delay_start = -1.0
         self.delay_required = 0.0
         self.exec_start = -1.0

@@ -43,7 +43,14 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from collections.abc import Generator
 from itertools import count
+from typing import Any
+
+#: A simcall, as an actor yields it: its opcode first, then its arguments.
+Simcall = tuple[Any, ...]
+#: An actor's body: a generator of simcalls, each answered by what the kernel sends back.
+Body = Generator[Simcall, Any, Any]
 
 # Simcall opcodes (first item of the tuple an actor yields).
 PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
@@ -57,14 +64,14 @@ TRANSFER_S = 1.0 / 1e20  # one 1-byte message on the generated platforms' 1e20 B
 class Actor:
     __slots__ = ("action", "answer", "call", "data", "dead", "gen", "name", "waiting_on")
 
-    def __init__(self, name, gen, data=None):
+    def __init__(self, name: str, gen: Body, data: Any = None) -> None:
         self.name = name
         self.gen = gen
-        self.answer = None
-        self.call = None
+        self.answer: Any = None
+        self.call: Simcall = ()
         self.dead = False
-        self.action = None  # pending timed action (sleep/exec), for kills
-        self.waiting_on = None  # comm it waits for, for kills
+        self.action: TimedAction | None = None  # pending timed action (sleep/exec), for kills
+        self.waiting_on: Comm | None = None  # comm it waits for, for kills
         self.data = data
 
 
@@ -72,10 +79,10 @@ class Comm:
     __slots__ = ("done", "is_send", "payload", "waiters")
     precision = TIMING_PRECISION_S  # transfers end at a solve like sleeps
 
-    def __init__(self, is_send, payload=None):
+    def __init__(self, is_send: bool, payload: Any = None) -> None:
         self.is_send = is_send
         self.payload = payload
-        self.waiters = []
+        self.waiters: list[Actor] = []
         self.done = False
 
 
@@ -84,9 +91,9 @@ class Mailbox:
 
     __slots__ = ("name", "pending")
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.pending = deque()
+        self.pending: deque[Comm] = deque()
 
     def empty(self) -> bool:
         return not self.pending
@@ -101,10 +108,10 @@ class TimedAction:
 
     __slots__ = ("actor", "cancelled", "done", "duration", "idx", "kind", "partner", "precision", "rem")
 
-    def __init__(self, kind, actor=None, duration=0.0, idx=0):
+    def __init__(self, kind: str, actor: Actor | None = None, duration: float = 0.0, idx: int = 0) -> None:
         self.kind = kind  # "sleep", "exec" or "timeout"
         self.actor = actor  # who is answered when it ends (an exec's waiter)
-        self.partner = None  # an exec's timeout, or a timeout's exec
+        self.partner: TimedAction | None = None  # an exec's timeout, or a timeout's exec
         self.cancelled = False
         self.done = False
         self.duration = duration
@@ -115,29 +122,29 @@ class TimedAction:
 
 
 class Kernel:
-    def __init__(self):
+    def __init__(self) -> None:
         self.now = 0.0
-        self._ready = []
-        self._heap = []  # (end, seq, action): timed actions
-        self._transfers = []  # (seq, comm): zero-time transfers, all done at the next solve
+        self._ready: list[Actor] = []
+        self._heap: list[tuple[float, int, TimedAction]] = []  # (end, seq, action): timed actions
+        self._transfers: list[tuple[int, Comm]] = []  # (seq, comm): zero-time transfers, all done at the next solve
         self._seq = count()
-        self._ended = []
+        self._ended: list[TimedAction] = []
         self.sub_rounds = 0
         # Time steps, as SimGrid's full update subtracts them from every action's
         # remaining duration; ``_int_steps``: prefix counts of non-integral steps and
         # prefix sums of the integral ones, for the exact shortcut.
-        self._steps = []
+        self._steps: list[float] = []
         self._fractional = [0]
         self._int_sum = [0]
 
     # -- actors ---------------------------------------------------------------
-    def spawn(self, name, gen, data=None) -> Actor:
+    def spawn(self, name: str, gen: Body, data: Any = None) -> Actor:
         actor = Actor(name, gen, data)
         self._ready.append(actor)
         return actor
 
     # -- main loop ------------------------------------------------------------
-    def run(self):
+    def run(self) -> None:
         """Runs until no actor can ever run again.
 
         The frequent simcalls (put, get, sleep) are handled inline: this loop is the
@@ -196,7 +203,7 @@ class Kernel:
                 return
             self._solve()
 
-    def remaining(self, action) -> float:
+    def remaining(self, action: TimedAction) -> float:
         """The action's remaining duration now, as SimGrid computes it.
 
         SimGrid's full update (``ptask_L07``) subtracts each time step from the
@@ -222,7 +229,7 @@ class Kernel:
         action.rem, action.idx = rem, n
         return rem
 
-    def _step(self, delta):
+    def _step(self, delta: float) -> None:
         """Moves the clock by ``delta`` (SimGrid: ``now_ += time_delta``) and logs it."""
         self.now += delta
         self._steps.append(delta)
@@ -233,7 +240,7 @@ class Kernel:
             self._fractional.append(self._fractional[-1] + 1)
             self._int_sum.append(self._int_sum[-1])
 
-    def _solve(self):
+    def _solve(self) -> None:
         """Advances to the earliest end and finishes every action done by then.
 
         As SimGrid: the step is the least remaining duration; a sleep (or wait
@@ -260,7 +267,7 @@ class Kernel:
                 for _, comm in batch:
                     self._finish(comm)
                 return
-            finished = batch
+            finished: list[tuple[int, TimedAction | Comm]] = list(batch)
             candidates = self._candidates(heap[0][0])
         elif not heap:
             return
@@ -277,10 +284,10 @@ class Kernel:
             self._step(delta)
         if len(finished) > 1:
             finished.sort(key=lambda item: item[0])  # creation order
-        for _, action in finished:
-            self._finish(action)
+        for _, done in finished:
+            self._finish(done)
 
-    def _candidates(self, first_end):
+    def _candidates(self, first_end: float) -> list[tuple[float, int, TimedAction]]:
         """Pops the actions ending within ``WINDOW_S`` of ``first_end``: (remaining, seq, action)."""
         heap = self._heap
         found = []
@@ -292,7 +299,7 @@ class Kernel:
             found.append((self.remaining(action), seq, action))
         return found
 
-    def _finish(self, action, cancelled=False):
+    def _finish(self, action: TimedAction | Comm, cancelled: bool = False) -> None:
         if isinstance(action, Comm):
             action.done = True
             for waiter in action.waiters:
@@ -311,6 +318,7 @@ class Kernel:
                 action.partner.cancelled = True
             answer = "cancelled" if cancelled else "done"
         else:  # a timeout: the wait gives up and the exec is abandoned
+            assert action.partner is not None  # a timeout always has its exec
             action.partner.cancelled = True
             answer = "timeout"
         actor = action.actor
@@ -320,10 +328,10 @@ class Kernel:
             self._ready.append(actor)
 
     # -- simcalls -------------------------------------------------------------
-    def _schedule(self, action):
+    def _schedule(self, action: TimedAction) -> None:
         heapq.heappush(self._heap, (self.now + action.duration, next(self._seq), action))
 
-    def _handle(self, actor, call):
+    def _handle(self, actor: Actor, call: Simcall) -> None:
         op = call[0]
         if op == EXEC_START:
             # (EXEC_START, duration_s): starts a parallel execution, answers its action.
@@ -365,7 +373,7 @@ class Kernel:
         else:  # pragma: no cover - programming error
             raise ValueError(f"unknown simcall {call!r}")
 
-    def _kill(self, victim):
+    def _kill(self, victim: Actor) -> None:
         if victim.dead:
             return
         victim.dead = True
@@ -381,12 +389,12 @@ class Kernel:
         victim.gen.close()
 
 
-def put(mailbox, payload):
+def put(mailbox: Mailbox, payload: Any) -> Body:
     """Blocking send (``Mailbox::put``: isend then wait, as one simcall)."""
     yield (PUT, mailbox, payload)
 
 
-def get(mailbox):
+def get(mailbox: Mailbox) -> Body:
     """Blocking receive (``Mailbox::get``: irecv then wait, as one simcall); returns the payload."""
     payload = yield (GET, mailbox)
     return payload

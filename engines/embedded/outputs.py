@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 
@@ -31,7 +33,7 @@ from adaptsched.formats.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 VERSION = "4.2.1-adaptsched-embedded"
 
 
-def repeated(values, count: int):
+def repeated(values: tuple[float, ...], count: int) -> Iterator[float]:
     """Terms whose exact sum is each value repeated ``count`` times, O(log count) of them:
     value * 2^k for each bit k of ``count`` (exact: a power-of-two scaling), so that
     ``math.fsum`` gives the very sum of the values repeated one by one (correctly rounded)."""
@@ -45,7 +47,7 @@ def repeated(values, count: int):
 
 
 class JobsTracer:
-    def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512):
+    def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512) -> None:
         self.jobs_path = f"{prefix}_jobs.csv"
         self.schedule_path = f"{prefix}_schedule.csv"
         self.nb_machines = nb_machines
@@ -56,12 +58,15 @@ class JobsTracer:
         self._flush_every = flush_every
         self.nb_jobs = self.nb_finished = self.nb_success = self.nb_killed = self.nb_rejected = 0
         # Batsim sums in long double; exact sums (math.fsum at the end) print the same digits
-        self.starts, self.finishes, self.submits, self.slowdowns = [], [], [], []
-        self.busy = []  # (start, finish, hosts) of every executed job
+        self.starts: list[float] = []
+        self.finishes: list[float] = []
+        self.submits: list[float] = []
+        self.slowdowns: list[float] = []
+        self.busy: list[tuple[float, float, int]] = []  # (start, finish, hosts) of every executed job
         self.makespan = self.max_wait = self.max_turnaround = self.max_slowdown = 0.0
         self.started_at = time.perf_counter()
 
-    def write_job(self, job, workload_name: str, allocation_text: str):
+    def write_job(self, job: Any, workload_name: str, allocation_text: str) -> None:
         self.nb_jobs += 1
         state = job.state
         rejected = state == "REJECTED"
@@ -128,7 +133,7 @@ class JobsTracer:
         """Rows written but maybe not yet on disk."""
         return self._pending
 
-    def flush(self):
+    def flush(self) -> None:
         self._file.flush()
         self._pending = 0
 
@@ -136,7 +141,7 @@ class JobsTracer:
         """Host-seconds spent computing: sum over jobs and hosts of finish - start, exactly."""
         return math.fsum(t for start, finish, hosts in self.busy for t in repeated((finish, -start), hosts))
 
-    def finalize(self, *, scheduling_time_s: float, last_changes):
+    def finalize(self, *, scheduling_time_s: float, last_changes: Iterable[tuple[float, int]]) -> None:
         """Closes the jobs file and writes the schedule summary.
 
         ``last_changes``: (time, number of hosts) of the hosts' last state changes. A host's
@@ -190,16 +195,16 @@ MACHINE_STATES_COLUMNS = ("time", "nb_sleeping", "nb_switching_on", "nb_switchin
 class MachineStateTracer:
     """``PREFIX_machine_states.csv``: call :meth:`write` after each job start or end."""
 
-    def __init__(self, prefix: str, nb_machines: int):
+    def __init__(self, prefix: str, nb_machines: int) -> None:
         self.path = f"{prefix}_machine_states.csv"
         self.nb_machines = nb_machines
         self._file = open(self.path, "w", buffering=1 << 16)  # Batsim's WriteBuffer is 64 KiB too
         self._file.write(",".join(MACHINE_STATES_COLUMNS) + "\n")
         self._file.flush()
 
-    def write(self, now: float, nb_computing: int):
+    def write(self, now: float, nb_computing: int) -> None:
         self._file.write("%g,0,0,0,%d,%d\n" % (now, self.nb_machines - nb_computing, nb_computing))
 
-    def close(self):
+    def close(self) -> None:
         if not self._file.closed:
             self._file.close()

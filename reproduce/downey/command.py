@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import InputError, positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 NAME = "downey"
 HELP = (
@@ -14,7 +15,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--days", type=positive_int, default=120, help="simulated days per workload (default 120)")
     parser.add_argument(
         "--seeds", type=positive_int, default=3, help="workloads per offered load, each run on each (default 3)"
@@ -22,13 +23,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--hosts", type=positive_int, default=64, help="processors (default 64, the paper's)")
 
 
-def run(args) -> int:
-    reproduce(args.out, days=args.days, seeds=args.seeds, hosts=args.hosts, setup=Setup.from_args(args))
-    return 0
-
-
 def reproduce(
-    out="results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, setup: Setup = DEFAULT
+    out: str | Path = "results/downey", *, days: int = 120, seeds: int = 3, hosts: int = 64, setup: Setup = DEFAULT
 ) -> Path:
     """Runs every run of the plan (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`); returns the report's path."""
@@ -45,8 +41,12 @@ def reproduce(
     plan = runs(seeds)
     paths = workloads(plan, inputs, days=days, hosts=hosts)
     setup.say(f"{len(paths)} workloads of {days} days on {hosts} processors; {len(plan)} runs ({setup.engine} engine)")
-    batch = [Job(name, "downey", options, paths[(load, seed)]) for name, options, load, seed, _ in plan]
-    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
+    folder = out / setup.engine
+    batch = [
+        setup.grid_run(folder, name, "downey", options, workload=paths[(load, seed)], platform=platform)
+        for name, options, load, seed, _ in plan
+    ]
+    results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         plan,
@@ -60,3 +60,7 @@ def reproduce(
     )
     setup.say(f"report: {report}")
     return report
+
+
+#: ``adaptsched reproduce downey``: its options (:func:`add_arguments`) are reproduce's own.
+main = reproduce

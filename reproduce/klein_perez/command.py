@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from adaptsched.errors import positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
+
+if TYPE_CHECKING:
+    from adaptsched.workloads.evolving import Case
 
 NAME = "klein-perez"
 HELP = (
@@ -20,7 +26,7 @@ def _count(text: str) -> int:
     return 0 if text.strip() == "0" else positive_int(text)
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tests", type=positive_int, default=1000, help="random tests (default 1000, the paper's)")
     parser.add_argument(
         "--hosts",
@@ -39,20 +45,8 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
-    reproduce(
-        args.out,
-        tests=args.tests,
-        hosts=args.hosts,
-        seed=args.seed,
-        engine_tests=args.engine_tests,
-        setup=Setup.from_args(args),
-    )
-    return 0
-
-
 def reproduce(
-    out="results/klein-perez",
+    out: str | Path = "results/klein-perez",
     *,
     tests: int = 1000,
     hosts: int | None = None,
@@ -95,7 +89,7 @@ def reproduce(
     return report
 
 
-def engine_check(cases, hosts: int, seed: int, *, out, setup: Setup) -> dict:
+def engine_check(cases: Sequence[Case], hosts: int, seed: int, *, out: str | Path, setup: Setup) -> dict[str, Any]:
     """Every test of ``cases`` under the six variants through the ``evolving`` plugin: the
     per-test metrics from the runs' ``_jobs.csv`` (:func:`.plan.engine_metrics`) and the checks
     of each run against its plan (:func:`.plan.analyse_run`)."""
@@ -108,13 +102,21 @@ def engine_check(cases, hosts: int, seed: int, *, out, setup: Setup) -> dict:
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     paths = write_tests(inputs / f"tests_seed{seed}_n{hosts}", len(cases), hosts=hosts, seed=seed)
     plan = engine_runs(len(cases))
-    batch = [Job(name, "evolving", {"variant": v}, str(paths[t - 1])) for name, t, v in plan]
+    folder = out / setup.engine
+    batch = [
+        setup.grid_run(folder, name, "evolving", {"variant": v}, workload=paths[t - 1], platform=platform)
+        for name, t, v in plan
+    ]
     setup.say(f"engine: {len(batch)} runs ({len(cases)} tests x 6 variants, {setup.engine} engine)")
     begin = time.perf_counter()
-    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
+    results = setup.run_batch(batch, folder, analyse_run)
     per_test, missing = engine_metrics(results, cases, hosts)
     summary = engine_summary(plan, results)
     summary.update(
         {"engine": setup.engine, "per_test": per_test, "missing": missing, "batch_s": time.perf_counter() - begin}
     )
     return summary
+
+
+#: ``adaptsched reproduce klein-perez``: its options (:func:`add_arguments`) are reproduce's own.
+main = reproduce

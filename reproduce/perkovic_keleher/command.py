@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import InputError, UsageError, positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 from .plan import PAPER_HOSTS, STUDIES, TRACE
 
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace",
         action="append",
@@ -39,30 +40,41 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
-    if args.trace and len(args.trace) > 1:
-        raise UsageError(f"--trace: {NAME} replays one trace, {len(args.trace)} given")
-    reproduce(
-        args.out,
-        trace=args.trace[0] if args.trace else None,
-        hosts=args.hosts or PAPER_HOSTS,
-        jobs=args.jobs,
-        seeds=args.seeds,
-        studies=tuple(args.study) if args.study else STUDIES,
-        flurry_seeds=args.flurry_seeds,
-        setup=Setup.from_args(args),
+def main(
+    out: str | Path,
+    *,
+    trace: list[str] | None = None,
+    hosts: int | None = None,
+    jobs: int | None = None,
+    seeds: int = 5,
+    study: list[str] | None = None,
+    flurry_seeds: int | None = None,
+    setup: Setup = DEFAULT,
+) -> Path:
+    """``adaptsched reproduce perkovic-keleher``: its options as :func:`add_arguments` declares
+    them (``trace`` and ``study`` repeatable), checked, then :func:`reproduce`."""
+    if trace and len(trace) > 1:
+        raise UsageError(f"--trace: {NAME} replays one trace, {len(trace)} given")
+    return reproduce(
+        out,
+        trace=trace[0] if trace else None,
+        hosts=hosts or PAPER_HOSTS,
+        jobs=jobs,
+        seeds=seeds,
+        studies=tuple(study) if study else STUDIES,
+        flurry_seeds=flurry_seeds,
+        setup=setup,
     )
-    return 0
 
 
 def reproduce(
-    out="results/perkovic-keleher",
+    out: str | Path = "results/perkovic-keleher",
     *,
-    trace=None,
+    trace: str | Path | None = None,
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    studies=STUDIES,
+    studies: tuple[str, ...] = STUDIES,
     flurry_seeds: int | None = None,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -93,14 +105,17 @@ def reproduce(
     if draws < 0:
         raise InputError("--flurry-seeds", f"need 0 or more draws, got {draws}")
     chosen = mixes(studies)
-    batch = [Job(name, "backfill", options) for name, options in runs(chosen, seeds)]
+    folder = out / setup.engine
+    named = [(name, options, workload_path) for name, options in runs(chosen, seeds)]
     papers = _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup)
-    batch += [
-        Job(name, "backfill", options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)
+    named += [(name, options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)]
+    named.sort(key=lambda run: seed_of(run[0]))  # seed by seed: an early stop leaves whole seeds
+    batch = [
+        setup.grid_run(folder, name, "backfill", options, workload=path, platform=platform)
+        for name, options, path in named
     ]
-    batch.sort(key=lambda job: seed_of(job.name))  # seed by seed: an early stop leaves whole seeds
     setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
-    results = setup.run_batch(batch, workload_path, platform, out / setup.engine, analyse_run)
+    results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         setup.engine,
@@ -120,7 +135,9 @@ def reproduce(
     return report
 
 
-def _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup) -> dict[int, tuple[Path, dict]]:
+def _paper_workloads(
+    trace: str | Path, hosts: int, jobs: int | None, draws: int, seeds: int, inputs: Path, setup: Setup
+) -> dict[int, tuple[Path, dict]]:
     """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
     seed uses (issue 31, :mod:`.workloads`)."""
     from adaptsched.workloads.convert import write_workload

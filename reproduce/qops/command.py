@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_int
@@ -17,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace",
         action="append",
@@ -59,34 +59,47 @@ def segment(text: str) -> str:
         ) from None
 
 
-def run(args) -> int:
-    traces = tuple(args.qos_trace) if args.qos_trace else tuple(TRACES)
-    reproduce(
-        args.out,
-        jobs=args.jobs,
+def main(
+    out: str | Path,
+    *,
+    trace: list[str] | None = None,
+    jobs: int = 10000,
+    seeds: int = 3,
+    qos_trace: list[str] | None = None,
+    segment: list[str] | None = None,
+    setup: Setup = DEFAULT,
+) -> Path:
+    """``adaptsched reproduce qops``: its options as :func:`add_arguments` declares them (each
+    repeatable: ``trace`` files, ``qos_trace`` names, ``segment`` texts; ``seeds`` a count), checked, then
+    :func:`reproduce`."""
+    traces = tuple(qos_trace) if qos_trace else tuple(TRACES)
+    return reproduce(
+        out,
+        jobs=jobs,
         traces=traces,
-        trace_files=trace_files(traces, args.trace),
-        segments=tuple(dict.fromkeys(args.segment or [DEFAULT_SEGMENT])),
-        seeds=args.seeds,
-        setup=Setup.from_args(args),
+        trace_files=trace_files(traces, trace),
+        segments=tuple(dict.fromkeys(segment or [DEFAULT_SEGMENT])),
+        seeds=seeds,
+        setup=setup,
     )
-    return 0
 
 
-def trace_files(traces: tuple, files) -> dict:
+def trace_files(traces: tuple[str, ...], files: list[str] | None) -> dict[str, str]:
     """``--trace``: which file replaces which trace. A file is ``NAME=FILE`` or named after its
     trace (``SDSC-SP2-1998-4.2-cln.swf.gz``, or an excerpt ``SDSC-SP2-...``); with a single
     ``--qos-trace`` a single file replaces that trace whatever its name."""
     from adaptsched.workloads.traces import trace_of_file
 
-    mapping = {}
-    for text in files or []:
-        name, sep, path = text.partition("=")
-        if not (sep and name in traces):
+    mapping: dict[str, str] = {}
+    files = files or []
+    for text in files:
+        given, sep, path = text.partition("=")
+        name: str | None = given
+        if not (sep and given in traces):
             name, path = trace_of_file(text), text
             if name is None and len(traces) == 1 and len(files) == 1:
                 name = traces[0]
-        if name not in traces:
+        if name is None or name not in traces:
             raise UsageError(
                 f"--trace {text}: say which trace it replaces, as NAME=FILE with NAME among {', '.join(traces)} "
                 "(or keep the archive's file name, e.g. SDSC-SP2-1998-4.2-cln.swf.gz)"
@@ -98,12 +111,12 @@ def trace_files(traces: tuple, files) -> dict:
 
 
 def reproduce(
-    out="results/qops",
+    out: str | Path = "results/qops",
     *,
     jobs: int = 10000,
-    traces=tuple(TRACES),
-    trace_files: dict | None = None,
-    segments=(DEFAULT_SEGMENT,),
+    traces: tuple[str, ...] = tuple(TRACES),
+    trace_files: dict[str, str] | None = None,
+    segments: tuple[str, ...] = (DEFAULT_SEGMENT,),
     seeds: int = 3,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -126,9 +139,12 @@ def reproduce(
     for trace in traces:
         hosts = TRACES[trace][1]
         platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
-    results = setup.run_batch(  # one grid over both traces, each run on its trace's machine
-        [replace(job, platform=platforms[trace]) for trace, job in batch], None, None, out / setup.engine, analyse_run
-    )
+    folder = out / setup.engine
+    grid = [  # one grid over both traces, each run on its trace's machine
+        setup.grid_run(folder, name, scheduler, options, workload=path, platform=platforms[trace])
+        for trace, name, scheduler, options, path in batch
+    ]
+    results = setup.run_batch(grid, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         scenarios,

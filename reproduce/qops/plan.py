@@ -218,11 +218,9 @@ def runs(
     seeds: int = 1,
 ):
     """(scenarios, plan, batch): ``plan`` lists (scenario name, scheduler label, run name, seed),
-    ``batch`` (trace, :class:`~adaptsched.reproduce.runner.Job`) of every run, for each seed
-    (the urgent jobs and the duplicated ones drawn anew), Table 2's included (on the first
-    segment); the workloads are written into ``inputs``."""
-    from adaptsched.reproduce.runner import Job
-
+    ``batch`` (trace, run name, scheduler, options, workload) of every run, for each seed (the
+    urgent jobs and the duplicated ones drawn anew), Table 2's included (on the first segment);
+    the workloads are written into ``inputs``."""
     chosen = scenarios(traces, segments)
     batch, plan = [], []
     for seed in range(1, seeds + 1):
@@ -242,7 +240,7 @@ def runs(
             )
             for label, scheduler, options in schedulers():
                 run_name = f"{name}_{label.replace(' ', '')}"
-                batch.append((trace, Job(run_name, scheduler, options, str(path))))
+                batch.append((trace, run_name, scheduler, options, str(path)))
                 plan.append((name, label, run_name, seed))
         if "SDSC-SP2" in traces:
             segment = segments[0]
@@ -259,6 +257,5 @@ def runs(
                 seed=seed,
             )
             for w in WINDOWS_H:
-                job = Job(table2_run(w, segment, seed), "dvqops", {"window_h": float(w)}, str(path))
-                batch.append(("SDSC-SP2", job))
+                batch.append(("SDSC-SP2", table2_run(w, segment, seed), "dvqops", {"window_h": float(w)}, str(path)))
     return chosen, plan, batch

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from adaptsched.errors import positive_int
-from adaptsched.reproduce.runner import DEFAULT, Job, Setup, Stopwatch
+from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
 from .plan import STUDIES
 
@@ -16,7 +17,7 @@ HELP = (
 )
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seeds", type=positive_int, default=4, help="workloads per study (default 4, the paper's)")
     parser.add_argument(
         "--study",
@@ -34,19 +35,26 @@ def add_arguments(parser) -> None:
     )
 
 
-def run(args) -> int:
-    studies = tuple(args.study) if args.study else STUDIES
-    reproduce(
-        args.out, seeds=args.seeds, studies=studies, jobs=args.jobs, a_max=args.a_max, setup=Setup.from_args(args)
-    )
-    return 0
+def main(
+    out: str | Path,
+    *,
+    seeds: int = 4,
+    study: list[str] | None = None,
+    jobs: int = 10000,
+    a_max: str = "3000",
+    setup: Setup = DEFAULT,
+) -> Path:
+    """``adaptsched reproduce scojo-p``: its options as :func:`add_arguments` declares them
+    (``study`` repeatable, all studies by default), then :func:`reproduce`."""
+    studies = tuple(study) if study else STUDIES
+    return reproduce(out, seeds=seeds, studies=studies, jobs=jobs, a_max=a_max, setup=setup)
 
 
 def reproduce(
-    out="results/scojo-p",
+    out: str | Path = "results/scojo-p",
     *,
     seeds: int = 4,
-    studies=STUDIES,
+    studies: tuple[str, ...] = STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
     setup: Setup = DEFAULT,
@@ -64,8 +72,12 @@ def reproduce(
     plan = runs(studies, seeds)
     prepared = prepare_runs(plan, inputs, jobs=jobs, a_max=a_max)
     setup.say(f"{len(plan)} runs on {jobs:,}-job workloads, studies {', '.join(studies)} ({setup.engine} engine)")
-    batch = [Job(run.name, run.scheduler, options, path) for run, options, path in prepared]
-    results = setup.run_batch(batch, None, platform, out / setup.engine, analyse_run)
+    folder = out / setup.engine
+    batch = [
+        setup.grid_run(folder, run.name, run.scheduler, options, workload=path, platform=platform)
+        for run, options, path in prepared
+    ]
+    results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         plan,

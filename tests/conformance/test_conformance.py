@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, PLUGINS, find_batsim, schedule_violations
 
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
 
@@ -122,15 +122,8 @@ def both_engines(tmp_path, name, scheduler, workload, platform, **kwargs):
     for engine in ("batsim", "embedded"):
         prefix = tmp_path / f"{name}_{engine}"
         run(
-            scheduler,
-            workload,
-            platform,
-            prefix,
-            engine=engine,
-            batsim=BATSIM,
-            progress=False,
+            RunSpec.make(scheduler, workload, platform, prefix, engine=engine, batsim=BATSIM, progress=False, **kwargs),
             say=lambda *a: None,
-            **kwargs,
         )
         prefixes[engine] = prefix
     return assert_same_outputs(prefixes["batsim"], prefixes["embedded"])
@@ -231,7 +224,10 @@ def test_stock_fillerSched_invariants(tmp_path, ctc, engine, case):
         workload = random_workload(tmp_path / "w.json", case, nb_res)
         platform = write_cluster(nb_res, tmp_path / "p.xml")
     prefix = tmp_path / f"filler_{engine}"
-    run("fillerSched", workload, platform, prefix, engine=engine, batsim=BATSIM, progress=False, say=lambda *a: None)
+    run(
+        RunSpec.make("fillerSched", workload, platform, prefix, engine=engine, batsim=BATSIM, progress=False),
+        say=lambda *a: None,
+    )
     assert schedule_violations(f"{prefix}_jobs.csv", workload, nb_res) == []
 
 
@@ -314,10 +310,13 @@ def test_machine_states_and_the_schedule_trace_on_request(tmp_path):
     """Real Batsim writes _machine_states.csv always, its Pajé trace only when asked."""
     workload = random_workload(tmp_path / "w.json", 7, 4)
     platform = write_cluster(4, tmp_path / "p.xml")
-    common = dict(batsim=BATSIM, progress=False, say=lambda *a: None)
-    run("easy", workload, platform, tmp_path / "plain", engine="batsim", **common)
+    common = dict(batsim=BATSIM, progress=False)
+    run(RunSpec.make("easy", workload, platform, tmp_path / "plain", engine="batsim", **common), say=lambda *a: None)
     assert (tmp_path / "plain_machine_states.csv").is_file() and not (tmp_path / "plain_schedule.trace").exists()
-    run("easy", workload, platform, tmp_path / "paje", engine="batsim", schedule_trace=True, **common)
+    run(
+        RunSpec.make("easy", workload, platform, tmp_path / "paje", engine="batsim", schedule_trace=True, **common),
+        say=lambda *a: None,
+    )
     assert (tmp_path / "paje_schedule.trace").read_text().startswith("%EventDef")
 
 

@@ -21,7 +21,7 @@ import pytest
 from helpers import CTC_EXCERPT, assert_no_host_runs_two_jobs
 from test_conformance import SPECULATIVE, TORTURE, random_workload
 
-from adaptsched.engines.run import run
+from adaptsched.engines.run import RunSpec, run
 from adaptsched.formats.intervals import parse_hosts
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -57,15 +57,17 @@ def both_transports(tmp_path, name, scheduler, workload, platform, **kwargs):
     for transport in ("zmq", "inprocess"):
         prefix = tmp_path / f"{name}_{transport}"
         run(
-            scheduler,
-            workload,
-            platform,
-            prefix,
-            transport=transport,
-            progress=False,
-            fixed_addresses=True,
+            RunSpec.make(
+                scheduler,
+                workload,
+                platform,
+                prefix,
+                transport=transport,
+                progress=False,
+                fixed_addresses=True,
+                **kwargs,
+            ),
             say=lambda *a: None,
-            **kwargs,
         )
         prefixes[transport] = prefix
     zmq, inprocess = prefixes["zmq"], prefixes["inprocess"]

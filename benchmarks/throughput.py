@@ -1,0 +1,261 @@
+"""Every scheduler's throughput in one table, each on the trace of its paper (issue 26, target 4).
+
+Each case is one in-process run of the embedded engine (in this process, one after the other),
+timed in CPU time (``time.process_time``: what this process computed, the fairer measure on a
+busy machine). For each: jobs, messages to the scheduler, CPU seconds, jobs per CPU second,
+microseconds per message (the whole run's CPU divided by its messages: engine, pybatsim and
+scheduler), and the scheduler's decision time per message (CPU time of each exchange, pybatsim
+and the plugin: its median, 99th percentile and maximum; the first exchange loads the plugin).
+The slowest case is named, with the share of its time spent deciding.
+
+=====================  ==========================================================  =========
+case                   trace (the paper's)                                          hosts
+=====================  ==========================================================  =========
+fcfs, easy,            CTC-SP2, first ``--jobs`` jobs (Perkovic & Keleher's)        338
+conservative, backfill
+qops, vqops, dvqops    SDSC-SP2, last ``--jobs`` jobs, QoS-annotated (C=10,         128
+                       U=0.8), high load (Islam et al.'s Table 1, last row)
+scojo-trad, scojo-p,   Lublin-Feitelson W1, ``--jobs`` jobs, moldable (SCOJO-P      128
+cirne-berman           model), seed 1 (Barsanti & Sodan's)
+downey                 Downey's model, ``--days`` days at rho 0.75, seed 1           64
+evolving               Klein & Perez's tests (``generate evolving``), the first      100
+                       ``--tests``, variant mic+c
+=====================  ==========================================================  =========
+
+    .venv/bin/python benchmarks/throughput.py [--jobs 10000] [--days 120] [--tests 200]
+        [--cases easy,dvqops,...] [--out DIR] [--report docs/results/engines]
+
+Writes ``throughput.md`` and ``throughput.json`` to ``--report`` (with the date, machine,
+commit and load average before and after), rewritten after each case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import adaptsched.engines.inprocess as inprocess
+from adaptsched.engines.run import RunSpec, run
+
+REPO = Path(__file__).resolve().parent.parent
+TRACES = REPO.parent / "shared" / "traces"
+
+#: case -> (scheduler, options, workload kind)
+CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "fcfs": ("fcfs", {}, "ctc"),
+    "easy": ("easy", {}, "ctc"),
+    "conservative": ("conservative", {}, "ctc"),
+    "backfill D": ("backfill", {"order": "D"}, "ctc"),
+    "backfill R/L-NG": ("backfill", {"order": "R/L", "guarantees": False}, "ctc"),
+    "backfill P/L-NG": ("backfill", {"order": "P/L", "guarantees": False}, "ctc"),
+    "backfill D speculation 50%": ("backfill", {"order": "D", "speculation": 50.0}, "ctc"),
+    "qops": ("qops", {}, "sdsc-qos"),
+    "vqops": ("qops", {"value_aware": True, "oc_factor": 0.1}, "sdsc-qos"),
+    "dvqops": ("dvqops", {}, "sdsc-qos"),
+    "scojo-trad": ("scojo-trad", {}, "w1"),
+    "scojo-p": ("scojo-p", {"stats": None}, "w1"),
+    "cirne-berman": ("cirne-berman", {}, "w1"),
+    "downey": ("downey", {"strategy": "AVG", "mode": "greedy", "load": 0.75}, "downey"),
+    "evolving": ("evolving", {"variant": "mic+c"}, "evolving"),
+}
+HOSTS = {"ctc": 338, "sdsc-qos": 128, "w1": 128, "downey": 64, "evolving": 100}
+TRACE_TEXT = {
+    "ctc": "CTC-SP2, first {jobs:,} jobs",
+    "sdsc-qos": "SDSC-SP2, last {jobs:,} jobs, QoS C=10 U=0.8, high load",
+    "w1": "Lublin W1, {jobs:,} jobs, moldable, seed 1",
+    "downey": "Downey, {days} days, rho 0.75, seed 1",
+    "evolving": "Klein-Perez, {tests} tests",
+}
+
+
+def load() -> str:
+    try:
+        return "%.1f, %.1f, %.1f" % os.getloadavg()
+    except OSError:
+        return "?"
+
+
+def commit() -> str:
+    """HEAD's short hash, with "+" when the code has uncommitted changes (the reports aside)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def workloads(kind: str, inputs: Path, args) -> list[str]:
+    """The workload file(s) of a kind of case, written once into ``inputs``."""
+    inputs.mkdir(parents=True, exist_ok=True)
+    if kind == "ctc":
+        from adaptsched.workloads.convert import convert_swf, write_workload
+
+        path = inputs / f"ctc_first{args.jobs}.json"
+        if not path.is_file():
+            converted, _ = convert_swf(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz", hosts=338, first=args.jobs)
+            write_workload(converted, path)
+        return [str(path)]
+    if kind == "sdsc-qos":
+        from adaptsched.reproduce.qops.plan import scenario_workload
+
+        return [str(scenario_workload(inputs, "SDSC-SP2", 10, 0.8, "high", "orig", jobs=args.jobs, segment="last"))]
+    if kind == "w1":
+        from adaptsched.reproduce.scojo_p.plan import Kind, workload
+
+        return [str(workload(Kind("W1"), 1, inputs, jobs=args.jobs, a_max="3000"))]
+    if kind == "downey":
+        from adaptsched.reproduce.downey.plan import workloads as downey_workloads
+
+        return [downey_workloads([(None, None, 0.75, 1, None)], inputs, days=args.days, hosts=64)[(0.75, 1)]]
+    from adaptsched.workloads.evolving import write_tests
+
+    return [str(p) for p in write_tests(inputs / "evolving_seed0_n100", args.tests, hosts=100, seed=0)]
+
+
+def scheduler_options(name: str, options: dict, inputs: Path, args) -> dict:
+    if "stats" in options:  # SCOJO-P's arrival statistics of its kind of workload
+        from adaptsched.reproduce.scojo_p.plan import Kind, stats_file
+
+        options = {**options, "stats": str(stats_file(Kind("W1"), inputs, jobs=args.jobs, a_max="3000"))}
+    return options
+
+
+def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Path) -> dict:
+    """In-process runs of ``scheduler`` on ``paths`` (one after the other): CPU time, jobs,
+    messages and each exchange's CPU time."""
+    exchange = inprocess.InProcessConnection.exchange
+    decisions: list[float] = []
+
+    def timed(self, message):
+        start = time.process_time()
+        try:
+            return exchange(self, message)
+        finally:
+            decisions.append(time.process_time() - start)
+
+    inprocess.InProcessConnection.exchange = timed
+    jobs, cpu = 0, 0.0
+    try:
+        for i, path in enumerate(paths):
+            start = time.process_time()
+            spec = RunSpec.make(
+                scheduler, path, str(hosts), str(out / f"run{i:04d}"), options=options, progress=False, pin_cpu=False
+            )
+            result = run(spec, say=lambda *a: None)
+            cpu += time.process_time() - start
+            jobs += result.nb_jobs
+    finally:
+        inprocess.InProcessConnection.exchange = exchange
+    decisions.sort()
+    n = len(decisions)
+    return {
+        "jobs": jobs,
+        "messages": n,
+        "cpu_s": cpu,
+        "jobs_per_cpu_s": jobs / cpu,
+        "us_per_message": 1e6 * cpu / n,
+        "deciding_s": sum(decisions),
+        "decision_p50_ms": 1e3 * statistics.median(decisions),
+        "decision_p99_ms": 1e3 * decisions[min(n - 1, int(0.99 * n))],
+        "decision_max_ms": 1e3 * decisions[-1],
+    }
+
+
+def write(report: Path, rows: dict, context: dict) -> str:
+    lines = [
+        "# Every scheduler's throughput, each on its paper's trace",
+        "",
+        f"Measured {context['started']} to {datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC on "
+        f"{context['machine']} at commit {context['commit']}; load average {context['load_before']} before, "
+        f"{load()} after. Each case in-process, in one process, one after the other; CPU time. "
+        f"Generated by `{context['command']}`.",
+        "",
+        "| case | trace | hosts | jobs | messages | CPU (s) | jobs/s (CPU) | us per message | "
+        "deciding (share) | decision p50 / p99 / max (ms) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, r in rows.items():
+        lines.append(
+            f"| {name} | {r['trace']} | {r['hosts']} | {r['jobs']:,} | {r['messages']:,} | {r['cpu_s']:.1f} | "
+            f"{r['jobs_per_cpu_s']:,.0f} | {r['us_per_message']:.0f} | {100 * r['deciding_s'] / r['cpu_s']:.0f} % | "
+            f"{r['decision_p50_ms']:.2f} / {r['decision_p99_ms']:.2f} / {r['decision_max_ms']:.1f} |"
+        )
+    if rows:
+        slowest = min(rows, key=lambda k: rows[k]["jobs_per_cpu_s"])
+        r = rows[slowest]
+        lines += [
+            "",
+            f"Slowest: **{slowest}**, {r['jobs_per_cpu_s']:,.0f} jobs per CPU second; "
+            f"{100 * r['deciding_s'] / r['cpu_s']:.0f} % of its time is the scheduler deciding "
+            f"(p99 decision {r['decision_p99_ms']:.2f} ms).",
+        ]
+        if "dvqops" in rows:
+            p99 = rows["dvqops"]["decision_p99_ms"]
+            lines.append(f"DVQoPS p99 decision: {p99:.2f} ms ({'met' if p99 < 5 else 'NOT met'}: target under 5 ms).")
+    text = "\n".join(lines) + "\n"
+    report.mkdir(parents=True, exist_ok=True)
+    (report / "throughput.md").write_text(text)
+    (report / "throughput.json").write_text(json.dumps({"context": context, "rows": rows}, indent=2) + "\n")
+    return text
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=10_000, help="jobs of each trace case (default %(default)s)")
+    parser.add_argument("--days", type=int, default=120, help="Downey: simulated days (default %(default)s)")
+    parser.add_argument("--tests", type=int, default=200, help="Klein-Perez: tests (default %(default)s)")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated (default: all)")
+    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "throughput"))
+    parser.add_argument("--report", default=str(REPO / "docs" / "results" / "engines"))
+    args = parser.parse_args(argv)
+    out, report = Path(args.out), Path(args.report)
+    chosen = [c for c in args.cases.split(",") if c]
+    for name in chosen:
+        if name not in CASES:
+            parser.error(f"unknown case {name!r}: choose among {', '.join(CASES)}")
+    context = {
+        "started": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}",
+        "machine": f"{platform.node()} ({os.cpu_count()} CPUs, Python {platform.python_version()})",
+        "commit": commit(),
+        "load_before": load(),
+        "command": "benchmarks/throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+    }
+    rows: dict = {}
+    for name in chosen:
+        scheduler, options, kind = CASES[name]
+        paths = workloads(kind, out / "inputs", args)
+        options = scheduler_options(name, options, out / "inputs", args)
+        case_out = out / name.replace(" ", "_").replace("/", "").replace(",", "").replace("%", "")
+        case_out.mkdir(parents=True, exist_ok=True)
+        row = measure(scheduler, options, paths, HOSTS[kind], case_out)
+        row.update(trace=TRACE_TEXT[kind].format(jobs=args.jobs, days=args.days, tests=args.tests), hosts=HOSTS[kind])
+        row["load_at_end"] = load()
+        rows[name] = row
+        print(
+            f"{name}: {row['jobs']:,} jobs, {row['cpu_s']:.1f} s CPU, {row['jobs_per_cpu_s']:,.0f} jobs/s, "
+            f"{row['us_per_message']:.0f} us/message, p99 decision {row['decision_p99_ms']:.2f} ms (load {load()})",
+            flush=True,
+        )
+        write(report, rows, context)
+    print(write(report, rows, context))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

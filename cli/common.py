@@ -1,0 +1,136 @@
+"""What the commands share: printing, output folders, and the option groups declared once.
+
+An option that several commands take is declared here, once (name, type, default, help),
+and each command adds the group it needs:
+
+* :func:`add_engine_options`: ``--engine`` and ``--batsim`` (``run``, ``reproduce``, ``demo``;
+  ``sweep`` takes ``--batsim`` only, its engines being in its spec);
+* :func:`add_cluster_options`: ``--workers`` or ``--scheduler-address`` (``reproduce``, ``sweep``);
+* :func:`add_metric_options`: ``--bound``, and ``--hosts`` and ``--window`` where they apply
+  (``run``, ``metrics``, ``compare``);
+* :func:`add_workload_options`: a workload in and a workload out (``estimates``,
+  ``mold-annotate``, ``qos-annotate``);
+* :func:`add_hosts_option`, :func:`add_seed_option`, :func:`add_progress_option`: single
+  options, for the commands whose groups differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from adaptsched.errors import AdaptschedError, positive_int
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+#: What ``add_subparsers`` returns (argparse has no public name for it).
+Subparsers = Any
+
+
+def say(*args: Any) -> None:
+    """Prints a line of a command's output at once (progress goes with it)."""
+    print(*args, flush=True)
+
+
+def output_folder(folder: str | Path, option: str = "--out", value: str | Path | None = None) -> Path:
+    """Creates ``folder`` (and its parents) and checks that files can be written in it, before
+    any long computation; a clear error otherwise. ``value``: the option's value, if not ``folder``."""
+    folder = Path(folder)
+    shown = f"{option} {value if value is not None else folder}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if error.errno in (errno.EEXIST, errno.ENOTDIR):
+            reason = "a file is in the way (a folder is needed there)"
+        raise AdaptschedError(f"{shown}: cannot create the folder {folder}: {reason}") from None
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise AdaptschedError(f"{shown}: cannot write files in {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def read_workload(path: str | Path) -> dict[str, Any]:
+    """A Batsim JSON workload as a dict, after Batsim's checks (errors name file, job, field)."""
+    from adaptsched.workloads.batsim_json import load_workload
+
+    load_workload(path)
+    workload: dict[str, Any] = json.loads(Path(path).read_text())
+    return workload
+
+
+def progress_choice(value: str) -> bool | None:
+    """``--progress auto|on|off`` as the library takes it (None: a bar on a terminal only)."""
+    return None if value == "auto" else value == "on"
+
+
+# -- option groups ---------------------------------------------------------------------
+def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True) -> None:
+    """``--engine embedded|batsim`` and ``--batsim PATH`` (only ``--batsim`` when ``engine`` is false)."""
+    if engine:
+        parser.add_argument(
+            "--engine",
+            choices=("embedded", "batsim"),
+            default="embedded",
+            help="embedded (default, pure Python) or batsim (real Batsim 4.2.x)",
+        )
+    parser.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    """Where the runs go: a local Dask cluster of ``--workers`` processes, or a running one."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers", type=positive_int, help="local Dask cluster: worker processes, one run each (default: one per CPU)"
+    )
+    where.add_argument(
+        "--scheduler-address",
+        metavar="tcp://HOST:PORT",
+        help="a running Dask scheduler (dask scheduler / dask worker, dask-jobqueue; docs/sweeps.md) "
+        "instead of a local cluster",
+    )
+
+
+def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, window: bool = True) -> None:
+    """``--bound``, and the machine size (``--hosts``) and Gantt window (``--window``) if asked."""
+    parser.add_argument("--bound", type=float, default=10.0, help="bounded-slowdown bound in seconds (default 10)")
+    if hosts:
+        add_hosts_option(parser, "default: from _schedule.csv")
+    if window:
+        parser.add_argument(
+            "--window",
+            metavar="START:END|job:ID",
+            help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
+            "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
+            "(default: the busiest period, at most 2 days and 500 jobs)",
+        )
+
+
+def add_workload_options(parser: argparse.ArgumentParser) -> None:
+    """A Batsim JSON workload in and the workload to write (a command that annotates one)."""
+    parser.add_argument("input", help="Batsim JSON workload (from 'convert', 'generate'...)")
+    parser.add_argument("output", help="Batsim JSON workload to write")
+
+
+def add_hosts_option(
+    parser: argparse.ArgumentParser, note: str, *, default: int | None = None, required: bool = False
+) -> None:
+    """``--hosts N``, the machine size (at least 1); ``note`` gives its default (or "at least 1")."""
+    parser.add_argument(
+        "--hosts", type=positive_int, default=default, required=required, help=f"machine size in hosts ({note})"
+    )
+
+
+def add_seed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+
+
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress", choices=("auto", "on", "off"), default="auto", help="progress bar (auto: only on a terminal)"
+    )

@@ -1,0 +1,92 @@
+"""``adaptsched convert`` and ``adaptsched platform``: a real trace and a machine as Batsim's inputs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from adaptsched.errors import AdaptschedError, positive_int
+
+from .common import Subparsers, add_hosts_option, say
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("convert", help="convert an SWF trace to a Batsim JSON workload")
+    p.add_argument("trace", help="SWF trace (.swf or .swf.gz)")
+    p.add_argument("output", help="Batsim JSON workload to write")
+    add_hosts_option(p, "default: the header's MaxNodes")
+    p.add_argument("--first", type=positive_int, help="keep only the first N jobs")
+    p.add_argument("--start", type=float, help="keep jobs submitted at or after this SWF time (s)")
+    p.add_argument("--end", type=float, help="keep jobs submitted before this SWF time (s)")
+    p.add_argument(
+        "--missing-estimate",
+        default="runtime+1",
+        help="walltime of jobs without an estimate: runtime+S (default runtime+1), runtime, factor:K or drop",
+    )
+    p.add_argument(
+        "--over-estimate",
+        default="keep",
+        choices=("keep", "extend", "drop"),
+        help="jobs running past their estimate: keep (killed at the walltime, default), extend, drop",
+    )
+    p.add_argument("--zero-runtime", default="drop", help="jobs with runtime 0: drop (default) or min:S")
+    p.add_argument(
+        "--add-flurry",
+        metavar="SPEC",
+        help="insert a synthetic flurry, marked in the workload's metadata: 'ctc' (our reconstruction "
+        "of the CTC-SP2 flurry the cleaned log removed; docs/perkovic-keleher.md) and/or key=value pairs "
+        "count, user, width, runtime (exp:MEAN, const:S), zeros, estimate, window=START:END, "
+        "arrivals (even, uniform, gaps:FIRST:LAST), seed (workloads/flurry.py)",
+    )
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("platform", help="write a homogeneous cluster platform for Batsim")
+    add_hosts_option(p, "at least 1", required=True)
+    p.add_argument("--speed", default="1Gf", help="host speed (default 1Gf)")
+    p.add_argument("output", help="platform XML to write")
+    p.set_defaults(func=cmd_platform)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from adaptsched.workloads.convert import convert_swf, write_workload
+
+    workload, report = convert_swf(
+        args.trace,
+        hosts=args.hosts,
+        first=args.first,
+        start_s=args.start,
+        end_s=args.end,
+        missing_estimate=args.missing_estimate,
+        over_estimate=args.over_estimate,
+        zero_runtime=args.zero_runtime,
+    )
+    if args.add_flurry:
+        from adaptsched.workloads.flurry import add_flurry, parse_flurry
+
+        workload = add_flurry(workload, parse_flurry(args.add_flurry))
+    path = write_workload(workload, args.output)
+    say(report.summary())
+    if args.add_flurry:
+        flurry = workload["adaptsched"]["flurry"]
+        say(
+            f"synthetic flurry (ours, not in the trace): {flurry['inserted']} jobs inserted, "
+            f"{flurry['zero_runtime_dropped']} zero-runtime ones dropped (--zero-runtime), "
+            f"{flurry['outside_workload']} outside the converted part; {flurry['spec']}"
+        )
+    say(f"wrote {path} ({len(workload['jobs'])} jobs, nb_res={workload['nb_res']})")
+    return 0
+
+
+def cmd_platform(args: argparse.Namespace) -> int:
+    from adaptsched.platforms.simgrid import write_cluster
+
+    if not Path(args.output).parent.is_dir():
+        raise AdaptschedError(
+            f"cannot write {args.output}: the folder {Path(args.output).parent} does not exist (create it first)"
+        )
+    path = write_cluster(args.hosts, args.output, speed=args.speed)
+    say(
+        f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
+        "(Batsim's messages take zero simulated time)"
+    )
+    return 0

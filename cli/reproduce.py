@@ -1,0 +1,79 @@
+"""``adaptsched reproduce PAPER``: one sub-command per paper of :data:`adaptsched.reproduce.PAPERS`.
+
+Each paper's ``command.py`` declares its own options (``add_arguments``); the options every
+paper shares are added here. The handler checks the output folders, builds the
+:class:`~adaptsched.reproduce.runner.Setup` from the shared options and calls the paper's
+``main(out, setup=..., **its own options)``: typed values by name, no argparse namespace.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import Subparsers, add_cluster_options, add_engine_options, output_folder, say
+
+#: The options every paper shares, and the entries argparse and :func:`~adaptsched.cli.main`
+#: put in the namespace: the rest of a ``reproduce PAPER`` namespace is the paper's own.
+COMMON = (
+    "command",
+    "command_line",
+    "func",
+    "paper",
+    "paper_name",
+    "out",
+    "report_dir",
+    "engine",
+    "batsim",
+    "workers",
+    "scheduler_address",
+)
+
+
+def register(sub: Subparsers) -> None:
+    from adaptsched.reproduce import commands
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    papers = p.add_subparsers(dest="paper_name", metavar="PAPER")
+    papers.required = True
+    for command in commands():
+        q = papers.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        command.add_arguments(q)
+        q.add_argument(
+            "--out", help="results folder (default results/PAPER); an interrupted reproduction resumes there"
+        )
+        q.add_argument(
+            "--report-dir",
+            metavar="DIR",
+            help="write the report (Markdown, CSV, PNG) into DIR, e.g. docs/results/PAPER (default OUT/report-ENGINE)",
+        )
+        add_engine_options(q)
+        add_cluster_options(q)
+        q.set_defaults(func=cmd_reproduce, paper=command)
+
+
+def paper_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The paper's own options (what its ``add_arguments`` declared), by name."""
+    return {name: value for name, value in vars(args).items() if name not in COMMON}
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Common to every paper: the results folder and the report folder are writable; then the
+    paper's own ``command.main`` (``reproduce/<paper>/command.py``)."""
+    from adaptsched.reproduce.runner import Setup
+
+    out = args.out or f"results/{args.paper.NAME}"
+    output_folder(out)
+    if args.report_dir:
+        output_folder(args.report_dir, "--report-dir")
+    setup = Setup(
+        engine=args.engine,
+        batsim=args.batsim,
+        workers=args.workers,
+        scheduler_address=args.scheduler_address,
+        report_dir=args.report_dir,
+        command=args.command_line,
+        say=say,
+    )
+    args.paper.main(out, setup=setup, **paper_options(args))
+    return 0

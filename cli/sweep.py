@@ -1,0 +1,58 @@
+"""``adaptsched sweep SPEC.toml``: a grid of experiments declared in TOML, on Dask."""
+
+from __future__ import annotations
+
+import argparse
+
+from adaptsched.errors import AdaptschedError
+
+from .common import (
+    Subparsers,
+    add_cluster_options,
+    add_engine_options,
+    add_progress_option,
+    output_folder,
+    progress_choice,
+    say,
+)
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("sweep", help="run a grid of experiments declared in a TOML file, on Dask")
+    p.add_argument("spec", help="sweep spec (TOML): schedulers and option grids, workloads, platforms, metrics")
+    p.add_argument("--out", required=True, help="results folder: runs.csv, charts, runs/ (a rerun skips done runs)")
+    add_cluster_options(p)
+    p.add_argument(
+        "--shared-fs",
+        action="store_true",
+        help="workers see --out and the inputs under the same paths: nothing is shipped (default: shipped)",
+    )
+    add_engine_options(p, engine=False)  # the spec says which engines
+    add_progress_option(p)
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from adaptsched.sweep import run_sweep
+
+    output_folder(args.out)
+    grid, written = run_sweep(
+        args.spec,
+        args.out,
+        scheduler_address=args.scheduler_address,
+        workers=args.workers,
+        shared_fs=args.shared_fs,
+        batsim=args.batsim,
+        progress=progress_choice(args.progress),
+        say=say,
+    )
+    say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))
+    if written.get("html"):
+        say(f"report: {written['html']} (interactive; each run's explorer page in runs/)")
+    say(f"sweep: {grid.summary()}")
+    if grid.failed:
+        raise AdaptschedError(
+            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed twice (their last log lines "
+            f"are above, their logs in {grid.folder}); the others are in {written['table']}. Run again to retry them."
+        )
+    return 0

@@ -1,0 +1,296 @@
+"""The run explorer without a browser: its data (rectangles, series, overview, aggregation),
+its metrics tables, its refusals of bad input, and the command line that writes it.
+
+Fixtures: Batsim 4.2.1 outputs of tests/fixtures/analysis/ (``kr``: jobs killed and
+resubmitted, copies of rejected jobs, fragmented allocations, on 8 hosts). The browser
+tests are in test_explore_browser.py.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_cli import assert_clean_error, assert_usage_error, cli
+
+from adaptsched.analysis import compute_metrics
+from adaptsched.analysis.evalys_bridge import executed_rows, load_curve
+from adaptsched.analysis.explore import explore_runs
+from adaptsched.analysis.explore.data import (
+    IDLE,
+    PALETTE_KEYS,
+    _coverage,
+    build_run,
+    detail_window,
+    envelope,
+    load_run,
+    raster,
+    raster_of,
+)
+from adaptsched.analysis.explore.page import metrics_div
+from adaptsched.analysis.explore.sweep import _choice, sweep_report
+from adaptsched.analysis.jobs import read_jobs_csv
+from adaptsched.analysis.metrics import OVERALL_ROWS, fmt_number, fmt_seconds
+from adaptsched.errors import InputError
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
+KR = FIXTURES / "kr"
+
+
+def intervals_in(jobs_csv, window=None) -> int:
+    """Rectangles a Gantt chart of the file must hold: one per interval of each executed
+    attempt's allocation ("1-2 5-6" is two), counted from the text, attempts overlapping
+    ``window`` only."""
+    raw = read_jobs_csv(jobs_csv)
+    ran = raw[raw["allocated_resources"] != ""]
+    if window is not None:
+        begin, end = window
+        ran = ran[(ran["starting_time"] < end) & (ran["finish_time"] > begin)]
+    return sum(len(text.split()) for text in ran["allocated_resources"])
+
+
+def kr_run(window=None):
+    raw, metrics, jobs = load_run(KR)
+    return build_run(raw, metrics, jobs, "kr", window)
+
+
+# --------------------------------------------------------------------------- data
+def test_every_attempt_interval_is_a_rectangle():
+    run = kr_run()
+    raw = read_jobs_csv(FIXTURES / "kr_jobs.csv")
+    assert len(run.rects["low"]) == intervals_in(FIXTURES / "kr_jobs.csv") == 88
+    assert len(run.attempts["id"]) == len(executed_rows(raw)) == 68
+    assert len(run.jobs["id"]) == compute_metrics(KR)["overall"]["jobs"] == 60
+    # attempt 3 ran on "1-2 5-6": two rectangles, hosts 1..2 and 5..6, from its start to its finish
+    three = int(np.flatnonzero(run.attempts["id"] == "3")[0])
+    mine = run.rects["attempt"] == three
+    assert sorted(zip(run.rects["low"][mine], run.rects["high"][mine])) == [(1, 2), (5, 6)]
+    assert (run.attempts["start"][three], run.attempts["end"][three]) == (9.0, 11.0)
+    # its resubmitted copies point at the same folded job, whose row says 3 attempts
+    copies = np.flatnonzero(np.isin(run.attempts["id"], ["3", "3#1", "3#2"]))
+    assert len(set(run.attempts["job"][copies])) == 1
+    job = run.attempts["job"][copies[0]]
+    assert run.jobs["id"][job] == "3" and run.jobs["attempts"][job] == 3
+    assert list(run.attempts["parent"][copies]) == ["", "3", "3"]
+
+
+def test_load_series_are_evalys_curves():
+    run = kr_run()
+    ran = executed_rows(read_jobs_csv(FIXTURES / "kr_jobs.csv"))
+    for name, kind in (("busy", "utilisation"), ("queued", "queue")):
+        curve = load_curve(ran, kind)
+        times = curve.index.to_numpy(dtype=float)
+        at = np.searchsorted(run.series["time"], times)
+        assert np.array_equal(run.series["time"][at], times)
+        assert np.array_equal(run.series[name][at], curve["load"].to_numpy(dtype=float)), name
+    # waiting jobs, counted at each event time: attempts submitted by then and started after
+    submit, start = ran["submission_time"].to_numpy(), ran["starting_time"].to_numpy()
+    counted = [int(((submit <= t) & (start > t)).sum()) for t in run.series["time"]]
+    assert run.series["waiting"].tolist() == counted and max(counted) >= 1
+
+
+def test_a_window_keeps_what_runs_in_it():
+    window = (20.0, 40.0)
+    run = kr_run(window)
+    assert len(run.rects["low"]) == intervals_in(FIXTURES / "kr_jobs.csv", window)
+    assert (run.attempts["start"] < 40).all() and (run.attempts["end"] > 20).all()
+    assert run.series["time"][0] == 20.0 and run.series["time"][-1] == 40.0
+    # every attempt drawn has its job's row, renumbered
+    assert (run.jobs["id"][run.attempts["job"]] != "").all()
+    assert len(run.jobs["id"]) < 60
+
+
+def test_coverage_of_a_rectangle_by_hand():
+    # from 0.5 to 2.25 bins, rows 1 and 2 of 4
+    cells = _coverage(np.array([0.5]), np.array([2.25]), np.array([1.0]), np.array([3.0]), 4, 4)
+    assert cells.tolist() == [[0, 0, 0, 0], [0.5, 1, 0.25, 0], [0.5, 1, 0.25, 0], [0, 0, 0, 0]]
+    # inside one bin; and up to the last edge
+    assert _coverage(np.array([1.2]), np.array([1.7]), np.zeros(1), np.ones(1), 1, 4).round(6).tolist() == [
+        [0, 0.5, 0, 0]
+    ]
+    assert _coverage(np.array([3.5]), np.array([4.0]), np.zeros(1), np.ones(1), 1, 4).tolist() == [[0, 0, 0, 0.5]]
+
+
+def test_overview_pixel_is_the_kind_that_kept_its_hosts_busiest():
+    walltime, regular = PALETTE_KEYS.index(("walltime", 0)), PALETTE_KEYS.index(("regular", 1))
+    # host 0: a walltime kill over [0, 10), then a regular run over [10, 13); hosts 1-2: the
+    # regular run over [14, 20) and a walltime kill over [26, 40); bins of 10 s
+    rects = {"attempt": np.array([0, 1, 2, 3]), "low": np.array([0, 0, 1, 1]), "high": np.array([0, 0, 2, 2])}
+    start, end = np.array([0.0, 10.0, 14.0, 26.0]), np.array([10.0, 13.0, 20.0, 40.0])
+    codes = np.array([walltime, regular, regular, walltime], dtype=np.uint8)
+    image, per_row = raster_of(rects, start, end, codes, 3, 0.0, 40.0, bins=4)
+    first_regular = PALETTE_KEYS.index(("regular", 0))  # the overview uses each category's first tint
+    assert per_row == 1
+    assert image.tolist() == [
+        [walltime, IDLE, IDLE, IDLE],  # 10 s of walltime; then 3 s busy, 7 s idle: idle wins
+        [IDLE, first_regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
+        [IDLE, first_regular, IDLE, walltime],
+    ]
+    # the kr run: a machine 78.5 % busy, most pixels hold a category
+    image, _ = raster(kr_run(), 0.0, 188.0, bins=20)
+    assert image.shape == (8, 20) and (image != IDLE).mean() > 0.5
+
+
+def test_envelope_by_hand():
+    series = {"time": np.array([0.0, 1.0, 2.5, 3.0]), "busy": np.array([2, 5, 1, 0])}
+    edges, low, high = envelope(series, "busy", 0.0, 4.0, bins=4)
+    assert edges.tolist() == [0, 1, 2, 3, 4]
+    # [0,1): 2; [1,2): 5 (event at 1 carried in); [2,3): 5 then 1 at 2.5; [3,4): 0
+    assert low.tolist() == [2, 5, 1, 0] and high.tolist() == [2, 5, 5, 0]
+
+
+def test_big_runs_are_aggregated_and_say_by_how_much(tmp_path):
+    raw, _, _ = load_run(KR)
+    assert detail_window([raw], None, max_items=10_000) == (None, None)
+    window, info = detail_window([raw], None, max_items=200)
+    # 68 attempts, 88 rectangles: 88 + 5 x 68 = 428 items; the first ones up to 200
+    assert info["items"] == 428 and info["items_kept"] <= 200 and 0 < info["attempts_kept"] < 68
+    assert window[0] == 0.0 and 0 < window[1] < 188
+    written = explore_runs([KR], tmp_path / "kr.html", max_items=200)
+    assert written["aggregated"] == info and written["window"] == list(window)
+    text = (tmp_path / "kr.html").read_text()
+    assert "Aggregated:" in text and f"cover only {info['attempts_kept']:,} of its 68 attempts" in text
+
+
+# --------------------------------------------------------------------------- metrics table
+def metrics_cells(text: str) -> dict[str, tuple[str, str]]:
+    """{data-key: (printed value, --json value)} of the metrics tables' HTML."""
+    cells: dict[str, list[str]] = {}
+    for _, key, value in re.findall(r'<td class="(metric|json)" data-key="([^"]+)">(.*?)</td>', text):
+        cells.setdefault(key, []).append(html.unescape(value))
+    return {key: (values[0], values[1]) for key, values in cells.items()}
+
+
+def assert_metrics_cells_equal_json(cells: dict, expected: dict, run: int = 0):
+    """Every number of ``metrics --json`` is in the cells, as it prints and as the table prints it."""
+    formats = {key: fmt for key, _, fmt in OVERALL_ROWS}
+    for key, value in expected["overall"].items():
+        printed, exact = cells[f"{run}.overall.{key}"]
+        assert exact == json.dumps(value), key
+        fmt = formats.get(key, fmt_seconds if key.endswith("_s") else fmt_number)
+        assert printed == fmt(value), key
+    for name, stats in expected["classes"].items():
+        for key, value in stats.items():
+            assert cells[f"{run}.classes.{name}.{key}"][1] == json.dumps(value), (name, key)
+
+
+def test_metrics_table_is_metrics_json_to_the_digit():
+    code, out, err = cli("metrics", KR, "--json")
+    assert code == 0, err
+    cells = metrics_cells(metrics_div([kr_run()]).text)
+    assert len(cells) == len(json.loads(out)["overall"]) + 5 * len(json.loads(out)["classes"]["short"])
+    assert_metrics_cells_equal_json(cells, json.loads(out))
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_input_gets_one_paragraph(tmp_path):
+    out = tmp_path / "page.html"
+    # runs of different machine sizes
+    small = tmp_path / "small"
+    shutil.copy(FIXTURES / "easy_jobs.csv", f"{small}_jobs.csv")
+    (tmp_path / "small_schedule.csv").write_text((FIXTURES / "easy_schedule.csv").read_text().replace(",8,", ",16,", 1))
+    assert compute_metrics(small)["hosts"] == 16
+    code, _, err = cli("explore", KR, small, "--out", out)
+    assert_clean_error(code, err, "different machine sizes", "kr (", "8 hosts", "16 hosts")
+    # a _jobs.csv without its _schedule.csv
+    shutil.copy(FIXTURES / "kr_jobs.csv", tmp_path / "lone_jobs.csv")
+    code, _, err = cli("explore", tmp_path / "lone", "--out", out)
+    assert_clean_error(code, err, "lone_jobs.csv: no lone_schedule.csv beside it", "finished run")
+    # no executed job
+    lines = (FIXTURES / "kr_jobs.csv").read_text().splitlines()
+    (tmp_path / "none_jobs.csv").write_text("\n".join([lines[0], *(x for x in lines if "REJECTED" in x)]) + "\n")
+    shutil.copy(FIXTURES / "kr_schedule.csv", tmp_path / "none_schedule.csv")
+    code, _, err = cli("explore", tmp_path / "none", "--out", out)
+    assert_clean_error(code, err, "none_jobs.csv: holds 12 jobs and none of them ran", "nothing to explore")
+    # a window outside the run, or not a window
+    code, _, err = cli("explore", KR, "--out", out, "--window", "1d:2d")
+    assert_clean_error(code, err, "--window 86400:172800 (seconds) lies outside the run", "0:188")
+    code, _, err = cli("explore", KR, "--out", out, "--window", "soon")
+    assert_usage_error(code, err, "--window soon")
+    code, _, err = cli("explore", KR, "--out", out, "--window", "job:nope")
+    assert_usage_error(code, err, "no job 'nope'")
+    assert not out.exists()  # never a broken page
+    with pytest.raises(InputError, match="different machine sizes"):
+        explore_runs([KR, small], out)
+
+
+# --------------------------------------------------------------------------- command line
+def test_explore_writes_one_self_contained_page(tmp_path):
+    out = tmp_path / "sub" / "report.html"
+    code, stdout, err = cli("explore", KR, FIXTURES / "easy", "--out", out, "--label", "kr", "--label", "easy")
+    assert code == 0, err
+    assert stdout.startswith(f"explorer: {out} (") and "kr: 88 rectangles of 68 attempts, 60 jobs" in stdout
+    text = out.read_text()
+    # no CDN, no server: every script is inline
+    assert "<script src" not in text.replace("<script src=\\", "") and "cdn.bokeh.org" not in text
+    assert "Bokeh" in text and text.count("rects-") >= 2
+    code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
+    assert code == 0 and "kr: " in stdout, err
+
+
+def test_run_report_html_writes_the_page_beside_the_outputs(tmp_path):
+    workload = tmp_path / "w.json"
+    jobs = [{"id": str(i), "subtime": 10 * i, "res": 1 + i % 3, "walltime": 100, "profile": "p"} for i in range(12)]
+    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {"p": {"type": "delay", "delay": 25}}}))
+    code, stdout, err = cli(
+        "run",
+        "--scheduler",
+        "easy",
+        "--workload",
+        workload,
+        "--platform",
+        "4",
+        "--out",
+        tmp_path / "r",
+        "--report",
+        "html",
+    )
+    assert code == 0, err
+    assert (tmp_path / "r_explore.html").is_file() and (tmp_path / "r_gantt.png").is_file()
+    assert f"explorer: {tmp_path / 'r_explore.html'}" in stdout
+
+
+# --------------------------------------------------------------------------- sweep report
+def sweep_rows(tmp_path) -> tuple[list[str], list[dict]]:
+    """A sweep folder of three runs (Batsim fixtures as runs/NAME_*), and its runs.csv rows."""
+    (tmp_path / "runs").mkdir()
+    rows = []
+    for name, fixture, order, seed in (("a", "easy", "D", "1"), ("b", "filler", "D", "2"), ("c", "kr", "R", "1")):
+        for suffix in ("_jobs.csv", "_schedule.csv"):
+            shutil.copy(FIXTURES / f"{fixture}{suffix}", tmp_path / "runs" / f"{name}{suffix}")
+        metrics = compute_metrics(tmp_path / "runs" / name)["overall"]
+        rows.append(
+            {"name": name, "status": "done", "opt.order": order, "opt.seed": seed, "bsld_mean": metrics["bsld_mean"]}
+        )
+    rows.append({"name": "d", "status": "failed", "opt.order": "R", "opt.seed": "2", "bsld_mean": ""})
+    return ["opt.order", "opt.seed"], rows
+
+
+def test_sweep_report_charts_every_choice_and_writes_run_pages_lazily(tmp_path):
+    params, rows = sweep_rows(tmp_path)
+    path = sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean", "utilization"], max_page_jobs=130)
+    assert path == tmp_path / "report.html" and "Bokeh" in path.read_text()
+    # pages of 60 jobs each: two fit in 130 jobs, the third waits for the next report
+    pages = sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html"))
+    assert pages == ["a_explore.html", "b_explore.html"]
+    written = {p: (tmp_path / "runs" / p).stat().st_mtime for p in pages}
+    sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"], max_page_jobs=130)
+    assert sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html")) == [*pages, "c_explore.html"]
+    assert {p: (tmp_path / "runs" / p).stat().st_mtime for p in pages} == written  # up to date: not rewritten
+    # x = order, grouped by seed: D has seeds 1 and 2, R seed 1 (run d failed)
+    choice = _choice(
+        [r for r in rows if r["status"] == "done"], [r["bsld_mean"] for r in rows[:3]], {}, "opt.order", "opt.seed"
+    )
+    assert choice["factors"] == [("D", "1"), ("D", "2"), ("R", "1")]
+    # grouped by nothing: D's bar is the mean of a and b, its whisker their spread
+    choice = _choice(rows[:3], [r["bsld_mean"] for r in rows[:3]], {}, "opt.order", "(none)")
+    d = choice["summary"]["x"].index(("D", "all runs"))
+    assert choice["summary"]["mean"][d] == pytest.approx((rows[0]["bsld_mean"] + rows[1]["bsld_mean"]) / 2)
+    assert choice["summary"]["low"][d] == min(rows[0]["bsld_mean"], rows[1]["bsld_mean"])
+    assert choice["summary"]["n"][d] == 2
+    assert "no page yet: adaptsched explore runs/c" in choice["points"]["what"][2]

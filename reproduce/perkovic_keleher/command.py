@@ -38,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
         "per seed, seed k on draw k; 0: the cleaned log only)",
     )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: write the report from the runs already done in --out (a grid cut short "
+        "says how many of its runs it has)",
+    )
 
 
 def main(
@@ -49,6 +55,7 @@ def main(
     seeds: int = 5,
     study: list[str] | None = None,
     flurry_seeds: int | None = None,
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce perkovic-keleher``: its options as :func:`add_arguments` declares
@@ -63,6 +70,7 @@ def main(
         seeds=seeds,
         studies=tuple(study) if study else STUDIES,
         flurry_seeds=flurry_seeds,
+        report_only=report_only,
         setup=setup,
     )
 
@@ -76,6 +84,7 @@ def reproduce(
     seeds: int = 5,
     studies: tuple[str, ...] = STUDIES,
     flurry_seeds: int | None = None,
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes the report
@@ -115,7 +124,13 @@ def reproduce(
         for name, options, path in named
     ]
     setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
-    results = setup.run_batch(batch, folder, analyse_run)
+    if report_only:
+        from adaptsched.sweep.grid import resume
+
+        results = resume(batch, folder, analyse_run).results
+        setup.say(f"--report-only: {len(results)} of {len(batch)} runs done; the report is written from them")
+    else:
+        results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         setup.engine,
@@ -127,6 +142,7 @@ def reproduce(
         conversion=conversion,
         papers={draw: stats for draw, (_, stats) in papers.items()},
         clean_stats=workload_stats(workload),
+        planned=len(batch),
         wall_s=clock.wall_s,
         command=setup.command,
         when=clock.when(),

@@ -178,6 +178,7 @@ def write_report(
     when="",
     papers=None,
     clean_stats=None,
+    planned=None,
 ) -> Path:
     """Writes ``folder/report.md``, ``results.csv`` and the PNG charts; returns the report's path."""
     res = Results(mixes, results, seeds)
@@ -189,6 +190,14 @@ def write_report(
     lines = header(res, engine, seeds=seeds, hosts=hosts, trace=trace, conversion=conversion, wall_s=wall_s)
     if command:
         lines += [f"Made by `{command}`" + (f", {when}." if when else "."), ""]
+    done = sum(len(v) for v in res.runs.values()) + (sum(len(v) for v in paper.runs.values()) if paper else 0)
+    if planned and done < planned:
+        lines += [
+            f"**A grid cut short: {done} of its {planned} runs are done**; every mean and interval below "
+            "rests on the seeds that ran (the counts are in the findings tables). The same command "
+            "without `--report-only` runs the rest.",
+            "",
+        ]
     found = check(res, mixes) + workload_claims(res, clean_stats, "cleaned log")
     found_paper = check_paper(paper, mixes, papers) if paper is not None else []
     write_findings_csv(folder / "findings.csv", found)

@@ -190,16 +190,18 @@ def write_report(
     lines = header(res, engine, seeds=seeds, hosts=hosts, trace=trace, conversion=conversion, wall_s=wall_s)
     if command:
         lines += [f"Made by `{command}`" + (f", {when}." if when else "."), ""]
-    done = sum(len(v) for v in res.runs.values()) + (sum(len(v) for v in paper.runs.values()) if paper else 0)
+    on_clean = sum(len(v) for v in res.runs.values())
+    done = on_clean + (sum(len(v) for v in paper.runs.values()) if paper else 0)
     if planned and done < planned:
         lines += [
-            f"**A grid cut short: {done} of its {planned} runs are done**; every mean and interval below "
+            f"**A grid cut short: {done} of its {planned} runs are done** ({on_clean} on the cleaned log, "
+            f"{done - on_clean} on the paper's workload); every mean and interval below "
             "rests on the seeds that ran (the counts are in the findings tables). The same command "
             "without `--report-only` runs the rest.",
             "",
         ]
     found = check(res, mixes) + workload_claims(res, clean_stats, "cleaned log")
-    found_paper = check_paper(paper, mixes, papers) if paper is not None else []
+    found_paper = check_paper(paper, mixes, papers, seeds) if paper is not None else []
     write_findings_csv(folder / "findings.csv", found)
     if found_paper:
         write_findings_csv(folder / "findings-paper-workload.csv", found_paper)
@@ -684,13 +686,11 @@ def workload_claims(res: Results, stats: Mapping | None, workload: str, series=N
     return [f for f in found if f is not None]
 
 
-def check_paper(paper: Results, mixes, papers: Mapping) -> list:
+def check_paper(paper: Results, mixes, papers: Mapping, seeds: int) -> list:
     """The claims of :func:`check` and :func:`workload_claims` on the paper's workload, each
     named so."""
     from dataclasses import replace
 
-    seeds = max((len(v) for v in paper.seeded.values()), default=0)
-    seeds = max([seeds, *(k for v in paper.seeded.values() for k in v)], default=0)
     series = {key: _series_of(papers, key, seeds, len(papers)) for key in ("width_median", "zero_runtime_jobs")}
     found = workload_claims(paper, None, "paper's workload", series)
     for claim in check(paper, mixes):

@@ -213,3 +213,14 @@ def test_convert_add_flurry_end_to_end(tmp_path):
     assert len(workload["jobs"]) == 1050 and len(flurry_job_ids(workload)) == 50
     code, _, err = cli("convert", CTC_EXCERPT, out, "--add-flurry", "count=5,colour=red,window=1:2")
     assert code != 0 and "--add-flurry" in err and "unknown key 'colour'" in err and "Traceback" not in err
+
+
+def test_paper_runs_pair_seeds_with_flurry_draws():
+    from adaptsched.reproduce.perkovic_keleher.plan import mixes, paper_runs
+
+    chosen = mixes(("flurry",))  # BF, P/L-NG, R/L-NG
+    assert paper_runs(chosen, 3, 0) == []  # --flurry-seeds 0: the cleaned log only
+    runs = paper_runs(chosen, 3, 2)  # seeds 1, 2, 3 on draws 1, 2, 1
+    names = [name for _, name, _ in runs]
+    assert len(runs) == 2 + 3 + 3 and "paper-f1_flurry_BF" in names and "paper-f2_flurry_BF" in names
+    assert "paper-f1_flurry_RoverL-NG_seed3" in names and "paper-f2_flurry_PoverL-NG_seed2" in names

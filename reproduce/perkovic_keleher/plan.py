@@ -181,6 +181,8 @@ def paper_runs(chosen: list[Mix], seeds: int, draws: int) -> list[tuple[int, str
     that some seed uses. Names: ``paper-fD_`` + the clean run's name."""
     from .workloads import draw_of, paper_name
 
+    if draws < 1:  # --flurry-seeds 0: the cleaned log only
+        return []
     used = sorted({draw_of(seed, draws) for seed in range(1, seeds + 1)})
     out = []
     for mix in chosen:

@@ -30,6 +30,14 @@ def register(sub: Subparsers) -> None:
         help="jobs running past their estimate: keep (killed at the walltime, default), extend, drop",
     )
     p.add_argument("--zero-runtime", default="drop", help="jobs with runtime 0: drop (default) or min:S")
+    p.add_argument(
+        "--add-flurry",
+        metavar="SPEC",
+        help="insert a synthetic flurry, marked in the workload's metadata: 'ctc' (our reconstruction "
+        "of the CTC-SP2 flurry the cleaned log removed; docs/perkovic-keleher.md) and/or key=value pairs "
+        "count, user, width, runtime (exp:MEAN, const:S), zeros, estimate, window=START:END, "
+        "arrivals (even, uniform, gaps:FIRST:LAST), seed (workloads/flurry.py)",
+    )
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser("platform", help="write a homogeneous cluster platform for Batsim")
@@ -57,8 +65,19 @@ def cmd_convert(args: argparse.Namespace) -> int:
         )
     except ConversionOptionError as error:  # a value given on the command line
         raise UsageError(str(error)) from None
+    if args.add_flurry:
+        from adaptsched.workloads.flurry import add_flurry, parse_flurry
+
+        workload = add_flurry(workload, parse_flurry(args.add_flurry))
     path = write_workload(workload, args.output)
     say(report.summary())
+    if args.add_flurry:
+        flurry = workload["adaptsched"]["flurry"]
+        say(
+            f"synthetic flurry (ours, not in the trace): {flurry['inserted']} jobs inserted, "
+            f"{flurry['zero_runtime_dropped']} zero-runtime ones dropped (--zero-runtime), "
+            f"{flurry['outside_workload']} outside the converted part; {flurry['spec']}"
+        )
     say(f"wrote {path} ({len(workload['jobs'])} jobs, nb_res={workload['nb_res']})")
     return 0
 

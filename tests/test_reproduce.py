@@ -101,6 +101,8 @@ def test_reproduce_writes_the_report_and_resumes(tmp_path):
         "orders",
         "--study",
         "combined",
+        "--flurry-seeds",
+        0,
         "--out",
         tmp_path / "pk",
     ]

@@ -31,6 +31,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--study", action="append", choices=STUDIES, help="run only this study (repeatable; default: all)"
     )
+    parser.add_argument(
+        "--flurry-seeds",
+        type=int,
+        metavar="N",
+        help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
+        "per seed, seed k on draw k; 0: the cleaned log only)",
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: write the report from the runs already done in --out (a grid cut short "
+        "says how many of its runs it has)",
+    )
 
 
 def main(
@@ -41,6 +54,8 @@ def main(
     jobs: int | None = None,
     seeds: int = 5,
     study: list[str] | None = None,
+    flurry_seeds: int | None = None,
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce perkovic-keleher``: its options as :func:`add_arguments` declares
@@ -54,6 +69,8 @@ def main(
         jobs=jobs,
         seeds=seeds,
         studies=tuple(study) if study else STUDIES,
+        flurry_seeds=flurry_seeds,
+        report_only=report_only,
         setup=setup,
     )
 
@@ -66,6 +83,8 @@ def reproduce(
     jobs: int | None = None,
     seeds: int = 5,
     studies: tuple[str, ...] = STUDIES,
+    flurry_seeds: int | None = None,
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every mix (resuming a previous run in ``out``) and writes the report
@@ -74,8 +93,9 @@ def reproduce(
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, mixes, runs
+    from .plan import analyse_run, mixes, paper_runs, runs, seed_of
     from .report import write_report
+    from .workloads import workload_stats
 
     clock = Stopwatch()
     trace = find_trace(TRACE, trace)
@@ -90,14 +110,27 @@ def reproduce(
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     setup.say(f"trace: {trace}\n{conversion.summary()}")
 
+    draws = seeds if flurry_seeds is None else flurry_seeds
+    if draws < 0:
+        raise InputError("--flurry-seeds", f"need 0 or more draws, got {draws}")
     chosen = mixes(studies)
     folder = out / setup.engine
+    named = [(name, options, workload_path) for name, options in runs(chosen, seeds)]
+    papers = _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup)
+    named += [(name, options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)]
+    named.sort(key=lambda run: seed_of(run[0]))  # seed by seed: an early stop leaves whole seeds
     batch = [
-        setup.grid_run(folder, name, "backfill", options, workload=workload_path, platform=platform)
-        for name, options in runs(chosen, seeds)
+        setup.grid_run(folder, name, "backfill", options, workload=path, platform=platform)
+        for name, options, path in named
     ]
     setup.say(f"{len(chosen)} mixes, {len(batch)} runs on {hosts} hosts ({setup.engine} engine)")
-    results = setup.run_batch(batch, folder, analyse_run)
+    if report_only:
+        from adaptsched.sweep.grid import resume
+
+        results = resume(batch, folder, analyse_run).results
+        setup.say(f"--report-only: {len(results)} of {len(batch)} runs done; the report is written from them")
+    else:
+        results = setup.run_batch(batch, folder, analyse_run)
     report = write_report(
         setup.report_folder(out),
         setup.engine,
@@ -107,9 +140,33 @@ def reproduce(
         hosts=hosts,
         trace=trace,
         conversion=conversion,
+        papers={draw: stats for draw, (_, stats) in papers.items()},
+        clean_stats=workload_stats(workload),
+        planned=len(batch),
         wall_s=clock.wall_s,
         command=setup.command,
         when=clock.when(),
     )
     setup.say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report
+
+
+def _paper_workloads(
+    trace: str | Path, hosts: int, jobs: int | None, draws: int, seeds: int, inputs: Path, setup: Setup
+) -> dict[int, tuple[Path, dict]]:
+    """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
+    seed uses (issue 31, :mod:`.workloads`)."""
+    from adaptsched.workloads.convert import write_workload
+
+    from .workloads import draw_of, make_paper_workload, paper_name, workload_stats
+
+    out = {}
+    for draw in sorted({draw_of(seed, draws) for seed in range(1, seeds + 1)} if draws else ()):
+        workload, _ = make_paper_workload(trace, hosts, jobs, draw)
+        flurry = workload["adaptsched"]["flurry"]
+        setup.say(
+            f"paper's workload, flurry draw {draw}: {flurry['inserted']} jobs inserted "
+            f"({flurry['outside_workload']} outside the trace's part), {flurry['spec']}"
+        )
+        out[draw] = (write_workload(workload, inputs / f"{paper_name(draw)}.json"), workload_stats(workload))
+    return out

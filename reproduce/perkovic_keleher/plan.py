@@ -34,7 +34,10 @@ from dataclasses import dataclass
 TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes from
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
-STUDIES = ("orders", "speculation", "adaptation", "combined", "readings")
+STUDIES = ("orders", "speculation", "adaptation", "combined", "readings", "flurry")
+#: The ``flurry`` study (issue 31): the mixes whose numbers the paper states (sec. 5), on the
+#: cleaned log and on the paper's workload (:mod:`.workloads`).
+FLURRY_ORDERS = (("D", True), ("P/L", False), ("R/L", False))
 
 #: Alternative readings of the paper's text (docs/perkovic-keleher.md, "Readings"): name ->
 #: the ``backfill`` options that take it. Each acts on the -NG orders only (BF runs under
@@ -137,6 +140,9 @@ def mixes(studies=STUDIES) -> list[Mix]:
                 for order, guarantees in READING_ORDERS:
                     label = base_label(order, guarantees) + (f" {reading}" if reading else "")
                     out.append(Mix(label, "readings", order, guarantees, reading=reading))
+    if "flurry" in studies and "orders" not in studies and "readings" not in studies:
+        for order, guarantees in FLURRY_ORDERS:
+            out.append(Mix(base_label(order, guarantees), "flurry", order, guarantees))
     return out
 
 
@@ -145,10 +151,18 @@ def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict
     from adaptsched.analysis.backfilling import backfilling_metrics
     from adaptsched.analysis.invariants import check_invariants
     from adaptsched.analysis.jobs import read_jobs_csv
+    from adaptsched.analysis.metrics import analyse
+
+    from .workloads import queue_stats, read_flurry_ids, without_flurry
 
     metrics = backfilling_metrics(prefix)
     raw = read_jobs_csv(f"{prefix}_jobs.csv")
     metrics["violations"] = check_invariants(raw, metrics["hosts"], guarantees=bool(options.get("guarantees", True)))
+    jobs = analyse(raw, source=prefix, hosts=metrics["hosts"])[1]
+    metrics["queue"] = queue_stats(jobs)
+    flurry = read_flurry_ids(workload)
+    if flurry:
+        metrics["without_flurry"] = without_flurry(jobs, flurry)
     return metrics
 
 
@@ -159,3 +173,30 @@ def runs(chosen: list[Mix], seeds: int) -> list[tuple[str, dict]]:
         for seed in range(1, seeds + 1) if mix.randomized else [None]:
             out.append((mix.slug(seed), mix.options(seed or 0)))
     return out
+
+
+def paper_runs(chosen: list[Mix], seeds: int, draws: int) -> list[tuple[int, str, dict]]:
+    """(flurry draw, run name, options) of every run on the paper's workload: seed k of a
+    randomized mix on draw :func:`~.workloads.draw_of` (k), a deterministic mix once per draw
+    that some seed uses. Names: ``paper-fD_`` + the clean run's name."""
+    from .workloads import draw_of, paper_name
+
+    if draws < 1:  # --flurry-seeds 0: the cleaned log only
+        return []
+    used = sorted({draw_of(seed, draws) for seed in range(1, seeds + 1)})
+    out = []
+    for mix in chosen:
+        if mix.randomized:
+            for seed in range(1, seeds + 1):
+                draw = draw_of(seed, draws)
+                out.append((draw, f"{paper_name(draw)}_{mix.slug(seed)}", mix.options(seed)))
+        else:
+            out += [(draw, f"{paper_name(draw)}_{mix.slug(None)}", mix.options(0)) for draw in used]
+    return out
+
+
+def seed_of(name: str) -> int:
+    """The seed (or flurry draw) a run belongs to, for running seed by seed: 0 for a
+    deterministic run on the cleaned log."""
+    found = re.search(r"_seed(\d+)$", name) or re.match(r"paper-f(\d+)_", name)
+    return int(found.group(1)) if found else 0

@@ -215,10 +215,14 @@ class OnlineScheduler:
         return not len(self.queue) and not self.running
 
     def schedule(self, now: float) -> Decisions:
-        decisions = Decisions(rejects=self._rejects)
+        """Runs :meth:`plan` and returns the decisions of this pass, with those made since the
+        last pass (metadata :meth:`record` ed, or a :meth:`wake_up` asked, in :meth:`on_submit`
+        or :meth:`on_complete`), the jobs too wide for the machine rejected first."""
+        decisions = self._decisions
+        decisions.rejects[:0] = self._rejects
         self._rejects = []
-        self._decisions = decisions
         self.plan(now)
+        self._decisions = Decisions()
         return decisions
 
     # -- for subclasses -----------------------------------------------------------

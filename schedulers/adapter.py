@@ -104,9 +104,9 @@ class PlannerScheduler(BatsimScheduler):
         for job_id, hosts in decisions.starts:
             job = self.jobs.pop(job_id, None)
             if job is None:
+                why = "already started or rejected" if job_id in bs.jobs else "not submitted yet"
                 raise RuntimeError(
-                    f"scheduler {core.name!r} started job {job_id!r} at t={bs.time():f}, which is not waiting "
-                    "(not submitted yet, already started, or rejected)"
+                    f"scheduler {core.name!r} started job {job_id!r} at t={bs.time():f}, which is not waiting ({why})"
                 )
             job.allocation = procset(hosts)
             executed.append(job)
@@ -183,8 +183,8 @@ def plugin(core_class: type[OnlineScheduler]) -> type[PlannerScheduler]:
     old = caller.get(name)
     if old is not None and not (isinstance(old, type) and getattr(old, "core_class", None) is core_class):
         raise TypeError(
-            f"plugin({core_class.__name__}): stock pybatsim looks for a class named {name!r} in {stem}.py, and "
-            f"{name!r} is already {old!r} there: rename it"
+            f"plugin({core_class.__name__}): stock pybatsim takes the class named {name!r} from {stem}.py, and "
+            f"{name!r} is already defined there: rename your {type(old).__name__} {name!r}"
         )
     doc = f"pybatsim plugin running {core_class.__module__}.{core_class.__qualname__} (made by adaptsched's plugin())."
     adapter = type(name, (PlannerScheduler,), {"core_class": core_class, "__module__": module, "__doc__": doc})

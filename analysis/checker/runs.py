@@ -1,0 +1,82 @@
+"""One workload through the scheduler, on one engine or both, and what its run breaks.
+
+A run is an ordinary :class:`~adaptsched.engines.spec.RunSpec` (the embedded engine in-process,
+or real Batsim with the plugin under pybatsim); its ``_jobs.csv`` is checked by
+:func:`adaptsched.analysis.invariants.check_run`. A run the engine stops (a decision it refuses,
+the scheduler's exception, a deadlock) is a violation too
+(:func:`~adaptsched.analysis.invariants.run_failure`). With both engines, each run is checked
+and their ``_jobs.csv`` compared (:func:`~adaptsched.analysis.invariants.same_jobs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adaptsched.analysis.invariants import Violation, check_run, run_failure, same_jobs
+from adaptsched.errors import AdaptschedError
+
+from .cases import job_ids
+
+
+@dataclass(frozen=True)
+class Target:
+    """The scheduler under check: its name or plugin file, its options (as given), the engines
+    (``embedded``, ``batsim`` or both) and the real Batsim executable."""
+
+    scheduler: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    engines: tuple[str, ...] = ("embedded",)
+    batsim: str | None = None
+
+
+def run_once(
+    target: Target, workload: dict[str, Any], nb_hosts: int, folder: Path, name: str, engine: str
+) -> list[Violation]:
+    """The violations of one run of ``workload`` (written to ``folder/NAME.json``; outputs
+    ``folder/NAME-ENGINE_*``)."""
+    from adaptsched.engines.run import run
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.workloads.convert import write_workload
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_workload(workload, folder / f"{name}.json")
+    prefix = folder / f"{name}-{engine}"
+    spec = RunSpec.make(
+        target.scheduler, path, nb_hosts, prefix, options=target.options, engine=engine, batsim=target.batsim
+    )
+    for suffix in ("_jobs.csv", "_schedule.csv"):  # never read a previous run's outputs
+        Path(f"{prefix}{suffix}").unlink(missing_ok=True)
+    try:
+        run(spec, say=lambda *args: None)
+    except AdaptschedError as error:
+        return [run_failure(essence(str(error)))]
+    return check_run(f"{prefix}_jobs.csv", nb_hosts, workload_ids=job_ids(workload))
+
+
+def violations(target: Target, workload: dict[str, Any], nb_hosts: int, folder: Path, name: str) -> list[Violation]:
+    """Every violation of the workload's runs on the target's engines (module doc)."""
+    found: list[Violation] = []
+    for engine in target.engines:
+        found += [
+            Violation(v.kind, f"{engine}: {v.message}")
+            for v in run_once(target, workload, nb_hosts, folder, name, engine)
+        ]
+    if len(target.engines) == 2 and not found:
+        a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
+        found += [
+            Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}") for d in same_jobs(a, b)
+        ]
+    return found
+
+
+def essence(message: str) -> str:
+    """A failed run's message with real Batsim's log tail reduced to its error line (the
+    engine's own words, as the embedded engine gives them), the rest kept after it."""
+    lines = message.splitlines()
+    critical = next((line for line in lines if "/CRITICAL]" in line), None)
+    if critical is None:
+        return message
+    words = critical.split("] ", 2)[-1].replace(" (rerun with --help to display the available options)", "")
+    return f"real Batsim: {words}\n{message}"

@@ -189,4 +189,4 @@ def given_case(path: str | Path, nb_hosts: int | None) -> Case:
             workload = json.loads(path.read_text())
         except (OSError, ValueError) as error:
             raise InputError(path, f"cannot read the workload: {error}") from None
-    return Case(path.name, f"{path}", workload, nb_hosts or int(workload["nb_res"]))
+    return Case(path.name.split(".")[0], str(path), workload, nb_hosts or int(workload["nb_res"]))

@@ -63,13 +63,13 @@ def say_plugin(path: str) -> int:
         )
     core = loaded.core_class
     if core is None:
-        say(f"{loaded.path}: pybatsim scheduler {loaded.class_name} (its own options are JSON values it reads itself)")
+        say(f"{path}: pybatsim scheduler {loaded.class_name} (its own options are JSON values it reads itself)")
         return 0
     import sys
 
     module = sys.modules.get(core.__module__)
     doc = (core.__doc__ or getattr(module, "__doc__", None) or "").strip().split("\n\n")[0]
     say(f"{core.name}: {' '.join(doc.split()) or core.__qualname__}")
-    say(f"    plugin: {loaded.path} (class {loaded.class_name}, running {core.__qualname__})")
+    say(f"    plugin: {path} (pybatsim class {loaded.class_name}, running {core.__qualname__})")
     say_options(core.Options)
     return 0

@@ -16,6 +16,7 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
 
     [[workloads]]                        # exactly one of file, trace, generate
     trace = "trace.swf.gz"               # SWF, converted for each platform's size
+    platforms = [338]                    # optional: this workload's own platforms
     first = 2000                         # and convert's options: start_s, end_s,
                                          # missing_estimate, over_estimate, zero_runtime
     moldable = "scojo-p"                 # optional: every job moldable with this speedup
@@ -120,6 +121,7 @@ class WorkloadPoint:
     params: dict = field(hash=False)
     label: str = ""
     key: str = ""
+    platforms: tuple[PlatformPoint, ...] = ()  # its own machines, instead of the spec's
 
 
 @dataclass(frozen=True)
@@ -224,20 +226,39 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
         if engine not in ENGINES:
             check.fail("engine", f"unknown engine {engine!r}: choose among {', '.join(ENGINES)}")
 
-    if "platforms" not in data:
+    metrics = _metrics(check, data.get("metrics", {}))
+    schedulers = _schedulers(check, data.get("schedulers"))
+    workloads = _workloads(check, data.get("workloads"))
+    if "platforms" in data:
+        platforms = _platforms(check, data["platforms"], "platforms")
+    elif all(w.platforms for w in workloads):
+        platforms = []
+    else:
         check.fail("platforms", "missing: give host counts and/or SimGrid XML files, e.g. platforms = [430]")
+
+    points = []
+    for label, name, options, parsed in schedulers:
+        for workload in workloads:
+            for platform in workload.platforms or platforms:
+                for engine in engines:
+                    points.append(Point(name, options, workload, platform, engine, label, parsed))
+    return Spec(Path(path), title, points, metrics, tuple(engines))
+
+
+def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
+    """Host counts and/or SimGrid XML files (a list, or one of them)."""
     platforms = []
-    check.not_empty(data["platforms"], "platforms")
-    for i, value in enumerate(_axis(data["platforms"]), 1):
-        key = f"platforms[{i}]"
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            check.fail(key, f"expected a host count or a SimGrid XML file, got {value!r}")
-        if isinstance(value, int):
-            if value < 1:
-                check.fail(key, f"a platform needs at least one host, got {value}")
-            platforms.append(PlatformPoint(hosts=value))
+    check.not_empty(value, where)
+    for i, item in enumerate(_axis(value), 1):
+        key = f"{where}[{i}]"
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            check.fail(key, f"expected a host count or a SimGrid XML file, got {item!r}")
+        if isinstance(item, int):
+            if item < 1:
+                check.fail(key, f"a platform needs at least one host, got {item}")
+            platforms.append(PlatformPoint(hosts=item))
         else:
-            file = check.file(value, key)
+            file = check.file(item, key)
             try:
                 from adaptsched.platforms.simgrid import read_platform
 
@@ -245,18 +266,7 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
             except AdaptschedError as error:
                 check.fail(key, f"not a usable platform: {error}")
             platforms.append(PlatformPoint(file=file))
-
-    metrics = _metrics(check, data.get("metrics", {}))
-    schedulers = _schedulers(check, data.get("schedulers"))
-    workloads = _workloads(check, data.get("workloads"))
-
-    points = []
-    for label, name, options, parsed in schedulers:
-        for workload in workloads:
-            for platform in platforms:
-                for engine in engines:
-                    points.append(Point(name, options, workload, platform, engine, label, parsed))
-    return Spec(Path(path), title, points, metrics, tuple(engines))
+    return platforms
 
 
 def _metrics(check: _Checker, table: Any) -> Metrics:
@@ -373,7 +383,8 @@ def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
         label = entry.get("label", "")
         if not isinstance(label, str):
             check.fail(f"{key}.label", f"expected a string, got {label!r}")
-        params = {k: v for k, v in entry.items() if k not in (kind, "label")}
+        params = {k: v for k, v in entry.items() if k not in (kind, "label", "platforms")}
+        own = tuple(_platforms(check, entry["platforms"], f"{key}.platforms")) if "platforms" in entry else ()
         if kind == "file":
             check.only(params, (), key)
             source = check.file(entry["file"], f"{key}.file")
@@ -398,7 +409,7 @@ def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
             check.not_empty(value, f"{key}.{name}")
         for combo in _product(params):
             _check_workload_params(check, key, kind, combo)
-            out.append(WorkloadPoint(kind, source, combo, label, key))
+            out.append(WorkloadPoint(kind, source, combo, label, key, own))
     return out
 
 
@@ -497,5 +508,6 @@ def workload_label(workload: WorkloadPoint) -> str:
         base = workload.source
     else:
         base = Path(workload.source).name.split(".")[0]
-    extras = [f"{k}{v}" for k, v in workload.params.items() if k not in ("missing_estimate", "over_estimate")]
+    quiet = ("missing_estimate", "over_estimate") + (("moldable",) if workload.label else ())  # a label names it
+    extras = [f"{k}{v}" for k, v in workload.params.items() if k not in quiet]
     return "-".join([base] + extras)

@@ -93,3 +93,18 @@ def test_the_plugin_travels_to_the_workers_by_content(tmp_path):
     for name in direct:
         swept = (tmp_path / "out" / "runs" / f"{name}_jobs.csv").read_text()
         assert swept == Path(f"{tmp_path / 'direct' / name}_jobs.csv").read_text(), name
+
+
+def test_a_workload_may_bring_its_own_platforms(tmp_path):
+    """Two traces from machines of different sizes in one sweep: each on its own machine."""
+    data = spec_data(str(DEPTH), {"depth": 2})
+    data["workloads"].append({"trace": str(CTC_EXCERPT), "first": 30, "label": "small", "platforms": [16, 32]})
+    spec = parse_spec(data, tmp_path / "s.toml")
+    hosts = {(p.workload.label, p.platform.hosts) for p in spec.points}
+    assert hosts == {("CTC", 64), ("small", 16), ("small", 32)}
+    del data["platforms"]
+    with pytest.raises(InputError, match=r"platforms.*missing"):
+        parse_spec(data, tmp_path / "s.toml")
+    data["workloads"][0]["platforms"] = [0]
+    with pytest.raises(InputError, match=r"workloads\[1\].platforms\[1\].*at least one host"):
+        parse_spec(data, tmp_path / "s.toml")

@@ -164,17 +164,50 @@ def compare_runs(
     if not runs:
         raise ValueError("compare_runs needs at least one run")
     labels = _labels(runs, labels)
-    if hosts is None or isinstance(hosts, (int, np.integer)):
-        hosts_list = [hosts] * len(runs)
-    else:
-        hosts_list = list(hosts)
-        if len(hosts_list) != len(runs):
-            raise ValueError(f"{len(hosts_list)} host counts for {len(runs)} runs")
+    hosts_list = _hosts_per_run(hosts, len(runs))
     paths = [resolve_jobs_path(run) for run in runs]
     raws = [with_alloc_columns(read_jobs_csv(path)) for path in paths]
     results = [
         analyse(raw, source=str(path), bound_s=bound_s, hosts=h) for raw, path, h in zip(raws, paths, hosts_list)
     ]
+    metrics = [m for m, _ in results]
+    mixed = _check_alike(labels, paths, results, allow_mixed, say)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = comparison_rows(metrics)
+    written = _write_tables(out, labels, metrics, rows)
+    written["overall_bars"] = plot_overall_bars(metrics, labels, out / "overall_bars.png")
+    written["class_bsld"] = plot_class_bsld(metrics, labels, out / "class_bsld.png")
+    waits = [jobs["waiting_time"].dropna().to_numpy(dtype=float) for _, jobs in results]
+    written["wait_cdf"] = plot_wait_cdf(waits, labels, out / "wait_cdf.png")
+    if isinstance(gantt_window, str):
+        window = parse_window(gantt_window, raws)
+    else:
+        window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
+    gantts = {}
+    for raw, label, m in zip(raws, labels, metrics):
+        target = out / f"gantt_{_safe(label)}.png"
+        gantts[label] = plot_gantt(raw, target, hosts=m["hosts"] or None, window=window, title=label)
+        written[f"gantt:{label}"] = str(target)
+    # Markdown last: it links the images.
+    (out / "comparison.md").write_text(_markdown(labels, paths, metrics, rows, mixed, window, gantts))
+    written["markdown"] = str(out / "comparison.md")
+    return written
+
+
+def _hosts_per_run(hosts, count: int) -> list:
+    """``hosts`` (None, one int, or one per run) as one value per run."""
+    if hosts is None or isinstance(hosts, (int, np.integer)):
+        return [hosts] * count
+    hosts_list = list(hosts)
+    if len(hosts_list) != count:
+        raise ValueError(f"{len(hosts_list)} host counts for {count} runs")
+    return hosts_list
+
+
+def _check_alike(labels: list[str], paths: list, results: list, allow_mixed: bool, say) -> list[str]:
+    """What makes the runs unlike (:func:`differences`): refused unless ``allow_mixed``, then
+    said. A run where nothing ran is refused."""
     metrics = [m for m, _ in results]
     for m in metrics:
         empty = nothing_ran(m)
@@ -189,38 +222,24 @@ def compare_runs(
         )
     if mixed and say is not None:
         say("warning: comparing unlike runs: " + "; ".join(mixed))
+    return mixed
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    written: dict[str, str] = {}
 
-    # Tables.
-    rows = comparison_rows(metrics)
+def _write_tables(out: Path, labels: list[str], metrics: list[dict], rows: list) -> dict[str, str]:
+    """comparison.csv (one column per run) and comparison.json (every run's metrics)."""
     table = pd.DataFrame({"metric": [key for key, _, _ in rows]})
     for i, label in enumerate(labels):
         table[label] = pd.Series([values[i] for _, _, values in rows], dtype=object)
     table.to_csv(out / "comparison.csv", index=False)
-    written["csv"] = str(out / "comparison.csv")
     with open(out / "comparison.json", "w") as handle:
         json.dump({label: m for label, m in zip(labels, metrics)}, handle, indent=2)
-    written["json"] = str(out / "comparison.json")
+    return {"csv": str(out / "comparison.csv"), "json": str(out / "comparison.json")}
 
-    # Charts.
-    written["overall_bars"] = plot_overall_bars(metrics, labels, out / "overall_bars.png")
-    written["class_bsld"] = plot_class_bsld(metrics, labels, out / "class_bsld.png")
-    waits = [jobs["waiting_time"].dropna().to_numpy(dtype=float) for _, jobs in results]
-    written["wait_cdf"] = plot_wait_cdf(waits, labels, out / "wait_cdf.png")
-    if isinstance(gantt_window, str):
-        window = parse_window(gantt_window, raws)
-    else:
-        window = tuple(gantt_window) if gantt_window is not None else choose_window(raws)
-    gantts = {}
-    for raw, label, m in zip(raws, labels, metrics):
-        target = out / f"gantt_{_safe(label)}.png"
-        gantts[label] = plot_gantt(raw, target, hosts=m["hosts"] or None, window=window, title=label)
-        written[f"gantt:{label}"] = str(target)
 
-    # Markdown last: it links the images.
+def _markdown(
+    labels: list[str], paths: list, metrics: list[dict], rows: list, mixed: list[str], window, gantts: dict
+) -> str:
+    """comparison.md: the runs, the table, the charts and the Gantt charts."""
     params = metrics[0]["parameters"]
     lines = ["# Comparison of runs", ""]
     for label, path, m in zip(labels, paths, metrics):
@@ -260,6 +279,4 @@ def compare_runs(
             f"![Gantt chart of {label}]({Path(info['path']).name})",
             "",
         ]
-    (out / "comparison.md").write_text("\n".join(lines))
-    written["markdown"] = str(out / "comparison.md")
-    return written
+    return "\n".join(lines)

@@ -27,12 +27,13 @@ import os
 import numpy as np
 
 from adaptsched.core.speedup import Downey
+from adaptsched.core.units import DAY_S
 
 from ..formats.intervals import alloc_stats
 from .fold import fold_attempts
 from .jobs import read_jobs_csv, resolve_jobs_path
 
-DAY_S, ARRIVAL_PHASE_S = 86400.0, 43200.0
+ARRIVAL_PHASE_S = 43200.0
 
 
 def _windows(submit: np.ndarray, start: np.ndarray) -> list[tuple[float, float]]:
@@ -61,15 +62,15 @@ def downey_metrics(jobs_csv, workload: dict) -> dict:
     N = int(workload["nb_res"])
     specs = {str(j["id"]): j.get("moldable") for j in workload["jobs"]}
     n = alloc_stats(jobs["allocated_resources"].to_numpy())[0].astype(float)
-    t1, r_full = [], []
+    t1_list, r_full_list = [], []
     for job_id, _size in zip(jobs["job_id"], n):
         spec = specs.get(job_id)
         if not spec or spec.get("model") != "downey":
             raise ValueError(f"{path}: job {job_id} has no Downey model in the workload")
         model = Downey(spec["A"], spec["sigma"], spec["t1_s"])
-        t1.append(model.t1_s)
-        r_full.append(model.runtime(N))
-    t1, r_full = np.array(t1), np.array(r_full)
+        t1_list.append(model.t1_s)
+        r_full_list.append(model.runtime(N))
+    t1, r_full = np.array(t1_list), np.array(r_full_list)
     submit = jobs["submission_time"].to_numpy(float)
     start = jobs["starting_time"].to_numpy(float)
     finish = jobs["finish_time"].to_numpy(float)

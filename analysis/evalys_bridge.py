@@ -31,6 +31,7 @@ import pandas as pd
 from procset import ProcSet
 
 from ..errors import InputError
+from ..formats.intervals import parse_procset
 from .jobs import HIDDEN_COLUMNS, alloc_columns
 
 
@@ -80,7 +81,7 @@ def to_jobset(df: pd.DataFrame, *, hosts: int | None = None):
     def parse(text: str) -> ProcSet:
         hit = cache.get(text)
         if hit is None:
-            hit = cache[text] = ProcSet.from_str(text)
+            hit = cache[text] = parse_procset(text)
         return hit
 
     top = int(alloc_columns(ran)[1].max())

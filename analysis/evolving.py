@@ -29,10 +29,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from adaptsched.core.evolving import Scheduled
+from adaptsched.core.units import EPS_S
+from adaptsched.workloads.evolving import read_test
 
 from ..formats.intervals import parse_hosts
 
-EPS_S = 1e-6
 SYSTEM = ("waste_pct", "reservation", "utilisation_pct", "makespan", "time_ms")
 USER = ("avg_jct", "avg_jwt", "stretches_pct", "job_stretch_pct", "job_waste_pct")
 PER_APPLICATION = ("job_stretch_pct", "job_waste_pct")
@@ -118,13 +119,40 @@ def fold_run(raw, workload: dict, plans: Sequence[Scheduled] | None = None) -> F
     :func:`adaptsched.analysis.jobs.read_jobs_csv`) per application of ``workload`` and checks
     C2-C4 (module doc); with ``plans``, also that every application ran as planned (within
     1e-6 s)."""
-    from adaptsched.workloads.evolving import read_test
-
     test = read_test(workload)
     ids = [str(job["id"]) for job in workload["jobs"]]
+    copies, own, problems = _runs_by_application(raw, ids)
+    applications, all_hosts, holds = [], [], []
+    for i, requested in enumerate(test):
+        req = tuple((float(d), int(n)) for d, n in requested)
+        name = f"application {ids[i]}"
+        if i in own:  # cbf: the job ran itself, one rigid stage
+            begin, end, hosts = own[i]
+            width = max(n for _, n in req)
+            if len(hosts) != width:
+                problems.append(f"{name}: {len(hosts)} nodes, not {width} (C2)")
+            applications.append(Scheduled(begin, ((end - begin, width),), req))
+            all_hosts.append([hosts])
+            holds.append(0.0)
+            continue
+        application, stage_hosts, held = _staged(name, req, copies[i], problems)
+        applications.append(application)
+        all_hosts.append(stage_hosts)
+        holds.append(held)
+    if plans is not None:
+        problems += _unplanned(applications, plans, ids)
+    return Folded(applications, all_hosts, holds, problems)
+
+
+Span = tuple[float, float, tuple[int, ...]]  # (start, end, hosts) of a row
+
+
+def _runs_by_application(raw, ids: list[str]) -> tuple[list[dict[tuple[str, int], Span]], dict[int, Span], list[str]]:
+    """The executed rows per application: its copies by (kind, stage), or its own run (cbf);
+    and the problems seen (unsuccessful rows, copies of unknown applications)."""
     index = {job_id: i for i, job_id in enumerate(ids)}
-    copies: list[dict[tuple[str, int], tuple[float, float, tuple[int, ...]]]] = [{} for _ in ids]
-    own: dict[int, tuple[float, float, tuple[int, ...]]] = {}
+    copies: list[dict[tuple[str, int], Span]] = [{} for _ in ids]
+    own: dict[int, Span] = {}
     problems: list[str] = []
     for row in raw.itertuples(index=False):
         if row.final_state == "REJECTED" or (isinstance(row.starting_time, float) and math.isnan(row.starting_time)):
@@ -145,60 +173,59 @@ def fold_run(raw, workload: dict, plans: Sequence[Scheduled] | None = None) -> F
             continue
         kind, stage = str(meta.get("kind")), int(meta.get("stage", -1))
         copies[index[parent]][(kind, stage)] = span
-    applications, all_hosts, holds = [], [], []
-    for i, requested in enumerate(test):
-        req = tuple((float(d), int(n)) for d, n in requested)
-        name = f"application {ids[i]}"
-        if i in own:  # cbf: the job ran itself, one rigid stage
-            begin, end, hosts = own[i]
-            width = max(n for _, n in req)
-            if len(hosts) != width:
-                problems.append(f"{name}: {len(hosts)} nodes, not {width} (C2)")
-            applications.append(Scheduled(begin, ((end - begin, width),), req))
-            all_hosts.append([hosts])
-            holds.append(0.0)
-            continue
-        got = copies[i]
-        stages, stage_hosts, held = [], [], 0.0
-        start = math.nan
-        t = math.nan
-        for k, (d, n) in enumerate(req):
-            run = got.get(("stage", k))
-            if run is None:
-                problems.append(f"{name}: stage {k} never ran")
-                break
-            begin, end, hosts = run
-            if k == 0:
-                start = t = begin
-            elif abs(begin - t) > EPS_S:
-                problems.append(f"{name}: stage {k} starts at {begin:.6f}, not when the previous ended ({t:.6f})")
-            if abs(end - begin - d) > EPS_S:
-                problems.append(f"{name}: stage {k} ran {end - begin:.6f} s, not {d:g}")
-            if len(hosts) != n:
-                problems.append(f"{name}: stage {k} on {len(hosts)} nodes, not {n} (C2)")
-            if stage_hosts and not (set(hosts) <= set(stage_hosts[-1]) or set(hosts) >= set(stage_hosts[-1])):
-                problems.append(f"{name}: stage {k}'s nodes neither a subset nor a superset of the previous (C4)")
-            stretched = end - begin
-            hold = got.get(("hold", k))
-            if hold is not None:
-                h_begin, h_end, h_hosts = hold
-                if abs(h_begin - end) > EPS_S or set(h_hosts) != set(hosts):
-                    problems.append(f"{name}: stage {k}'s hold does not follow it on its nodes")
-                stretched = h_end - begin
-                held += (h_end - h_begin) * len(h_hosts)
-            stages.append((stretched, n))
-            stage_hosts.append(hosts)
-            t = begin + stretched
-        applications.append(Scheduled(start, tuple(stages), req))
-        all_hosts.append(stage_hosts)
-        holds.append(held)
-    if plans is not None:
-        for i, (ran, plan) in enumerate(zip(applications, plans)):
-            same = len(ran.stages) == len(plan.stages) and abs(ran.start_s - plan.start_s) <= EPS_S
-            same = same and all(abs(a - b) <= EPS_S and m == n for (a, m), (b, n) in zip(ran.stages, plan.stages))
-            if not same:
-                problems.append(
-                    f"application {ids[i]} ran from {ran.start_s:.6f} as {list(ran.stages)}, "
-                    f"planned from {plan.start_s:.6f} as {list(plan.stages)}"
-                )
-    return Folded(applications, all_hosts, holds, problems)
+    return copies, own, problems
+
+
+def _staged(
+    name: str, req: tuple[tuple[float, int], ...], got: dict[tuple[str, int], Span], problems: list[str]
+) -> tuple[Scheduled, list[tuple[int, ...]], float]:
+    """An application run as stage and hold copies: (as scheduled, its nodes per stage, the
+    node-seconds held); each stage checked for its start, length, width (C2), nodes (C4) and
+    hold."""
+    stages: list[tuple[float, int]] = []
+    stage_hosts: list[tuple[int, ...]] = []
+    held = 0.0
+    start = math.nan
+    t = math.nan
+    for k, (d, n) in enumerate(req):
+        run = got.get(("stage", k))
+        if run is None:
+            problems.append(f"{name}: stage {k} never ran")
+            break
+        begin, end, hosts = run
+        if k == 0:
+            start = t = begin
+        elif abs(begin - t) > EPS_S:
+            problems.append(f"{name}: stage {k} starts at {begin:.6f}, not when the previous ended ({t:.6f})")
+        if abs(end - begin - d) > EPS_S:
+            problems.append(f"{name}: stage {k} ran {end - begin:.6f} s, not {d:g}")
+        if len(hosts) != n:
+            problems.append(f"{name}: stage {k} on {len(hosts)} nodes, not {n} (C2)")
+        if stage_hosts and not (set(hosts) <= set(stage_hosts[-1]) or set(hosts) >= set(stage_hosts[-1])):
+            problems.append(f"{name}: stage {k}'s nodes neither a subset nor a superset of the previous (C4)")
+        stretched = end - begin
+        hold = got.get(("hold", k))
+        if hold is not None:
+            h_begin, h_end, h_hosts = hold
+            if abs(h_begin - end) > EPS_S or set(h_hosts) != set(hosts):
+                problems.append(f"{name}: stage {k}'s hold does not follow it on its nodes")
+            stretched = h_end - begin
+            held += (h_end - h_begin) * len(h_hosts)
+        stages.append((stretched, n))
+        stage_hosts.append(hosts)
+        t = begin + stretched
+    return Scheduled(start, tuple(stages), req), stage_hosts, held
+
+
+def _unplanned(applications: list[Scheduled], plans: Sequence[Scheduled], ids: list[str]) -> list[str]:
+    """Each application that did not run as planned (within 1e-6 s), in a sentence."""
+    problems = []
+    for i, (ran, plan) in enumerate(zip(applications, plans)):
+        same = len(ran.stages) == len(plan.stages) and abs(ran.start_s - plan.start_s) <= EPS_S
+        same = same and all(abs(a - b) <= EPS_S and m == n for (a, m), (b, n) in zip(ran.stages, plan.stages))
+        if not same:
+            problems.append(
+                f"application {ids[i]} ran from {ran.start_s:.6f} as {list(ran.stages)}, "
+                f"planned from {plan.start_s:.6f} as {list(plan.stages)}"
+            )
+    return problems

@@ -122,6 +122,37 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     if not linked.any():
         return folded
 
+    rows = _group_rows(raw, keys, roots_a, executed, linked)
+    ran = rows["executed"].to_numpy()
+    # The original of each group: the root's own row, else the earliest submitted attempt.
+    originals = (
+        rows.sort_values(["root", "is_root", "sub", "row"], ascending=[True, False, True, True])
+        .groupby("root", sort=False)
+        .head(1)
+        .set_index("root")
+    )
+    # The final attempt: the executed attempt that started (then finished) last.
+    done = rows[ran].sort_values(["root", "start", "finish", "row"])
+    finals = done.groupby("root", sort=False).tail(1).set_index("root")
+    target = originals["row"]  # indexed by root
+    _count_attempts(folded, target, done, finals)
+    _name_absent_roots(folded, target, originals)
+    with_final = target.index.isin(finals.index)
+    energy = done[done["energy"] >= 0].groupby("root")["energy"].sum()
+    _take_final_attempts(folded, raw, raw_scale, target, finals, with_final, energy)
+    _never_ran(folded, target.to_numpy()[~with_final])
+    drop = np.setdiff1d(rows["row"].to_numpy(), target.to_numpy())
+    folded = folded.drop(index=drop).reset_index(drop=True)
+    folded["attempts"] = folded["attempts"].astype(np.int64)
+    folded["success"] = folded["success"].astype(np.int64)
+    return folded
+
+
+def _group_rows(
+    raw: pd.DataFrame, keys: np.ndarray, roots_a: np.ndarray, executed: np.ndarray, linked: np.ndarray
+) -> pd.DataFrame:
+    """The rows of the groups of attempts (a root and the copies linked to it): their row
+    number, root, times, state, energy and node-seconds."""
     # (pandas isin hashes; numpy's isin on object arrays is quadratic-slow)
     in_group = pd.Series(roots_a).isin(set(roots_a[linked])).to_numpy()
     rows = pd.DataFrame(
@@ -141,36 +172,38 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
     ran = rows["executed"].to_numpy()
     sizes = alloc_columns(raw)[0][in_group]
     rows["node_s"] = np.where(ran, sizes * np.nan_to_num(rows["runtime"].to_numpy()), 0.0)
+    return rows
 
-    # The original of each group: the root's own row, else the earliest submitted attempt.
-    originals = (
-        rows.sort_values(["root", "is_root", "sub", "row"], ascending=[True, False, True, True])
-        .groupby("root", sort=False)
-        .head(1)
-        .set_index("root")
-    )
-    # The final attempt: the executed attempt that started (then finished) last.
-    done = rows[ran].sort_values(["root", "start", "finish", "row"])
-    finals = done.groupby("root", sort=False).tail(1).set_index("root")
-    attempts = done.groupby("root").size()
-    failed_node_s = done[~done["success"]].groupby("root")["node_s"].sum()
-    energy = done[done["energy"] >= 0].groupby("root")["energy"].sum()
 
-    target = originals["row"]  # indexed by root
-    attempts = attempts.reindex(target.index, fill_value=0)
-    wasted = failed_node_s.reindex(target.index, fill_value=0.0)
+def _count_attempts(folded: pd.DataFrame, target: pd.Series, done: pd.DataFrame, finals: pd.DataFrame) -> None:
+    """Each group's attempts and wasted node-seconds (failed attempts but the final one)."""
+    attempts = done.groupby("root").size().reindex(target.index, fill_value=0)
+    wasted = done[~done["success"]].groupby("root")["node_s"].sum().reindex(target.index, fill_value=0.0)
     final_failed = finals.loc[~finals["success"], "node_s"].reindex(target.index, fill_value=0.0)
     folded.loc[target.to_numpy(), "attempts"] = attempts.to_numpy()
     folded.loc[target.to_numpy(), "wasted_node_s"] = (wasted - final_failed).to_numpy()
 
-    # Roots absent from the file: the folded row takes the root's id.
+
+def _name_absent_roots(folded: pd.DataFrame, target: pd.Series, originals: pd.DataFrame) -> None:
+    """Roots absent from the file: the folded row takes the root's id."""
     missing = ~originals["is_root"].to_numpy()
     if missing.any():
         parts = pd.Series(target.index[missing]).str.split("!", n=1, expand=True)
         folded.loc[target.to_numpy()[missing], "workload_name"] = parts[0].to_numpy()
         folded.loc[target.to_numpy()[missing], "job_id"] = parts[1].to_numpy()
 
-    with_final = target.index.isin(finals.index)
+
+def _take_final_attempts(
+    folded: pd.DataFrame,
+    raw: pd.DataFrame,
+    raw_scale: np.ndarray,
+    target: pd.Series,
+    finals: pd.DataFrame,
+    with_final: np.ndarray,
+    energy: pd.Series,
+) -> None:
+    """A group's folded row takes its final attempt's start, runtime, end, hosts and state,
+    the times derived from them, and the energy of all its attempts."""
     dest = target.to_numpy()[with_final]
     src = finals.loc[target.index[with_final], "row"].to_numpy()
     for column in ("starting_time", "execution_time", "finish_time", "allocated_resources", "final_state", "success"):
@@ -189,7 +222,9 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
         .to_numpy()
     )
 
-    never = target.to_numpy()[~with_final]  # no executed attempt at all
+
+def _never_ran(folded: pd.DataFrame, never: np.ndarray) -> None:
+    """The groups without an executed attempt: rejected, no times, no hosts."""
     if len(never):
         for column in (
             "starting_time",
@@ -204,12 +239,6 @@ def fold_attempts(raw: pd.DataFrame, roots: pd.Series | None = None) -> pd.DataF
         folded.loc[never, "allocated_resources"] = ""
         folded.loc[never, "final_state"] = REJECTED
         folded.loc[never, "success"] = 0
-
-    drop = np.setdiff1d(rows["row"].to_numpy(), target.to_numpy())
-    folded = folded.drop(index=drop).reset_index(drop=True)
-    folded["attempts"] = folded["attempts"].astype(np.int64)
-    folded["success"] = folded["success"].astype(np.int64)
-    return folded
 
 
 def load_jobs(path, fold: bool = True) -> pd.DataFrame:

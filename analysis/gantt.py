@@ -36,13 +36,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
+
 from ..errors import UsageError
+from ..formats.intervals import interval_counts
 from .evalys_bridge import executed_rows, job_labels, load_curve, quiet_evalys, to_jobset
 from .fold import root_keys
 from .jobs import FAILED, KILLED, SUCCESS, WALLTIME, alloc_columns, with_alloc_columns
 
 MAX_JOBS = 500
-MAX_SPAN_S = 2 * 86400.0
+MAX_SPAN_S = 2 * DAY_S
 MAX_BOXES = 3000  # rectangles (allocation intervals): beyond, drawing gets slow
 LABEL_MAX_JOBS = 80  # job ids are written in the boxes up to this many jobs
 
@@ -80,7 +83,7 @@ def attempt_categories(ran: pd.DataFrame) -> np.ndarray:
     return out
 
 
-_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
+_UNITS = {"": 1.0, "s": 1.0, "min": MINUTE_S, "h": HOUR_S, "d": DAY_S}
 _TIME_RE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|min|h|d)?\s*")
 
 
@@ -171,7 +174,7 @@ def choose_window(
     for df in ran:
         order = np.argsort(df["starting_time"].to_numpy(dtype=float), kind="stable")
         starts = df["starting_time"].to_numpy(dtype=float)[order]
-        boxes = (df["allocated_resources"].str.count(" ").to_numpy() + 1)[order]
+        boxes = interval_counts(df["allocated_resources"].to_numpy())[order]
         first = int(np.searchsorted(starts, begin, side="left"))
         starts, boxes = starts[first:], boxes[first:]
         limit = min(max_jobs - 1, int(np.searchsorted(np.cumsum(boxes), max_boxes, side="right")))
@@ -183,9 +186,9 @@ def choose_window(
 
 
 def _time_unit(span_s: float) -> tuple[float, str]:
-    if span_s <= 3 * 3600:
-        return (1.0, "s") if span_s <= 1800 else (60.0, "min")
-    return 3600.0, "h"
+    if span_s <= 3 * HOUR_S:
+        return (1.0, "s") if span_s <= HOUR_S / 2 else (MINUTE_S, "min")
+    return HOUR_S, "h"
 
 
 def _clip(ran: pd.DataFrame, begin: float, end: float) -> pd.DataFrame:
@@ -246,13 +249,7 @@ def plot_gantt(
 
     fig = Figure(figsize=(13, 7.5), dpi=110, layout="constrained")
     if window is None:
-        ax = fig.add_subplot()
-        ax.set_title(f"Gantt chart of {name}")
-        ax.text(
-            0.5, 0.5, "no executed job: nothing to draw", ha="center", va="center", transform=ax.transAxes, fontsize=14
-        )
-        ax.set_xlabel("simulation time (s)")
-        ax.set_ylabel("host id")
+        _nothing_ran(fig, name)
         fig.savefig(path)
         return {"path": os.fspath(path), "window": None, "jobs_drawn": 0, "whole_run": True, "legend": []}
 
@@ -261,43 +258,78 @@ def plot_gantt(
     part = _clip(ran, begin, end)
     whole = bool(len(ran) == 0 or (begin <= ran["submission_time"].min() and end >= ran["finish_time"].max()))
     grid = fig.add_gridspec(2, 1, height_ratios=(3, 1))
-
     if len(part):
-        shown = part.copy()
-        for column in ("submission_time", "starting_time", "finish_time", "execution_time", "waiting_time"):
-            shown[column] = shown[column] / scale
-        jobset = to_jobset(shown, hosts=hosts)
-        categories = attempt_categories(part)
-        colors = [CATEGORIES[c][1][i % len(CATEGORIES[c][1])] for i, c in enumerate(categories)]
-        gantt = _gantt_class()(_LayoutSpec(fig, grid[0]), title="")
-        gantt.alpha = 0.75
-        gantt.colorer = lambda job, palette: colors[int(job["uniq_num"])]
-        if len(part) > LABEL_MAX_JOBS:
-            gantt.labeler = lambda job: ""
-        else:  # no label in boxes too narrow to hold it
-            narrow = (end - begin) / scale / 70
-            gantt.labeler = lambda job: str(job["jobID"]) if job["execution_time"] >= narrow else ""
-        with quiet_evalys():
-            gantt.build(jobset)
-        ax = fig.axes[-1]
-        if hosts > 64:  # evalys draws 0.5-pt black edges: too dark on big machines
-            for patch in ax.patches:
-                patch.set_linewidth(0.15)
-        present = set(categories)
-        handles = [
-            matplotlib.patches.Patch(
-                facecolor=tints[0],
-                edgecolor="black",
-                alpha=0.75,
-                label=label + (" (two tints alternate)" if len(tints) > 1 else ""),
-            )
-            for key, (label, tints) in CATEGORIES.items()
-            if key in present
-        ]
+        ax, handles = _draw_attempts(fig, grid[0], part, hosts, (begin, end), scale)
     else:
         handles = []
         ax = fig.add_subplot(grid[0])
         ax.text(0.5, 0.5, "no job ran in this window", ha="center", va="center", transform=ax.transAxes, fontsize=14)
+    _host_axis(ax, hosts, (begin, end), scale)
+    digits = 0 if unit == "s" else 1
+    span = "whole run" if whole else (f"window {begin / scale:,.{digits}f}-{end / scale:,.{digits}f} {unit} of the run")
+    ax.set_title(f"Gantt chart of {name}: {len(part)} job attempts, {span}")
+    load = _draw_load(fig, grid[1], ax, raw, hosts, (begin, end), scale, unit)
+    # One figure legend (job states, then curves): both panels keep the same width.
+    fig.legend(handles=handles + load.get_legend_handles_labels()[0], loc="outside right upper", fontsize="small")
+    fig.savefig(path)
+    return {
+        "path": os.fspath(path),
+        "window": [begin, end],
+        "jobs_drawn": len(part),
+        "whole_run": whole,
+        "legend": [h.get_label() for h in handles],
+    }
+
+
+def _nothing_ran(fig: Figure, name: str) -> None:
+    ax = fig.add_subplot()
+    ax.set_title(f"Gantt chart of {name}")
+    ax.text(0.5, 0.5, "no executed job: nothing to draw", ha="center", va="center", transform=ax.transAxes, fontsize=14)
+    ax.set_xlabel("simulation time (s)")
+    ax.set_ylabel("host id")
+
+
+def _draw_attempts(fig: Figure, spec, part: pd.DataFrame, hosts: int, window: tuple[float, float], scale: float):
+    """evalys' Gantt chart of the attempts in the window, colored by kind; (its axes, the
+    legend's handles of the kinds drawn)."""
+    begin, end = window
+    shown = part.copy()
+    for column in ("submission_time", "starting_time", "finish_time", "execution_time", "waiting_time"):
+        shown[column] = shown[column] / scale
+    jobset = to_jobset(shown, hosts=hosts)
+    categories = attempt_categories(part)
+    colors = [CATEGORIES[c][1][i % len(CATEGORIES[c][1])] for i, c in enumerate(categories)]
+    gantt = _gantt_class()(_LayoutSpec(fig, spec), title="")
+    gantt.alpha = 0.75
+    gantt.colorer = lambda job, palette: colors[int(job["uniq_num"])]
+    if len(part) > LABEL_MAX_JOBS:
+        gantt.labeler = lambda job: ""
+    else:  # no label in boxes too narrow to hold it
+        narrow = (end - begin) / scale / 70
+        gantt.labeler = lambda job: str(job["jobID"]) if job["execution_time"] >= narrow else ""
+    with quiet_evalys():
+        gantt.build(jobset)
+    ax = fig.axes[-1]
+    if hosts > 64:  # evalys draws 0.5-pt black edges: too dark on big machines
+        for patch in ax.patches:
+            patch.set_linewidth(0.15)
+    present = set(categories)
+    handles = [
+        matplotlib.patches.Patch(
+            facecolor=tints[0],
+            edgecolor="black",
+            alpha=0.75,
+            label=label + (" (two tints alternate)" if len(tints) > 1 else ""),
+        )
+        for key, (label, tints) in CATEGORIES.items()
+        if key in present
+    ]
+    return ax, handles
+
+
+def _host_axis(ax, hosts: int, window: tuple[float, float], scale: float) -> None:
+    """The Gantt panel's axes: the window, one row per host (numbered up to 32 hosts)."""
+    begin, end = window
     ax.set_xlim(begin / scale, end / scale)
     ax.set_ylim(0, hosts)
     ax.grid(False, axis="y")  # evalys turns the grid on; host rows get boundary lines
@@ -307,12 +339,15 @@ def plot_gantt(
         ax.grid(True, which="minor", axis="y", alpha=0.3)
         ax.tick_params(axis="y", which="minor", length=0)
     ax.set_ylabel("host id")
-    digits = 0 if unit == "s" else 1
-    span = "whole run" if whole else (f"window {begin / scale:,.{digits}f}-{end / scale:,.{digits}f} {unit} of the run")
-    ax.set_title(f"Gantt chart of {name}: {len(part)} job attempts, {span}")
     ax.tick_params(labelbottom=False)
 
-    load = fig.add_subplot(grid[1], sharex=ax)
+
+def _draw_load(
+    fig: Figure, spec, ax, raw: pd.DataFrame, hosts: int, window: tuple[float, float], scale: float, unit: str
+):
+    """The panel below: busy hosts and hosts requested by waiting jobs over the window."""
+    begin, end = window
+    load = fig.add_subplot(spec, sharex=ax)
     for kind, label, color, style in (
         ("utilisation", "busy hosts", "black", "-"),
         ("queue", "hosts requested by waiting jobs", "#666666", "--"),
@@ -325,13 +360,4 @@ def plot_gantt(
     load.set_xlabel(f"simulation time ({unit})")
     load.set_ylabel("hosts")
     load.grid(True, alpha=0.4)
-    # One figure legend (job states, then curves): both panels keep the same width.
-    fig.legend(handles=handles + load.get_legend_handles_labels()[0], loc="outside right upper", fontsize="small")
-    fig.savefig(path)
-    return {
-        "path": os.fspath(path),
-        "window": [begin, end],
-        "jobs_drawn": len(part),
-        "whole_run": whole,
-        "legend": [h.get_label() for h in handles],
-    }
+    return load

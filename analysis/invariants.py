@@ -17,7 +17,7 @@
 Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
 
 ``adaptsched check`` (:mod:`adaptsched.analysis.checker`) holds a scheduler to these rules:
-:func:`check_run` reads a run's ``_jobs.csv`` and returns its :class:`Violation` s, each of a
+:func:`run_violations` reads a run's ``_jobs.csv`` and returns its :class:`Violation` s, each of a
 kind (:data:`KINDS`), with the workload's jobs that never ended; :func:`run_failure` classifies
 a run the engine stopped (a refused decision, a crash, a deadlock); :func:`same_jobs` compares
 two engines' outputs.
@@ -32,12 +32,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from adaptsched.core.units import EPS_S
+
 from ..formats.intervals import parse_hosts
 from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
-
-EPS_S = 1e-6
 
 
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
@@ -195,7 +195,7 @@ def unended_jobs(raw: pd.DataFrame, workload_ids: list[str], limit: int = 5) -> 
     return out
 
 
-def check_run(jobs_csv: str | Path, nb_hosts: int, *, workload_ids: list[str] | None = None) -> list[Violation]:
+def run_violations(jobs_csv: str | Path, nb_hosts: int, *, workload_ids: list[str] | None = None) -> list[Violation]:
     """Every violation in a run's ``_jobs.csv`` (:func:`check_invariants`, recorded reservations
     included), and the jobs of the workload (``workload_ids``) that never ended."""
     from .jobs import read_jobs_csv

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import csv
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..formats.intervals import alloc_stats
+from ..formats.intervals import alloc_stats, well_formed
 from ..formats.outputs import JOBS_COLUMNS
 
 #: Column order of Batsim v4.2.1 ``src/export.cpp``.
@@ -69,8 +68,6 @@ WALLTIME = "COMPLETED_WALLTIME_REACHED"
 KILLED = "COMPLETED_KILLED"
 REJECTED = "REJECTED"
 KILLED_STATES = (WALLTIME, KILLED)
-
-_INTERVAL_SET = re.compile(r"\d+(?:-\d+)?(?: \d+(?:-\d+)?)*")
 
 
 # --------------------------------------------------------------------------- paths
@@ -177,7 +174,7 @@ def read_jobs_csv(path) -> pd.DataFrame:
         bad = executed & out[column].isna()
         if bad.any():
             raise _bad_row(path_str, frame, bad, column, "executed job without " + column)
-    bad = executed & ~out["allocated_resources"].str.fullmatch(_INTERVAL_SET)
+    bad = executed & ~well_formed(out["allocated_resources"].to_numpy())
     if bad.any():
         raise _bad_row(
             path_str, frame, bad, "allocated_resources", "executed job without a valid interval set such as '0-3 7'"

@@ -46,9 +46,12 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
 
 from .evalys_bridge import executed_rows, integral, load_curve
 from .fold import fold_attempts, root_keys
@@ -109,7 +112,7 @@ def _job_stats(jobs: pd.DataFrame, bound_s: float) -> dict:
     wait = jobs.loc[ran, "waiting_time"].to_numpy(dtype=float)
     response = jobs.loc[ran, "turnaround_time"].to_numpy(dtype=float)
     runtime = (jobs.loc[ran, "execution_time"] / jobs.loc[ran, "scale"]).to_numpy(dtype=float)
-    out = {
+    out: dict[str, Any] = {
         "jobs": len(jobs),
         "executed": int(ran.sum()),
         "completed": int((state == SUCCESS).sum()),
@@ -159,51 +162,10 @@ def analyse(
 
     overall = _job_stats(jobs, bound_s)
     ran_raw = executed_rows(raw)
-    if len(ran_raw):
-        begin = float(jobs["submission_time"].min())
-        end = float(ran_raw["finish_time"].max())
-    else:
-        begin = end = None
-    makespan = end - begin if begin is not None else None
-    capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
-    busy = integral(load_curve(raw, "utilisation"))
     ran_jobs = jobs[jobs["starting_time"].notna()]
-    queued = float(np.sum(ran_jobs["waiting_time"].to_numpy(dtype=float) * ran_jobs["requested_number_of_resources"]))
-    overall.update(
-        {
-            "window_start_s": _num(begin),
-            "window_end_s": _num(end),
-            "makespan_s": _num(makespan),
-            "busy_node_s": _num(busy),
-            "utilization": _num(busy / capacity) if capacity else None,
-            "mean_queue_hosts": _num(queued / makespan) if makespan else None,
-        }
-    )
-
-    # Classes over the executed folded jobs; attempts follow the class of their job.
-    runtime = ran_jobs["execution_time"]
-    width = ran_jobs["requested_number_of_resources"]
-    members = {
-        "short": runtime < short_s,
-        "medium": (runtime >= short_s) & (runtime < long_s),
-        "long": runtime >= long_s,
-        "narrow": width <= wide_hosts,
-        "wide": width > wide_hosts,
-    }
+    capacity = _add_machine_stats(overall, raw, jobs, ran_raw, ran_jobs, nb_hosts)
     raw_roots = roots[ran_raw.index] if len(ran_raw) else roots.iloc[:0]
-    classes = {}
-    for name in CLASSES:
-        subset = ran_jobs[members[name]]
-        stats = _job_stats(subset, bound_s)
-        del stats["rejected"], stats["executed"]
-        class_busy = (
-            integral(load_curve(ran_raw[raw_roots.isin(subset["_root"]).to_numpy()], "utilisation"))
-            if len(subset)
-            else 0.0
-        )
-        stats["busy_node_s"] = _num(class_busy)
-        stats["utilization"] = _num(class_busy / capacity) if capacity else None
-        classes[name] = stats
+    classes = _class_stats(ran_jobs, ran_raw, raw_roots, capacity, bound_s, short_s, long_s, wide_hosts)
 
     metrics = {
         "source": source,
@@ -220,6 +182,70 @@ def analyse(
         "classes": classes,
     }
     return metrics, jobs.drop(columns=["_root", *HIDDEN_COLUMNS])
+
+
+def _add_machine_stats(
+    overall: dict, raw: pd.DataFrame, jobs: pd.DataFrame, ran_raw: pd.DataFrame, ran_jobs: pd.DataFrame, nb_hosts
+) -> float:
+    """Adds the window, makespan, busy node-seconds, utilization and mean queue to
+    ``overall``; returns the capacity (hosts x makespan, 0 if unknown)."""
+    begin: float | None = None
+    end: float | None = None
+    if len(ran_raw):
+        begin = float(jobs["submission_time"].min())
+        end = float(ran_raw["finish_time"].max())
+    makespan = end - begin if begin is not None and end is not None else None
+    capacity = nb_hosts * makespan if makespan and nb_hosts else 0.0
+    busy = integral(load_curve(raw, "utilisation"))
+    queued = float(np.sum(ran_jobs["waiting_time"].to_numpy(dtype=float) * ran_jobs["requested_number_of_resources"]))
+    overall.update(
+        {
+            "window_start_s": _num(begin),
+            "window_end_s": _num(end),
+            "makespan_s": _num(makespan),
+            "busy_node_s": _num(busy),
+            "utilization": _num(busy / capacity) if capacity else None,
+            "mean_queue_hosts": _num(queued / makespan) if makespan else None,
+        }
+    )
+    return capacity
+
+
+def _class_stats(
+    ran_jobs: pd.DataFrame,
+    ran_raw: pd.DataFrame,
+    raw_roots: pd.Series,
+    capacity: float,
+    bound_s: float,
+    short_s: float,
+    long_s: float,
+    wide_hosts: int,
+) -> dict[str, dict]:
+    """Statistics per class over the executed folded jobs; attempts follow the class of their
+    job (their busy node-seconds count in its class)."""
+    runtime = ran_jobs["execution_time"]
+    width = ran_jobs["requested_number_of_resources"]
+    members = {
+        "short": runtime < short_s,
+        "medium": (runtime >= short_s) & (runtime < long_s),
+        "long": runtime >= long_s,
+        "narrow": width <= wide_hosts,
+        "wide": width > wide_hosts,
+    }
+    classes = {}
+    for name in CLASSES:
+        subset = ran_jobs[members[name]]
+        stats = _job_stats(subset, bound_s)
+        del stats["rejected"], stats["executed"]
+        class_busy = (
+            integral(load_curve(ran_raw[raw_roots.isin(subset["_root"]).to_numpy()], "utilisation"))
+            if len(subset)
+            else 0.0
+        )
+        stats["busy_node_s"] = _num(class_busy)
+        stats["utilization"] = _num(class_busy / capacity) if capacity else None
+        classes[name] = stats
+    return classes
 
 
 def compute_metrics(
@@ -329,7 +355,7 @@ _CLASS_COLUMNS = (
 
 
 def _human_threshold(seconds: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+    for unit, size in (("d", DAY_S), ("h", HOUR_S), ("min", MINUTE_S)):
         if seconds >= size and seconds % size == 0:
             return f"{seconds / size:g} {unit}"
     return f"{seconds:g} s"

@@ -8,6 +8,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
+
 from .metrics import CLASSES, class_label
 
 # Okabe-Ito colour-blind friendly palette, one colour per run.
@@ -144,13 +146,13 @@ def plot_wait_cdf(waits: list[np.ndarray], labels: list[str], path) -> str:
         ax.step(x, y, where="post", color=_color(i), linewidth=1.6, label=f"{label} ({len(wait):,} jobs)")
     right = max(largest * 1.5, 10.0)
     for line in ax.get_lines():  # every curve reaches 1 and stays there up to the edge
-        x, y = line.get_data()
-        if len(x):
-            line.set_data(np.append(x, right), np.append(y, y[-1]))
+        xs, ys = (np.asarray(v) for v in line.get_data())
+        if len(xs):
+            line.set_data(np.append(xs, right), np.append(ys, ys[-1]))
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, right)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
-    for seconds, name in ((60, "1 min"), (3600, "1 h"), (86400, "1 day"), (7 * 86400, "1 week")):
+    for seconds, name in ((MINUTE_S, "1 min"), (HOUR_S, "1 h"), (DAY_S, "1 day"), (7 * DAY_S, "1 week")):
         if seconds < right:
             ax.axvline(seconds, color="grey", linestyle=":", linewidth=1)
             ax.text(

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import math
 
-from adaptsched.core.base import INF, Job
+from adaptsched.core.base import Job
 from adaptsched.core.hosts import HostPool
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.units import INF
 
 ADAPTATIONS = ("none", "half", "quarter", "greedy")
 GREEDY_THIRDS = ("double", "quarter")

@@ -44,14 +44,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
-from adaptsched.core.base import INF, Job, Running
-from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.base import Job, Running
+from adaptsched.core.conservative import ReservationPlanner
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.priorities import CRITERIA, Criterion
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.speculation import Speculation
+from adaptsched.core.units import DAY_S, EPS_S, INF
 
-DAY_S = 86400.0
 #: Default anti-starvation weights (score units per second of delay), see the module doc.
 DEFAULT_STARVATION_WEIGHT = {
     "D": 0.0,

@@ -19,37 +19,9 @@ from sortedcontainers import SortedKeyList
 from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
+from adaptsched.core.job import Job as Job  # re-exported: a scheduler's interface names it
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
-
-INF = float("inf")
-
-
-class Job:
-    """What a scheduler knows of a job: its request, not its true runtime. ``fields``: the job's
-    description in the workload (its extra keys, e.g. ``moldable``), as Batsim carries them.
-
-    >>> job = Job("w0!7", submit_s=10.0, res=4, walltime_s=-1)  # Batsim's -1: no walltime
-    >>> job.walltime_s, job.fields
-    (inf, {})
-    """
-
-    __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
-    id: str
-    submit_s: float
-    res: int
-    walltime_s: float
-    fields: dict[str, Any]
-
-    def __init__(self, id: str, submit_s: float, res: int, walltime_s: float, fields: dict[str, Any] | None = None):
-        self.id = id
-        self.submit_s = submit_s
-        self.res = res
-        self.walltime_s = walltime_s if walltime_s > 0 else INF  # Batsim's -1: no walltime
-        self.fields = fields or {}
-
-    def __repr__(self) -> str:
-        return f"Job({self.id!r}, submit={self.submit_s:g}, res={self.res}, walltime={self.walltime_s:g})"
 
 
 class Running:
@@ -114,8 +86,8 @@ class Decisions:
     metadata, wake-ups. Empty decisions are false.
 
     >>> d = Decisions(starts=[("w0!1", IntervalSet([(0, 3)]))], wake_ups=[120.0])
-    >>> bool(d), bool(Decisions()), d.starts[0][1].text()
-    (True, False, '0-3')
+    >>> bool(d), bool(Decisions()), list(d.starts[0][1])
+    (True, False, [0, 1, 2, 3])
     """
 
     starts: list[tuple[str, IntervalSet]] = field(default_factory=list)  # (job id, its hosts)
@@ -166,7 +138,7 @@ class OnlineScheduler:
     ...         while len(self.queue) and self.queue[0].res <= self.pool.nb_free:
     ...             job = self.queue[0]; self.start(job, now); self.queue.remove_all([job])
     >>> s = Fifo(4); s.submit(Job("w0!1", 0.0, 3, 60.0), now=0.0); s.schedule(0.0).starts
-    [('w0!1', IntervalSet('0-2'))]
+    [('w0!1', IntervalSet([(0, 2)]))]
     """
 
     name = "base"

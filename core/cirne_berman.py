@@ -9,46 +9,180 @@ runtimes), not the original's conservative backfilling (sec. 5.2 says so). docs/
 gives the checks behind it and why ours does worse than the traditional frame on W1.
 
 * :func:`easy_start_times`: the what-if, on host counts, every size of the job in one
-  shared simulation;
+  shared simulation (:class:`WhatIf`, passes over a :class:`State`, EASY's rule from
+  :mod:`adaptsched.core.easy`);
 * :class:`CirneBerman` (``cirne-berman``): the size choice, then the frame.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from adaptsched.core.base import INF, Job
+from adaptsched.core.base import Job, Running
+from adaptsched.core.easy import Window, backfill, shadow_of
 from adaptsched.core.options import option
 from adaptsched.core.replay import replay
-from adaptsched.core.scojo import PriorityEasy, ScojoOptions, rigid_shape
+from adaptsched.core.scojo import PriorityEasy, ScojoOptions, aged_level, rigid_shape
+from adaptsched.core.units import INF
 
 
-def shadow_of_pairs(free: int, ends: list[tuple[float, int]], need: int) -> tuple[float, int]:
-    """:func:`adaptsched.core.easy.shadow_of` on (expected end, hosts) pairs sorted by end: the
-    head's shadow time and the hosts free then beyond its ``need``."""
-    available = free
-    k = 0
-    while k < len(ends):
-        available += ends[k][1]
-        if available >= need:
-            shadow = ends[k][0]
-            k += 1
-            while k < len(ends) and ends[k][0] == shadow:  # jobs ending then also free hosts
-                available += ends[k][1]
-                k += 1
-            return shadow, available - need
-        k += 1
-    return INF, 0
+class Waiting(NamedTuple):
+    """A waiting job as the what-if sees it (:meth:`CirneBerman.what_if_state`)."""
+
+    submit_s: float
+    klass: int  # 0 short, 1 medium, 2 long (:func:`adaptsched.core.scojo.job_class`)
+    runtime_opt_s: float  # runtime(N_opt), which sets its class and when it ages
+    size: int  # the size it starts on
+    runtime_s: float  # its runtime at that size
+
+
+class Levels:
+    """The waiting jobs' order in the frame, (level, arrival) as :meth:`PriorityEasy.level`
+    gives it: a job's level changes only when it ages, so the order is sorted again only then."""
+
+    __slots__ = ("aged", "aging", "key", "next_s", "one_class", "waiting")
+
+    def __init__(self, waiting: list[Waiting], aging_factor: float, one_class: bool):
+        self.key = [(w.klass + 1, i) for i, w in enumerate(waiting)]
+        self.aging = sorted(  # (when, job): every medium and long job ages once
+            (w.submit_s + aging_factor * w.runtime_opt_s, i) for i, w in enumerate(waiting) if w.klass > 0
+        )
+        self.aged = 0  # the jobs aged so far: aging[:aged]
+        self.next_s = self.aging[0][0] if self.aging else INF  # when the next one ages (INF: none)
+        self.waiting = waiting
+        self.one_class = one_class
+
+    def sort(self, order: list[int], t: float) -> list[int]:
+        """``order`` in the frame's order at ``t``, the jobs aged by then at their new level."""
+        while self.aged < len(self.aging) and self.aging[self.aged][0] <= t:
+            i = self.aging[self.aged][1]
+            self.key[i] = (aged_level(self.waiting[i].klass, self.one_class), i)
+            self.aged += 1
+            self.next_s = self.aging[self.aged][0] if self.aged < len(self.aging) else INF
+        return sorted(order, key=self.key.__getitem__)
+
+    def copy(self) -> Levels:
+        other = Levels.__new__(Levels)
+        other.key, other.aging, other.aged, other.next_s = self.key[:], self.aging, self.aged, self.next_s
+        other.waiting, other.one_class = self.waiting, self.one_class
+        return other
+
+
+@dataclass(slots=True)
+class State:
+    """Where a what-if stands at the start of a pass: time, free hosts, the running jobs'
+    (expected end, hosts) in order of end, the waiting jobs in the frame's order."""
+
+    t: float
+    free: int
+    ends: list[tuple[float, int]]
+    order: list[int]
+    levels: Levels
+
+    def start(self, job: Waiting) -> None:
+        self.free -= job.size
+        bisect.insort(self.ends, (self.t + job.runtime_s, job.size))
+
+    def next_pass(self, started: set[int]) -> None:
+        """To the next expected end: the jobs started leave the queue, the ends then free
+        their hosts, the order is sorted again if a job ages by then."""
+        if started:
+            self.order = [i for i in self.order if i not in started]
+        if not self.ends:
+            raise RuntimeError("what-if: the job never starts")  # cannot happen: it fits the machine
+        t = self.t = self.ends[0][0]
+        while self.ends and self.ends[0][0] == t:
+            self.free += self.ends.pop(0)[1]
+        if self.levels.next_s <= t:
+            self.order = self.levels.sort(self.order, t)
+
+
+class WhatIf:
+    """The traditional frame (:class:`PriorityEasy`) on host counts, from a :class:`State` on,
+    until the waiting job number ``target`` starts on each of its sizes (size: runtime)."""
+
+    __slots__ = ("runtime", "size", "starts", "target", "waiting")
+
+    def __init__(self, waiting: list[Waiting], target: int):
+        self.waiting = waiting
+        self.size = [job.size for job in waiting]
+        self.runtime = [job.runtime_s for job in waiting]
+        self.target = target
+        self.starts: dict[int, float] = {}  # size -> its start
+
+    def run(self, state: State, sizes: dict[int, float]) -> dict[int, float]:
+        """Passes until every size has started (``sizes`` empties); at the pass where the
+        target becomes the head with several sizes left, each goes on alone from that pass."""
+        while True:
+            at_start = (state.free, state.ends[:]) if len(sizes) > 1 else None  # where sizes may part
+            started: set[int] = set()
+            head = self.start_in_order(state, sizes, started)
+            if not sizes:
+                return self.starts
+            if head is None:  # the target is the head on several sizes: each runs on alone
+                assert at_start is not None
+                free, ends = at_start
+                for n, runtime in sizes.items():
+                    self.run(State(state.t, free, ends[:], state.order, state.levels.copy()), {n: runtime})
+                return self.starts
+            if state.free > 0:
+                self.backfill(state, *head, sizes, started)
+                if not sizes:
+                    return self.starts
+            state.next_pass(started)
+
+    def start_in_order(self, state: State, sizes: dict[int, float], started: set[int]) -> tuple[int, int] | None:
+        """Starts the jobs in order while they fit; (position, need) of the head, the first
+        that does not (the target on its one size left), or None if the target is reached
+        with several sizes left. The sizes of the target that fit start now."""
+        target, size = self.target, self.size
+        for k, i in enumerate(state.order):
+            if i == target:
+                self.start_target(state.t, sizes, [n for n in sizes if n <= state.free])
+                return (k, next(iter(sizes))) if len(sizes) == 1 else None
+            if size[i] > state.free:
+                return k, size[i]
+            state.start(self.waiting[i])
+            started.add(i)
+        raise RuntimeError("what-if: the target is not waiting")  # cannot happen: it is in the order
+
+    def start_target(self, t: float, sizes: dict[int, float], chosen: list[int]) -> None:
+        """The ``chosen`` sizes of the target start at ``t``: out of the simulation (each
+        size's start is all it is run for)."""
+        for n in chosen:
+            self.starts[n] = t
+            del sizes[n]
+
+    def backfill(self, state: State, at: int, need: int, sizes: dict[int, float], started: set[int]) -> None:
+        """EASY's backfilling behind the head (position ``at``, ``need`` hosts): the other jobs
+        by :func:`adaptsched.core.easy.backfill`, the target's sizes by the same rule at the
+        target's place in the order (an admitted size starts now and takes no host from the
+        others: it is out of the simulation)."""
+        order, t, runtime = state.order, state.t, self.runtime.__getitem__
+        window = Window(state.free, *shadow_of(state.free, state.ends, need))
+        k = order.index(self.target, at)  # at: the target is the head
+        jobs = backfill(window, t, self.candidates(order[at + 1 : k if k > at else None]), runtime)
+        if k > at:
+            self.start_target(t, sizes, backfill(window, t, zip(sizes, sizes), sizes.__getitem__, take=False))
+            if sizes and window.free:
+                jobs += backfill(window, t, self.candidates(order[k + 1 :]), runtime)
+        for i in jobs:  # the pass's other decisions do not depend on these: applied after
+            state.start(self.waiting[i])
+        started.update(jobs)
+
+    def candidates(self, jobs: list[int]) -> Iterator[tuple[int, int]]:
+        """(job, its size) of each of ``jobs``."""
+        return zip(jobs, map(self.size.__getitem__, jobs))
 
 
 def easy_start_times(
     nb_hosts: int,
     now: float,
     ends: list[tuple[float, int]],
-    waiting: list[tuple[float, int, float, int, float]],
+    waiting: list[Waiting],
     target: int,
     runtimes: dict[int, float],
     *,
@@ -60,9 +194,8 @@ def easy_start_times(
     same decisions as replaying the frame once per size, on host counts alone (which hosts a
     job gets changes no start time).
 
-    ``ends``: (expected end, hosts) of the running jobs; ``waiting``: (submission time,
-    class, runtime(N_opt), size, runtime at that size) of each waiting job, in arrival order
-    (the target's size and runtime are ignored).
+    ``ends``: (expected end, hosts) of the running jobs; ``waiting``: each waiting job, in
+    arrival order (the target's size and runtime are ignored).
 
     One simulation serves every size until the sizes' runs part: a waiting job changes nothing
     while it does not start and is not the head (its level, hence the order, does not depend on
@@ -71,90 +204,11 @@ def easy_start_times(
     becomes the head: from the start of that pass each size left runs on alone.
     """
     ends = sorted(ends)
-    free = nb_hosts - sum(res for _, res in ends)
-    # a job's level changes only when it ages: the order is sorted again only then
-    keys = [(klass + 1) << 32 | i for i, (_, klass, _, _, _) in enumerate(waiting)]
-    aging = sorted(
-        (submit + aging_factor * runtime_opt, i)
-        for i, (submit, klass, runtime_opt, _, _) in enumerate(waiting)
-        if klass > 0
+    levels = Levels(waiting, aging_factor, aging_one_class)
+    state = State(
+        now, nb_hosts - sum(res for _, res in ends), ends, levels.sort(list(range(len(waiting))), now), levels
     )
-
-    def sort(order: list[int], t: float, aged: int, keys: list[int]) -> tuple[list[int], int]:
-        while aged < len(aging) and aging[aged][0] <= t:
-            i = aging[aged][1]
-            keys[i] = (waiting[i][1] if aging_one_class else 0) << 32 | i
-            aged += 1
-        return sorted(order, key=keys.__getitem__), aged
-
-    def simulate(
-        t: float,
-        free: int,
-        ends: list[tuple[float, int]],
-        order: list[int],
-        aged: int,
-        keys: list[int],
-        sizes: dict[int, float],
-    ) -> dict[int, float]:
-        out: dict[int, float] = {}
-        while True:
-            at_start = (free, ends[:]) if len(sizes) > 1 else (free, ends)  # where sizes may part
-            started = set()
-            head, at, need = -1, -1, 0
-            for k, i in enumerate(order):
-                if i == target:
-                    for n in [n for n in sizes if n <= free]:
-                        out[n] = t
-                        del sizes[n]
-                    if not sizes:
-                        return out
-                    if len(sizes) > 1:  # the target is the head: each size runs on alone
-                        for n, runtime in sizes.items():
-                            out.update(simulate(t, at_start[0], at_start[1][:], order, aged, keys[:], {n: runtime}))
-                        return out
-                    head, at, need = i, k, next(iter(sizes))
-                    break
-                size = waiting[i][3]
-                if size > free:
-                    head, at, need = i, k, size
-                    break
-                free -= size
-                bisect.insort(ends, (t + waiting[i][4], size))
-                started.add(i)
-            if head >= 0 and free > 0:
-                shadow, extra = shadow_of_pairs(free, ends, need)
-                for i in order[at + 1 :]:
-                    if i == target:
-                        for n in [n for n, rt in sizes.items() if n <= free and (t + rt <= shadow or n <= extra)]:
-                            out[n] = t
-                            del sizes[n]
-                        if not sizes:
-                            return out
-                        continue
-                    size = waiting[i][3]
-                    if size > free:
-                        continue
-                    ends_by = t + waiting[i][4] <= shadow
-                    if ends_by or size <= extra:
-                        free -= size
-                        bisect.insort(ends, (t + waiting[i][4], size))
-                        started.add(i)
-                        if not ends_by:
-                            extra -= size
-                        if free == 0:
-                            break
-            if started:
-                order = [i for i in order if i not in started]
-            if not ends:
-                raise RuntimeError("what-if: the job never starts")  # cannot happen: it fits the machine
-            t = ends[0][0]
-            while ends and ends[0][0] == t:
-                free += ends.pop(0)[1]
-            if aged < len(aging) and aging[aged][0] <= t:
-                order, aged = sort(order, t, aged, keys)
-
-    order, aged = sort(list(range(len(waiting))), now, 0, keys)
-    return simulate(now, free, ends, order, aged, keys, dict(runtimes))
+    return WhatIf(waiting, target).run(state, dict(runtimes))
 
 
 @dataclass(frozen=True)
@@ -192,26 +246,37 @@ class CirneBerman(PriorityEasy):
         # (the job gains runtime at no cost in waiting: in a backlog most are of this kind)
         self.expansions = 0
         self.free_expansions = 0
+        self.rows: dict[str, Waiting] = {}  # waiting job id -> its what-if row at its size
 
     def on_submit(self, job: Job, now: float) -> None:
         super().on_submit(job, now)
         if not self.shapes[job.id].rigid:
             self.unsized.append(job)
 
-    def what_if_state(
-        self, job: Job, now: float
-    ) -> tuple[list[tuple[float, int]], list[tuple[float, int, float, int, float]]]:
-        """The what-if's start: running jobs' (expected end, hosts) and the waiting jobs' rows of
-        :func:`easy_start_times` up to ``job`` (the last row; later arrivals are not sized yet)."""
+    def begin(self, job: Job, now: float, n: int) -> Running:
+        self.rows.pop(job.id, None)
+        return super().begin(job, now, n)
+
+    def row(self, job: Job) -> Waiting:
+        """A waiting job as the what-if sees it, at the size it starts on. Kept while that size
+        holds: every what-if until the job starts reads it (its runtime there is a model's)."""
+        m = self.size_of(job)
+        row = self.rows.get(job.id)
+        if row is None or row.size != m:
+            shape = self.shapes[job.id]
+            row = self.rows[job.id] = Waiting(job.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m))
+        return row
+
+    def what_if_state(self, job: Job, now: float) -> tuple[list[tuple[float, int]], list[Waiting]]:
+        """The what-if's start: running jobs' (expected end, hosts) and the waiting jobs of
+        :func:`easy_start_times` up to ``job`` (the last one; later arrivals are not sized yet)."""
         waiting = []
         for other in self.queue.jobs:
             if other.id == job.id:
                 break
-            shape = self.shapes[other.id]
-            m = self.size_of(other)
-            waiting.append((other.submit_s, shape.klass, shape.runtime_opt_s, m, shape.runtime(m)))
+            waiting.append(self.row(other))
         shape = self.shapes[job.id]
-        waiting.append((job.submit_s, shape.klass, shape.runtime_opt_s, shape.n_opt, shape.runtime(shape.n_opt)))
+        waiting.append(Waiting(job.submit_s, shape.klass, shape.runtime_opt_s, shape.n_opt, shape.runtime(shape.n_opt)))
         return [(r.end_s, r.res) for r in self.by_end], waiting
 
     def what_if_starts(self, job: Job, now: float) -> Mapping[int, float]:

@@ -62,11 +62,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
-
-EPS_S = 1e-6  # Batsim prints times with 6 decimals: a reservation this close is due
+from adaptsched.core.units import EPS_S, INF
 
 
 class Freed:
@@ -106,7 +105,7 @@ class ReservationPlanner(ReservingScheduler):
     ...         return sorted(self.queue.jobs, key=lambda job: job.walltime_s)
     >>> s = ShortFirst(4); s.submit(Job("w0!1", 0.0, 4, 60.0), 0.0); s.submit(Job("w0!2", 0.0, 2, 10.0), 0.0)
     >>> s.schedule(0.0).starts, s.reservation
-    ([('w0!1', IntervalSet('0-3'))], {'w0!2': 60.0})
+    ([('w0!1', IntervalSet([(0, 3)]))], {'w0!2': 60.0})
     """
 
     def __init__(self, nb_hosts: int, **options: Any):

@@ -48,14 +48,12 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from adaptsched.core.base import INF, Job, Running
+from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
 from adaptsched.core.replay import replay
-
-HOUR_S = 3600.0
-
+from adaptsched.core.units import HOUR_S, INF
 
 #: (job, its runtime: the actual one if it has completed, else its estimate), in arrival order.
 History = list[tuple[Job, float]]

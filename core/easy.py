@@ -11,31 +11,100 @@ Hosts are chosen first-fit, lowest ids first, and need not be contiguous
 (pybatsim's ``easyBackfill`` allocates contiguous blocks only, which starves wide
 jobs). Each job's first reservation is recorded in its metadata
 (``reservation_s``) so that the guarantee can be checked on the output trace.
+
+The rule is written once, here, and every EASY in the package calls it: :func:`shadow_of`
+(the head's shadow time and extra hosts) and :func:`backfill` (the backfilling condition, over
+the jobs behind the head, in a :class:`Window`). :class:`EasyBackfilling` uses them,
+as do Barsanti & Sodan's common frame and SCOJO-P's Fig. 4 (:mod:`adaptsched.core.scojo`)
+and Cirne-Berman's what-if simulation (:mod:`adaptsched.core.cirne_berman`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import TypeVar
 
-from adaptsched.core.base import INF, Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.units import INF
+
+T = TypeVar("T")
+_end_s, _res, _walltime = attrgetter("end_s"), attrgetter("res"), attrgetter("walltime_s")
 
 
-def shadow_of(free: int, by_end: Iterable[Running], res: int) -> tuple[float, int]:
-    """(shadow time, extra hosts) of a job of ``res`` hosts that does not fit in the ``free``
-    hosts now: the earliest expected end of running jobs (``by_end``, in order of expected end)
-    after which ``res`` hosts are free, and the hosts free then beyond ``res``."""
+def shadow_of(free: int, ends: Iterable[tuple[float, int]], need: int) -> tuple[float, int]:
+    """(shadow time, extra hosts) of a head job of ``need`` hosts that does not fit in the
+    ``free`` hosts now: the earliest expected end of the running jobs (``ends``: (expected end,
+    hosts) in order of end) after which ``need`` hosts are free, and the hosts free then beyond
+    ``need``, which jobs running past the shadow time may use.
+
+    >>> shadow_of(2, [(10.0, 1), (20.0, 3), (20.0, 2), (30.0, 4)], 5)
+    (20.0, 3)
+    """
     available = free
-    ends = iter(by_end)
-    for running in ends:
-        available += running.res
-        if available >= res:
-            shadow = running.end_s
-            for later in ends:  # jobs ending at the same time also free hosts then
-                if later.end_s != shadow:
+    pending = iter(ends)
+    for end_s, hosts in pending:
+        available += hosts
+        if available >= need:
+            for later_s, more in pending:  # the jobs ending at the same time also free hosts then
+                if later_s != end_s:
                     break
-                available += later.res
-            return shadow, available - res
+                available += more
+            return end_s, available - need
     return INF, 0  # cannot happen: the job fits on the empty machine
+
+
+def expected_ends(by_end: Iterable[Running]) -> Iterator[tuple[float, int]]:
+    """(expected end, hosts) of running jobs kept by expected end (``ReservingScheduler.by_end``),
+    as :func:`shadow_of` reads them."""
+    return zip(map(_end_s, by_end), map(_res, by_end))
+
+
+@dataclass(slots=True)
+class Window:
+    """What EASY lets the jobs behind the head use now: the ``free`` hosts, of which only the
+    ``extra`` ones may still be held at the head's ``shadow_s``."""
+
+    free: int
+    shadow_s: float
+    extra: int
+
+
+def backfill(
+    window: Window,
+    now: float,
+    candidates: Iterable[tuple[T, int]],
+    runtime: Callable[[T], float],
+    *,
+    take: bool = True,
+) -> list[T]:
+    """EASY's backfilling rule, over ``candidates``: the waiting jobs behind the head in queue
+    order, with the hosts each would start on. A job starts now if it fits in the hosts free
+    and either ends (now + ``runtime(job)``, asked only of the jobs that fit) by the shadow
+    time or uses only extra hosts: the head still starts at its shadow time. Each job started
+    takes its hosts from ``window``; the pass stops when none is free. Returns the jobs
+    started, in order: the caller starts them (what they start on changes nothing here).
+
+    ``take=False`` asks which candidates the rule admits as things stand, none taking hosts
+    (the sizes of one job, each tried on its own)."""
+    free, shadow_s, extra = window.free, window.shadow_s, window.extra
+    started = []
+    for job, n in candidates:
+        if n > free:
+            continue
+        if now + runtime(job) > shadow_s:  # still running at the head's start: on extra hosts only
+            if n > extra:
+                continue
+            if take:
+                extra -= n
+        if take:
+            free -= n
+        started.append(job)
+        if free == 0:
+            break
+    window.free, window.extra = free, extra
+    return started
 
 
 class EasyBackfilling(ReservingScheduler):
@@ -60,41 +129,33 @@ class EasyBackfilling(ReservingScheduler):
 
     def shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, extra hosts) of the head job, which does not fit now."""
-        return shadow_of(self.pool.nb_free, self.by_end, head.res)
+        return shadow_of(self.pool.nb_free, expected_ends(self.by_end), head.res)
 
     def plan(self, now: float) -> None:
         queue = self.queue
         if not len(queue):
             return
+        jobs = queue.jobs
         free = self.pool.nb_free
         started = []
-        waiting = iter(queue.jobs)
-        head = None
-        for job in waiting:  # start from the head while jobs fit
+        for job in jobs:  # start from the head while jobs fit
             if job.res > free:
-                head = job
                 break
             self.start(job, now)
             free -= job.res
             started.append(job)
-        if head is not None:
+        if len(started) < len(jobs):
+            head = jobs[len(started)]
             new_head = head.id not in self.first_reservation
             if new_head or free > 0:
-                shadow, extra = self.shadow(head, now)
+                shadow = self.shadow(head, now)
             if new_head:
-                self.promise(head, shadow)
+                self.promise(head, shadow[0])
             if free >= queue.min_res:  # else no waiting job fits in the free hosts
-                for job in waiting:  # backfilling, in queue order
-                    if job.res > free:
-                        continue
-                    ends_by_shadow = now + job.walltime_s <= shadow
-                    if ends_by_shadow or job.res <= extra:
-                        self.start(job, now)
-                        free -= job.res
-                        started.append(job)
-                        if not ends_by_shadow:
-                            extra -= job.res
-                        if free == 0:
-                            break
+                rest = jobs[len(started) + 1 :]
+                window = Window(free, *shadow)
+                for job in backfill(window, now, zip(rest, map(_res, rest)), _walltime):
+                    self.start(job, now)
+                    started.append(job)
         if started:
             queue.remove_all(started)

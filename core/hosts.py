@@ -29,7 +29,7 @@ class HostPool:
     >>> pool = HostPool(8)
     >>> a = pool.allocate(3); b = pool.allocate(2); pool.release(a)
     >>> a, pool.nb_free, pool.allocate(4)
-    (IntervalSet('0-2'), 6, IntervalSet('0-2 5'))
+    (IntervalSet([(0, 2)]), 6, IntervalSet([(0, 2), (5, 5)]))
     """
 
     __slots__ = ("_free", "_nb_free", "nb_hosts")

@@ -2,8 +2,8 @@
 
 A job of 50,000 hosts is one run ``(0, 49999)``, not 50,000 list items: allocating it,
 releasing it, checking it and writing it cost the number of its runs, not its width
-(issue 14, sec. 2). Batsim writes the same runs as its interval-set text ``"0-3 7"``
-(:mod:`adaptsched.formats.intervals`).
+(issue 14, sec. 2). Batsim writes the same runs as its interval-set text ``"0-3 7"``:
+:mod:`adaptsched.formats.intervals` writes and reads that text (a format, above ``core``).
 
 - :class:`IntervalSet`: sorted, disjoint, non-adjacent runs ``(low, high)`` (inclusive), their
   number of hosts kept; iterating it yields the host ids (for code that wants them one by one);
@@ -25,8 +25,8 @@ class IntervalSet:
     """Host ids as maximal runs, lowest first: {0, 1, 2, 3, 7} is ``[(0, 3), (7, 7)]``.
 
     >>> hosts = IntervalSet.from_ids([0, 1, 2, 3, 7])
-    >>> hosts, len(hosts), 7 in hosts, hosts.runs
-    (IntervalSet('0-3 7'), 5, True, [(0, 3), (7, 7)])
+    >>> hosts, len(hosts), 7 in hosts, list(hosts)
+    (IntervalSet([(0, 3), (7, 7)]), 5, True, [0, 1, 2, 3, 7])
     >>> list(IntervalSet([(0, 1)]) | IntervalSet([(5, 5)]))
     [0, 1, 5]
     """
@@ -89,14 +89,10 @@ class IntervalSet:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"IntervalSet({self.text()!r})"
+        return f"IntervalSet({self.runs!r})"
 
     def __or__(self, other: IntervalSet) -> IntervalSet:
         return IntervalSet.from_runs(self.runs + other.runs)
-
-    def text(self) -> str:
-        """Batsim's interval-set text: ``"0-3 7"``."""
-        return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in self.runs)
 
     def max(self) -> int:
         return self.runs[-1][1]

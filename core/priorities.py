@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from adaptsched.core.base import Job
+from adaptsched.core.job import Job
 
 CRITERIA = ("D", "P", "R", "1/L", "P/L", "R/L")
 

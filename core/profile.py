@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 
-INF = float("inf")
+from adaptsched.core.units import INF
 
 
 class AvailabilityProfile:

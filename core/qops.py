@@ -33,11 +33,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adaptsched.core.base import INF, Job
-from adaptsched.core.conservative import EPS_S, ReservationPlanner
+from adaptsched.core.base import Job
+from adaptsched.core.conservative import ReservationPlanner
 from adaptsched.core.options import Options, option
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.qos import QosTerms
+from adaptsched.core.units import EPS_S, INF
 
 
 def positions(n: int) -> list[int]:

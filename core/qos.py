@@ -25,7 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-INF = float("inf")
+from adaptsched.core.units import INF
+
 DEADLINE, PRICE, URGENT, ESTIMATE = "deadline", "price", "urgent", "estimate_s"
 
 

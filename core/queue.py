@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from adaptsched.core.base import Job
+from adaptsched.core.job import Job
 
 ORDERS: dict[str, Callable[[Job], Any]] = {
     "fcfs": lambda job: 0,

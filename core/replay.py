@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adaptsched.core.base import Job, OnlineScheduler
+from adaptsched.core.base import Decisions, Job, OnlineScheduler
 from adaptsched.core.intervals import IntervalSet
 
 SUCCESS, WALLTIME, KILLED = "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"
@@ -93,39 +93,90 @@ def replay(
     >>> [(o.start_s, o.end_s) for o in outcomes.values()]
     [(0.0, 50.0), (50.0, 130.0)]
     """
-    waiting = waiting or []
-    actual_end_s = actual_end_s or {}
-    reserved = reserved or {}
-    arrivals = waiting + jobs
-    outcomes = {job.id: Outcome(job) for job, _ in arrivals}
-    runtime = {job.id: runtime_s for job, runtime_s in arrivals}
-    running_ = {}  # exec id -> (job id, Attempt, seq of its end event)
-    if start_s is None:
-        start_s = min((job.submit_s for job, _ in arrivals), default=0.0)
-    events = [(start_s, 1, i, job.id) for i, (job, _) in enumerate(waiting) if job.id not in reserved]
-    events += [(job.submit_s, 1, len(waiting) + i, job.id) for i, (job, _) in enumerate(jobs)]  # 1: arrival
-    seq = len(waiting) + len(jobs)  # 0: end, 2: call
-    for job, started_s, expected_end_s, hosts in running or []:
-        scheduler.assume_running(job, started_s, expected_end_s, hosts)
-        end_s = actual_end_s.get(job.id, expected_end_s)
-        outcomes[job.id] = Outcome(job, started_s, end_s, tuple(hosts))
-        attempt = Attempt(job.id, "regular", started_s, end_s, tuple(hosts), SUCCESS)
-        seq += 1
-        running_[job.id] = (job.id, attempt, seq)
-        events.append((end_s, 0, seq, job.id))
-        runtime[job.id] = end_s - started_s
-    for job, _ in waiting:
-        if job.id in reserved:
-            scheduler.assume_waiting(
-                Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), start_s, reserved[job.id]
-            )
-    if reserved:
-        seq += 1
-        events.append((start_s, 2, seq, ""))
-    heapq.heapify(events)
-    cancelled = set()  # seqs of end events superseded by kills
+    run = _Replay(scheduler, waiting or [], jobs, start_s)
+    run.take_over(running or [], actual_end_s or {}, reserved or {})
+    heapq.heapify(run.events)
+    while run.events:
+        now = run.events[0][0]
+        run.deliver(now)
+        decisions = scheduler.schedule(now)
+        run.start(decisions, now)
+        if stop_when_started is not None and run.started(stop_when_started, now):
+            return run.outcomes
+        run.finish(decisions, now)
+    return run.outcomes
+
+
+class _Replay:
+    """A replay's state: each job's outcome and true runtime, the running attempts, and the
+    events to come, a heap of (time, kind, number, name) where kind 0 is an end, 1 an arrival
+    and 2 a call-back; the number orders events of a kind at the same time."""
+
+    def __init__(
+        self,
+        scheduler: OnlineScheduler,
+        waiting: list[tuple[Job, float]],
+        jobs: list[tuple[Job, float]],
+        start_s: float | None,
+    ):
+        self.scheduler = scheduler
+        self.waiting = waiting
+        arrivals = waiting + jobs
+        self.outcomes = {job.id: Outcome(job) for job, _ in arrivals}
+        self.runtime = {job.id: runtime_s for job, runtime_s in arrivals}
+        self.running: dict[str, tuple[str, Attempt, int]] = {}  # exec id -> (job id, Attempt, seq of its end)
+        self.start_s = min((job.submit_s for job, _ in arrivals), default=0.0) if start_s is None else start_s
+        self.events: list[tuple[float, int, int, str]] = []
+        self.seq = len(waiting) + len(jobs)
+        self.cancelled: set[int] = set()  # seqs of end events superseded by kills
+        self.arrivals = [(job.submit_s, 1, len(waiting) + i, job.id) for i, (job, _) in enumerate(jobs)]
+
+    def take_over(
+        self, running: Sequence[RunningState], actual_end_s: dict[str, float], reserved: dict[str, float]
+    ) -> None:
+        """The state the replay starts from: the running jobs, the waiting ones submitted at
+        the start (or handed over with their reservations), then the future arrivals."""
+        start_s = self.start_s
+        self.events = [(start_s, 1, i, job.id) for i, (job, _) in enumerate(self.waiting) if job.id not in reserved]
+        self.events += self.arrivals
+        for job, started_s, expected_end_s, hosts in running:
+            self.scheduler.assume_running(job, started_s, expected_end_s, hosts)
+            end_s = actual_end_s.get(job.id, expected_end_s)
+            self.outcomes[job.id] = Outcome(job, started_s, end_s, tuple(hosts))
+            attempt = Attempt(job.id, "regular", started_s, end_s, tuple(hosts), SUCCESS)
+            self.seq += 1
+            self.running[job.id] = (job.id, attempt, self.seq)
+            self.events.append((end_s, 0, self.seq, job.id))
+            self.runtime[job.id] = end_s - started_s
+        for job, _ in self.waiting:
+            if job.id in reserved:
+                copy = Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields)
+                self.scheduler.assume_waiting(copy, start_s, reserved[job.id])
+        if reserved:
+            self.seq += 1
+            self.events.append((start_s, 2, self.seq, ""))
+
+    def deliver(self, now: float) -> None:
+        """Reports the events due at ``now`` to the scheduler: ends first, then arrivals."""
+        events, outcomes = self.events, self.outcomes
+        while events and events[0][0] == now:
+            _, kind, number, name = heapq.heappop(events)
+            if kind == 0:
+                if number in self.cancelled:
+                    continue
+                job_id, attempt, _ = self.running.pop(name)
+                self.scheduler.complete(name, now, attempt.state)
+                outcome = outcomes[job_id]
+                if attempt.state == SUCCESS or attempt.kind in ("regular", "resized", "molded"):
+                    outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
+                    outcome.scale = attempt.scale
+                    outcome.killed = attempt.state != SUCCESS
+            elif kind == 1:
+                job = outcomes[name].job  # a copy: schedulers may reshape what they are given
+                self.scheduler.submit(Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), now)
 
     def begin(
+        self,
         exec_id: str,
         job_id: str,
         kind: str,
@@ -134,57 +185,49 @@ def replay(
         scale: float,
         walltime_s: float,
     ) -> None:
-        nonlocal seq
-        run = runtime[job_id] * scale
+        """An attempt starts: it ends after the job's true runtime times ``scale``, or at its
+        walltime."""
+        run = self.runtime[job_id] * scale
         state = SUCCESS if run < walltime_s else WALLTIME
         attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state, scale)
-        seq += 1
-        running_[exec_id] = (job_id, attempt, seq)
-        heapq.heappush(events, (attempt.end_s, 0, seq, exec_id))
-        outcomes[job_id].attempts.append(attempt)
+        self.seq += 1
+        self.running[exec_id] = (job_id, attempt, self.seq)
+        heapq.heappush(self.events, (attempt.end_s, 0, self.seq, exec_id))
+        self.outcomes[job_id].attempts.append(attempt)
 
-    while events:
-        now = events[0][0]
-        while events and events[0][0] == now:
-            _, kind, number, name = heapq.heappop(events)
-            if kind == 0:
-                if number in cancelled:
-                    continue
-                job_id, attempt, _ = running_.pop(name)
-                scheduler.complete(name, now, attempt.state)
-                outcome = outcomes[job_id]
-                if attempt.state == SUCCESS or attempt.kind in ("regular", "resized", "molded"):
-                    outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
-                    outcome.scale = attempt.scale
-                    outcome.killed = attempt.state != SUCCESS
-            elif kind == 1:
-                job = outcomes[name].job  # a copy: schedulers may reshape what they are given
-                scheduler.submit(Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields), now)
-        decisions = scheduler.schedule(now)
+    def start(self, decisions: Decisions, now: float) -> None:
+        """The decisions' metadata, starts and launches."""
+        outcomes = self.outcomes
         for job_id, meta in decisions.metadata.items():
             outcomes[job_id].metadata = {**(outcomes[job_id].metadata or {}), **meta}
         for job_id, hosts in decisions.starts:
-            begin(job_id, job_id, "regular", hosts, now, 1.0, outcomes[job_id].job.walltime_s)
+            self.begin(job_id, job_id, "regular", hosts, now, 1.0, outcomes[job_id].job.walltime_s)
         for launch in decisions.launches:
-            scale = launch.scale if launch.runtime_s is None else launch.runtime_s / runtime[launch.parent_id]
-            begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, scale, launch.walltime_s)
-        if stop_when_started is not None:
-            outcome = outcomes[stop_when_started]
-            if outcome.attempts and outcome.attempts[-1].start_s == now:
-                attempt = outcome.attempts[-1]
-                outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
-                outcome.scale = attempt.scale
-                return outcomes
+            scale = launch.scale if launch.runtime_s is None else launch.runtime_s / self.runtime[launch.parent_id]
+            self.begin(launch.copy_id, launch.parent_id, launch.kind, launch.hosts, now, scale, launch.walltime_s)
+
+    def started(self, job_id: str, now: float) -> bool:
+        """Whether ``job_id`` (or a copy) started now; if so its outcome is that attempt."""
+        outcome = self.outcomes[job_id]
+        if outcome.attempts and outcome.attempts[-1].start_s == now:
+            attempt = outcome.attempts[-1]
+            outcome.start_s, outcome.end_s, outcome.hosts = attempt.start_s, attempt.end_s, attempt.hosts
+            outcome.scale = attempt.scale
+            return True
+        return False
+
+    def finish(self, decisions: Decisions, now: float) -> None:
+        """The decisions' kills (their ends are reported at once, in a second pass), rejects
+        and call-backs."""
         for exec_id in decisions.kills:
-            if exec_id in running_:
-                _, attempt, number = running_[exec_id]
-                cancelled.add(number)
+            if exec_id in self.running:
+                _, attempt, number = self.running[exec_id]
+                self.cancelled.add(number)
                 attempt.end_s, attempt.state = now, KILLED
-                seq += 1
-                heapq.heappush(events, (now, 0, seq, exec_id))
+                self.seq += 1
+                heapq.heappush(self.events, (now, 0, self.seq, exec_id))
         for job_id in decisions.rejects:
-            outcomes[job_id].rejected = True
+            self.outcomes[job_id].rejected = True
         for wake_at in decisions.wake_ups:
-            seq += 1
-            heapq.heappush(events, (wake_at, 2, seq, ""))
-    return outcomes
+            self.seq += 1
+            heapq.heappush(self.events, (wake_at, 2, self.seq, ""))

@@ -44,15 +44,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from adaptsched.core.allocation import pws_size
-from adaptsched.core.base import INF, Job, ReservingScheduler, Running
-from adaptsched.core.easy import shadow_of
+from adaptsched.core.base import Job, ReservingScheduler, Running
+from adaptsched.core.easy import Window, backfill, expected_ends, shadow_of
 from adaptsched.core.options import OptionError, Options, option
 from adaptsched.core.speedup import Downey, SpeedupModel
 from adaptsched.core.speedup import ScojoP as ScojoPModel
+from adaptsched.core.units import DAY_S, INF
 
 SHORT_S, LONG_S = 60.0, 3600.0
 CLASSES = ("short", "medium", "long")
-BUCKET_S, DAY_S = 1800.0, 86400.0
+BUCKET_S = 1800.0
 NB_BUCKETS = 48
 AGINGS = ("top", "one-class")
 
@@ -60,6 +61,12 @@ AGINGS = ("top", "one-class")
 def job_class(runtime_opt_s: float) -> int:
     """0 short (< 60 s), 1 medium (< 1 h), 2 long, by the runtime at N_opt (Table 1)."""
     return 0 if runtime_opt_s < SHORT_S else 1 if runtime_opt_s < LONG_S else 2
+
+
+def aged_level(klass: int, one_class: bool) -> int:
+    """The priority level of an aged medium or long job (``klass`` 1 or 2): the top level 0, or
+    one up from its class's level klass + 1 (``aging=one-class``)."""
+    return klass if one_class else 0
 
 
 def half_up(x: float) -> int:
@@ -163,11 +170,15 @@ class PriorityEasy(ReservingScheduler):
         shape = self.shapes[job.id]
         level = shape.klass + 1
         if level > 1 and now - job.submit_s >= self.aging_factor * shape.runtime_opt_s:
-            return level - 1 if self.aging_one_class else 0
+            return aged_level(shape.klass, self.aging_one_class)
         return level
 
     def priority_order(self, now: float) -> list[Job]:
         return sorted(self.queue.jobs, key=lambda j: (self.level(j, now), self.arrival[j.id]))
+
+    def runtime_of(self, job: Job) -> float:
+        """A rigid-at-its-size job's runtime at that size."""
+        return self.shapes[job.id].runtime(self.size_of(job))
 
     def begin(self, job: Job, now: float, n: int) -> Running:
         """Starts ``job`` on ``n`` hosts, expected to end after its runtime there."""
@@ -195,9 +206,8 @@ class PriorityEasy(ReservingScheduler):
             return
         order = self.priority_order(now)
         started = []
-        rest = iter(order)
         head = None
-        for job in rest:
+        for job in order:
             n = self.size_of(job)
             if n > self.pool.nb_free:
                 head = job
@@ -206,20 +216,11 @@ class PriorityEasy(ReservingScheduler):
             started.append(job)
         free = self.pool.nb_free
         if head is not None and free > 0:
-            shadow, extra = shadow_of(free, self.by_end, self.size_of(head))
-            for job in rest:
-                n = self.size_of(job)
-                if n > free:
-                    continue
-                ends_by_shadow = now + self.shapes[job.id].runtime(n) <= shadow
-                if ends_by_shadow or n <= extra:
-                    self.begin(job, now, n)
-                    started.append(job)
-                    free -= n
-                    if not ends_by_shadow:
-                        extra -= n
-                    if free == 0:
-                        break
+            window = Window(free, *shadow_of(free, expected_ends(self.by_end), self.size_of(head)))
+            rest = order[len(started) + 1 :]
+            for job in backfill(window, now, zip(rest, map(self.size_of, rest)), self.runtime_of):
+                self.begin(job, now, self.size_of(job))
+                started.append(job)
         self.queue.remove_all(started)
 
 
@@ -536,6 +537,24 @@ class ScojoP(PriorityEasy):
         free = self.pool.nb_free
         if free == 0:
             return
+        s_bf = self.backfill_modifier(now, head_start_s, free, rest)
+
+        def size(job: Job) -> int:
+            shape = self.shapes[job.id]
+            if shape.rigid:
+                return self.size_of(job)
+            return min(max(half_up(shape.n_opt * s_bf), self.lo(job)), shape.n_max)
+
+        shapes = self.shapes
+        window = Window(free, head_start_s, extra)
+        for job in backfill(window, now, zip(rest, map(size, rest)), lambda job: shapes[job.id].runtime(size(job))):
+            self.begin(job, now, size(job))
+            started.append(job)
+
+    def backfill_modifier(self, now: float, head_start_s: float, free: int, rest: list[Job]) -> float:
+        """Fig. 4's s_bf: the free host-seconds until the head's start over the work of the
+        waiting jobs that fit in them at N_opt (the figure's inverse with ``bf_ratio=literal``);
+        1 if there is none."""
         hole = head_start_s - now
         work = 0.0
         for job in rest:
@@ -545,26 +564,8 @@ class ScojoP(PriorityEasy):
                 work += n_opt * shape.runtime_opt_s
         available = free * hole
         if work <= 0 or available <= 0:
-            s_bf = 1.0
-        else:
-            s_bf = available / work if self.options.bf_ratio == "available" else work / available
-        for job in rest:
-            shape = self.shapes[job.id]
-            if shape.rigid:
-                n = self.size_of(job)
-            else:
-                n = min(max(half_up(shape.n_opt * s_bf), self.lo(job)), shape.n_max)
-            if n > free:
-                continue
-            ends_by = now + shape.runtime(n) <= head_start_s
-            if ends_by or n <= extra:
-                self.begin(job, now, n)
-                started.append(job)
-                free -= n
-                if not ends_by:
-                    extra -= n
-                if free == 0:
-                    break
+            return 1.0
+        return available / work if self.options.bf_ratio == "available" else work / available
 
     def plan(self, now: float) -> None:
         if not len(self.queue):
@@ -582,7 +583,7 @@ class ScojoP(PriorityEasy):
                     self.begin(job, now, n)
                     started.append(job)
                     continue
-                head_start, extra = shadow_of(free, self.by_end, n)
+                head_start, extra = shadow_of(free, expected_ends(self.by_end), n)
             else:
                 target = self.target(job, now, pending)
                 head_start, n, extra = self.start_or_wait(job, target, now)

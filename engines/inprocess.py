@@ -107,6 +107,7 @@ class InProcessHandler:
 
 def _pybatsim_schedulers_init() -> Path:
     spec = importlib.util.find_spec("batsim")
+    assert spec is not None and spec.origin is not None, "pybatsim is a dependency"
     return Path(spec.origin).parent.parent / "schedulers" / "__init__.py"
 
 

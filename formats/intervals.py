@@ -1,52 +1,60 @@
 """Interval sets of host ids, Batsim's ``"0-3 7"`` text (``../shared/reference/batsim-v4.md``).
 
 Batsim's protocol and its ``_jobs.csv`` name an allocation by the maximal runs of its host ids,
-lowest first, separated by spaces: hosts 0, 1, 2, 3 and 7 are ``"0-3 7"``.
+lowest first, separated by spaces: hosts 0, 1, 2, 3 and 7 are ``"0-3 7"``. This module is the
+one that writes and reads that text, for the engine, the schedulers' adapter and the analysis
+(:class:`~adaptsched.core.intervals.IntervalSet` holds the runs and writes no text: a text
+format belongs to ``formats``, above ``core``).
 
-- :func:`runs` and :func:`interval_text` write it from sorted, distinct host ids;
-- :func:`parse_hosts` reads it back, with Batsim's checks (ids >= 0, ``low <= high``),
-  overlapping intervals merged as Batsim's ``IntervalSet`` merges them. It is hand-written:
-  procset's ``ProcSet.from_str`` is ten times slower (35 us against 3 us for ``"0-3 7 9-20"``)
-  and the engine parses every EXECUTE_JOB;
-- :func:`alloc_stats` reads the size and the highest id of many texts at once (numpy), for
-  the analysis of ``_jobs.csv`` files of 100,000 rows;
-- :func:`procset` builds pybatsim's allocation object (a procset ``ProcSet``) with its text.
+- :func:`text_of_runs`, :func:`hosts_text` and :func:`interval_text` write it from runs, an
+  ``IntervalSet`` or sorted, distinct host ids (:func:`runs`);
+- :func:`parse_runs` and :func:`parse_hosts` read it back, with Batsim's checks (ids >= 0,
+  ``low <= high``), overlapping intervals merged as Batsim's ``IntervalSet`` merges them. It is
+  hand-written: procset's ``ProcSet.from_str`` is ten times slower (35 us against 3 us for
+  ``"0-3 7 9-20"``) and the engine parses every EXECUTE_JOB;
+- :func:`well_formed`, :func:`interval_counts` and :func:`alloc_stats` read many texts at
+  once (a ``_jobs.csv`` column of 100,000 rows): the syntax, the number of intervals, the
+  size and highest id of each (numpy);
+- :func:`procset` builds pybatsim's allocation object (a procset ``ProcSet``) with its text;
+  :func:`parse_procset` reads a text into one (evalys' Gantt charts take them).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from procset import ProcInt, ProcSet
 
-from adaptsched.core.intervals import IntervalSet
+from adaptsched.core.intervals import IntervalSet, Run
+
+#: The syntax of an interval-set text with at least one interval (``"0-3 7"``).
+SYNTAX = re.compile(r"\d+(?:-\d+)?(?: \d+(?:-\d+)?)*")
 
 
-def runs(hosts: Iterable[int]) -> list[tuple[int, int]]:
+# -- writing ---------------------------------------------------------------------------------
+def runs(hosts: Iterable[int]) -> list[Run]:
     """Maximal runs of consecutive ids in sorted, distinct host ids: [0,1,2,3,7] -> [(0,3), (7,7)]."""
-    result = []
-    start = prev = None
-    for host in hosts:
-        if prev is not None and host == prev + 1:
-            prev = host
-            continue
-        if start is not None:
-            result.append((start, prev))
-        start = prev = host
-    if start is not None:
-        result.append((start, prev))
-    return result
+    return IntervalSet.from_ids(hosts).runs
 
 
-def text_of_runs(pairs: Iterable[tuple[int, int]]) -> str:
+def text_of_runs(pairs: Iterable[Run]) -> str:
     """Batsim's text of maximal runs: [(0, 3), (7, 7)] -> '0-3 7'."""
     return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in pairs)
+
+
+def hosts_text(hosts: IntervalSet) -> str:
+    """Batsim's text of an :class:`~adaptsched.core.intervals.IntervalSet`: '0-3 7'."""
+    return text_of_runs(hosts.runs)
 
 
 def interval_text(hosts: Iterable[int]) -> str:
     """Batsim's interval-set text of sorted, distinct host ids: [0,1,2,3,7] -> '0-3 7'."""
     return text_of_runs(runs(hosts))
+
+
+# -- reading one -----------------------------------------------------------------------------
 
 
 def parse_hosts(text: str) -> list[int]:
@@ -89,10 +97,13 @@ def parse_runs(text: str) -> IntervalSet:
     return IntervalSet(pairs) if ordered else IntervalSet.from_runs(pairs)
 
 
-class Allocation(ProcSet):
+# -- pybatsim's and evalys' ProcSet -----------------------------------------------------------
+class Allocation(ProcSet):  # type: ignore[misc]  # procset has no type hints
     """A ProcSet that knows its Batsim text (pybatsim sends ``str(job.allocation)``)."""
 
     __slots__ = ("_text",)
+
+    _text: str
 
     def __str__(self) -> str:
         return self._text
@@ -111,6 +122,25 @@ def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
     result._itvs = [ProcInt(a, b) for a, b in pairs]
     result._text = text_of_runs(pairs)
     return result
+
+
+def parse_procset(text: str) -> Allocation:
+    """The ProcSet of an interval-set text (``ProcSet.from_str``'s result, ten times faster):
+    ``parse_procset("4-5 1-3 7")`` is hosts 1-5 and 7; ValueError if it is not one."""
+    return procset(parse_runs(text))
+
+
+# -- reading many ----------------------------------------------------------------------------
+def well_formed(texts: Iterable[object]) -> np.ndarray:
+    """Whether each text is an interval set of at least one interval (its syntax: ids and
+    ``low-high`` pairs separated by single spaces), as a boolean array."""
+    match = SYNTAX.fullmatch
+    return np.fromiter((isinstance(t, str) and match(t) is not None for t in texts), dtype=bool)
+
+
+def interval_counts(texts: Iterable[object]) -> np.ndarray:
+    """The number of intervals of each text (0 for an empty one), as an int64 array."""
+    return np.fromiter((t.count(" ") + 1 if t else 0 for t in map(str, texts)), dtype=np.int64)
 
 
 _POW10 = 10.0 ** np.arange(19)

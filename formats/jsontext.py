@@ -4,16 +4,38 @@ Batsim's rapidjson writer (``src/protocol.hpp``) prints doubles with ``"%6f"``, 
 scheduler sees ``"now":10.000000`` and a walltime of 0.1234567 as 0.123457. The
 embedded engine formats its messages the same way so that schedulers receive the
 same values from both engines. Integers stay integers.
+
+:func:`is_number` and :func:`is_int` check a decoded JSON value before it is used as one.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from numbers import Real
+from typing import Any, TypeGuard
 
 _escape = json.encoder.encode_basestring  # the quoted, escaped form of a str
 
 
-def dumps(value) -> str:
+def is_number(value: object) -> TypeGuard[float]:
+    """A finite real number, not a bool: what a number field of a workload may hold (Python's
+    json reads ``NaN`` and ``Infinity``, which no Batsim field means)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, Real) and math.isfinite(value)
+
+
+def is_int(value: object) -> TypeGuard[int]:
+    """An integer, not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def dumps(value: object) -> str:
     """Compact JSON text of ``value`` with Batsim's float formatting."""
     if isinstance(value, str):
         return _escape(value)
@@ -62,7 +84,7 @@ def fmt_time(t: float) -> str:
     return "%f" % t
 
 
-def reserialized(value):
+def reserialized(value: Any) -> Any:
     """``value`` (decoded JSON) as Batsim holds it after writing it back to text with its
     ``%f`` writer and reading that text again: every float rounded to six decimals.
 

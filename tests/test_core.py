@@ -9,13 +9,14 @@ import random
 import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
-from adaptsched.core.base import INF, Job
+from adaptsched.core.base import Job
 from adaptsched.core.conservative import ConservativeBackfilling
 from adaptsched.core.easy import EasyBackfilling
 from adaptsched.core.fcfs import Fcfs
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.queue import WaitingQueue
 from adaptsched.core.replay import replay
+from adaptsched.core.units import INF
 from adaptsched.workloads.convert import convert_swf
 
 

@@ -5,8 +5,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 from procset import ProcSet
 
-from adaptsched.formats.intervals import alloc_stats, interval_text, parse_hosts, procset, runs
-from adaptsched.formats.jsontext import dumps, reserialized
+from adaptsched.errors import InputError
+from adaptsched.formats.intervals import (
+    alloc_stats,
+    interval_counts,
+    interval_text,
+    parse_hosts,
+    parse_procset,
+    procset,
+    runs,
+    well_formed,
+)
+from adaptsched.formats.jsontext import dumps, is_int, is_number, reserialized
+from adaptsched.workloads.batsim_json import load_workload
 
 host_sets = st.sets(st.integers(0, 300), max_size=60).map(sorted)
 
@@ -25,6 +36,25 @@ def test_runs_and_overlaps():
     assert runs([0, 1, 2, 3, 7, 9, 10]) == [(0, 3), (7, 7), (9, 10)]
     assert parse_hosts("4-5 1-4") == [1, 2, 3, 4, 5]  # Batsim merges overlapping intervals
     assert parse_hosts("") == []
+
+
+texts = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), min_size=1, max_size=8).map(
+    lambda pairs: " ".join(f"{a}-{a + w}" if w else str(a) for a, w in pairs)
+)
+
+
+@given(texts)
+def test_parse_procset_is_procsets_own_parser(text):
+    """evalys' Gantt charts read allocations as ProcSets: ours equal ProcSet.from_str's,
+    overlapping and unsorted intervals included, and print Batsim's canonical text."""
+    ours, theirs = parse_procset(text), ProcSet.from_str(text)
+    assert ours == theirs and str(ours) == str(theirs) and list(ours.intervals()) == list(theirs.intervals())
+
+
+def test_many_texts_at_once():
+    column = ["0-3 7", "12", "5-9 11-12 40", "", "3 -4", "1-2  5", "a"]
+    assert well_formed(column).tolist() == [True, True, True, False, False, False, False]
+    assert interval_counts(column[:4]).tolist() == [2, 1, 3, 0]
 
 
 @pytest.mark.parametrize("text", ["a", "3-1", "-1", "1-b", "2--3"])
@@ -52,3 +82,26 @@ def test_dumps_of_a_dict_equals_the_generic_writer_value_by_value():
     value["nested"] = {"a": [1, 2.0, "x"], "b": {"c": 1e-7}}
     expected = "{" + ",".join(_json.dumps(str(k)) + ":" + dumps([v])[1:-1] for k, v in value.items()) + "}"
     assert dumps(value) == expected
+
+
+def test_a_json_number_is_finite_and_not_a_bool():
+    import numpy as np
+
+    assert all(is_number(x) for x in (0, -3, 2.5, 10**30, np.float64(1.5), np.int64(7)))
+    assert not any(is_number(x) for x in (True, False, None, "1", float("nan"), float("inf"), -float("inf")))
+    assert is_int(3) and not is_int(True) and not is_int(3.0)
+
+
+@pytest.mark.parametrize("field", ["subtime", "walltime"])
+@pytest.mark.parametrize("value", ["NaN", "Infinity"])
+def test_a_workload_with_a_nan_or_infinite_time_is_refused_with_the_field(tmp_path, field, value):
+    """Python's json reads NaN and Infinity: a workload holding one is refused, not run."""
+    import json as _json
+
+    job = {"id": "1", "subtime": 0, "res": 1, "walltime": 10, "profile": "p", field: "HERE"}
+    doc = {"nb_res": 2, "jobs": [job], "profiles": {"p": {"type": "delay", "delay": 5}}}
+    text = _json.dumps(doc).replace('"HERE"', value)
+    path = tmp_path / "w.json"
+    path.write_text(text)
+    with pytest.raises(InputError, match=field):
+        load_workload(path)

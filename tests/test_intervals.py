@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from adaptsched.core.intervals import IntervalMap, IntervalSet
 from adaptsched.engines.embedded.outputs import repeated
-from adaptsched.formats.intervals import interval_text, parse_hosts, parse_runs, procset
+from adaptsched.formats.intervals import hosts_text, interval_text, parse_hosts, parse_runs, procset
 
 host_sets = st.sets(st.integers(0, 300), max_size=60).map(sorted)
 texts = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), max_size=8).map(
@@ -20,7 +20,7 @@ texts = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), max_size=8)
 def test_a_small_set_by_hand():
     hosts = IntervalSet.from_ids([0, 1, 2, 3, 7, 9, 10])
     assert hosts.runs == [(0, 3), (7, 7), (9, 10)] and len(hosts) == 7 and hosts.max() == 10
-    assert hosts.text() == "0-3 7 9-10" and list(hosts) == [0, 1, 2, 3, 7, 9, 10]
+    assert hosts_text(hosts) == "0-3 7 9-10" and list(hosts) == [0, 1, 2, 3, 7, 9, 10]
     assert 7 in hosts and 8 not in hosts and 11 not in hosts and 0 in hosts
     low, rest = hosts.split_lowest(5)
     assert low.runs == [(0, 3), (7, 7)] and rest.runs == [(9, 10)]
@@ -33,7 +33,7 @@ def test_a_small_set_by_hand():
 @given(host_sets, st.integers(0, 60))
 def test_set_agrees_with_the_list_of_ids(hosts, n):
     runs = IntervalSet.from_ids(hosts)
-    assert list(runs) == hosts and len(runs) == len(hosts) and runs.text() == interval_text(hosts)
+    assert list(runs) == hosts and len(runs) == len(hosts) and hosts_text(runs) == interval_text(hosts)
     assert str(procset(runs)) == str(procset(hosts)) and list(procset(runs)) == hosts
     n = min(n, len(hosts))
     low, rest = runs.split_lowest(n)

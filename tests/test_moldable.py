@@ -28,6 +28,24 @@ def test_models_reproduce_the_trace_runtime_at_the_requested_size(ctc, model):
     assert ctc["jobs"][0].get("moldable") is None  # the input is not modified
 
 
+@pytest.mark.parametrize("model", ["downey", "scojo-p"])
+def test_the_sizes_are_the_models_own(ctc, model):
+    """min_res and max_res come from the job's own model: SCOJO-P's N_min and N_max, Downey's
+    1 and the smallest size reaching S = A (workloads/moldable.py once held a ScojoP in a
+    variable typed Downey: the types now say what each branch builds)."""
+    from adaptsched.core.speedup import Downey, ScojoP
+
+    out, _ = annotate(ctc, model=model, seed=5)
+    for job in out["jobs"]:
+        shape = model_of(job, 338)
+        if model == "scojo-p":
+            assert isinstance(shape, ScojoP)
+            assert (job["min_res"], job["max_res"]) == (shape.n_min, max(shape.n_max, job["res"]))
+        else:
+            assert isinstance(shape, Downey)
+            assert (job["min_res"], job["max_res"]) == (1, max(min(338, shape.n_max_useful), job["res"]))
+
+
 def test_fraction_and_seed(ctc):
     a, sa = annotate(ctc, fraction=0.5, seed=1)
     b, _ = annotate(ctc, fraction=0.5, seed=1)

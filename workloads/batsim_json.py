@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adaptsched.errors import InputError
-from adaptsched.formats.jsontext import dumps
+from adaptsched.formats.jsontext import dumps, is_int, is_number
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total")
 
@@ -60,20 +60,12 @@ class Workload:
     name: str
     path: str
     nb_res: int
-    jobs: dict  # job name -> JobSpec
-    profiles: dict  # profile name -> Profile, or None once garbage-collected
+    jobs: dict[str, JobSpec]  # job name -> JobSpec
+    profiles: dict[str, Profile | None]  # profile name -> Profile, or None once garbage-collected
 
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
@@ -85,12 +77,12 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     if not isinstance(ptype, str):
         raise InputError(path, f"{prefix}profile '{name}' has no string 'type'", field="type")
     ret = desc.get("ret", 0)
-    if not _is_int(ret):
+    if not is_int(ret):
         raise InputError(path, f"{prefix}profile '{name}': 'ret' must be an integer", field="ret")
     profile = Profile(name, ptype, ret=ret, json=dumps(desc))
     if ptype == "delay":
         delay = desc.get("delay")
-        if not _is_number(delay) or delay <= 0:
+        if not is_number(delay) or delay <= 0:
             raise InputError(
                 path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}", field="delay"
             )
@@ -98,7 +90,7 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
     elif ptype == "parallel_homogeneous_total":
         for key in ("cpu", "com"):
             value = desc.get(key)
-            if not _is_number(value) or value < 0:
+            if not is_number(value) or value < 0:
                 raise InputError(
                     path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {value!r}", field=key
                 )
@@ -124,7 +116,7 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
     raw_id = desc.get("id")
     if isinstance(raw_id, str):
         name = raw_id
-    elif _is_int(raw_id):
+    elif is_int(raw_id):
         name = str(raw_id)
     else:
         raise InputError(path, f"{prefix}a job has no 'id' (string or integer), got {raw_id!r}", field="id")
@@ -134,15 +126,15 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
             raise InputError(path, f"{prefix}job id '{raw_id}' is not of the form '{workload}!NAME'", field="id")
     label = f"{prefix}job '{name}'"
     subtime = desc.get("subtime")
-    if not _is_number(subtime):
+    if not is_number(subtime):
         raise InputError(path, f"{label}: 'subtime' must be a number, got {subtime!r}", field="subtime")
     walltime = desc.get("walltime", -1)
-    if not _is_number(walltime) or not (walltime == -1 or walltime > 0):
+    if not is_number(walltime) or not (walltime == -1 or walltime > 0):
         raise InputError(
             path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {walltime!r}", field="walltime"
         )
     res = desc.get("res")
-    if not _is_int(res) or res < 0:
+    if not is_int(res) or res < 0:
         raise InputError(path, f"{label}: 'res' must be an integer >= 0, got {res!r}", field="res")
     profile = desc.get("profile")
     if not isinstance(profile, str):
@@ -177,7 +169,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
-    if not _is_int(nb_res) or nb_res <= 0:
+    if not is_int(nb_res) or nb_res <= 0:
         raise InputError(path, f"must be a positive integer, got {nb_res!r}", field="nb_res")
     raw_profiles = doc.get("profiles")
     if not isinstance(raw_profiles, dict):
@@ -186,10 +178,10 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     if not isinstance(raw_jobs, list):
         raise InputError(path, "the 'jobs' array is missing", field="jobs")
 
-    profiles = {
+    profiles: dict[str, Profile | None] = {
         pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
     }
-    jobs = {}
+    jobs: dict[str, JobSpec] = {}
     for index, desc in enumerate(raw_jobs):
         job = parse_job(desc, name, profiles, (path, f"jobs[{index}]: "), describe=embedded)
         if job.name in jobs:

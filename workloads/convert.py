@@ -117,11 +117,11 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from numbers import Real
 from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import AdaptschedError, InputError
+from adaptsched.formats.jsontext import is_int, is_number
 from adaptsched.workloads.swf import MAX_EXAMPLE_LINES, NEEDED_FIELDS, SwfTrace, read_swf
 
 __all__ = ["ConversionOptionError", "ConversionReport", "convert_swf", "write_workload"]
@@ -316,17 +316,13 @@ def _parse_rules(missing_estimate: str, over_estimate: str, zero_runtime: str) -
     return _Rules(missing, factor, over_estimate, zero, zero_value)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
-
-
 def _check_options(hosts, first, start_s, end_s) -> None:
-    if hosts is not None and not (isinstance(hosts, int) and not isinstance(hosts, bool) and hosts > 0):
+    if hosts is not None and not (is_int(hosts) and hosts > 0):
         raise ConversionOptionError(f"hosts={hosts!r}: expected a positive integer")
-    if first is not None and not (isinstance(first, int) and not isinstance(first, bool) and first > 0):
+    if first is not None and not (is_int(first) and first > 0):
         raise ConversionOptionError(f"first={first!r}: expected a positive integer")
     for name, value in (("start_s", start_s), ("end_s", end_s)):
-        if value is not None and not _is_number(value):
+        if value is not None and not is_number(value):
             raise ConversionOptionError(f"{name}={value!r}: expected a number of seconds")
     if start_s is not None and end_s is not None and not start_s < end_s:
         raise ConversionOptionError(f"start_s={start_s!r}, end_s={end_s!r}: the window is empty")
@@ -366,105 +362,172 @@ def convert_swf(
     _check_options(hosts, first, start_s, end_s)
     trace = src if isinstance(src, SwfTrace) else read_swf(src)
     jobs = trace.jobs
-
-    # Machine size.
     if hosts is not None:
         hosts_from = "given"
     else:
         hosts, hosts_from = _default_hosts(trace)
     report = ConversionReport(source=trace.name, hosts=hosts, hosts_from=hosts_from, read=len(jobs))
-    wider = _wider_than(hosts)
-
-    missing, over, zero = rules.missing, rules.over, rules.zero
-    kept: list[tuple] = []  # (swf job, res, runtime, walltime)
-    kept_numbers: set[int] = set()
-    # Checkpointed jobs: which job numbers have a summary line, and the summed runtime of
-    # the parts of those that have none.
-    summarised = {job.job_number for job in jobs if job.status not in PARTIAL_STATUSES}
-    parts_runtime: dict[int, float] = {}
-    for job in jobs:
-        if job.status in PARTIAL_STATUSES and job.job_number not in summarised and job.runtime_s > 0:
-            parts_runtime[job.job_number] = parts_runtime.get(job.job_number, 0) + job.runtime_s
-    first_parts: set[int] = set()
-    window = start_s is not None or end_s is not None
-    lo = -math.inf if start_s is None else start_s
-    hi = math.inf if end_s is None else end_s
-
+    rows = _Rows(rules, hosts, report, jobs, start_s, end_s)
+    kept: list[_Kept] = []
     for index, job in enumerate(jobs):
         if first is not None and len(kept) >= first:
             report.excluded[f"after the first {first} kept jobs"] = len(jobs) - index
             break
-        line = job.line
-        partial = job.status in PARTIAL_STATUSES
-        if partial and (job.job_number in summarised or job.job_number in first_parts):
-            reason = PART_MERGED if job.job_number in summarised else PART_SUMMED
-            report.merged[reason] = report.merged.get(reason, 0) + 1
-            continue
-        submit = job.submit_s
-        if submit < 0:
-            report._drop(NEGATIVE_SUBMIT, line)
-            continue
-        if window and not lo <= submit < hi:
-            report.excluded[OUTSIDE_WINDOW] = report.excluded.get(OUTSIDE_WINDOW, 0) + 1
-            continue
+        row = rows.convert(job)
+        if row is not None:
+            kept.append(row)
+    report.kept = len(kept)
+    report.odd_values = {
+        name: {"negative": odd.negative, "unreadable": odd.unreadable, "example_lines": list(odd.lines)}
+        for name, odd in trace.odd_values.items()
+    }
+    if not kept:
+        raise InputError(trace.path, "no job left after conversion:\n" + report.summary())
+    offset, out_jobs, out_profiles = _batsim_jobs(kept, report)
+    report.notes = _notes(report, rules)
+    options = {
+        "window": {"first": first, "start_s": start_s, "end_s": end_s},
+        "rules": {"missing_estimate": missing_estimate, "over_estimate": over_estimate, "zero_runtime": zero_runtime},
+    }
+    return _workload(trace, report, offset, options, out_profiles, out_jobs), report
 
+
+#: A kept job: (its SWF line, hosts, runtime, walltime).
+_Kept = tuple[Any, int, Any, Any]
+
+
+class _Rows:
+    """The conversion's rules, one SWF line at a time (:meth:`convert`), in the module doc's
+    order; what a rule drops, selects out, merges or notes goes into the report."""
+
+    def __init__(
+        self,
+        rules: _Rules,
+        hosts: int,
+        report: ConversionReport,
+        jobs: list[Any],
+        start_s: float | None,
+        end_s: float | None,
+    ):
+        self.rules, self.hosts, self.report = rules, hosts, report
+        self.wider = _wider_than(hosts)
+        self.kept_numbers: set[int] = set()
+        # Checkpointed jobs: which job numbers have a summary line, and the summed runtime
+        # of the parts of those that have none.
+        self.summarised = {job.job_number for job in jobs if job.status not in PARTIAL_STATUSES}
+        self.parts_runtime: dict[int, float] = {}
+        for job in jobs:
+            if job.status in PARTIAL_STATUSES and job.job_number not in self.summarised and job.runtime_s > 0:
+                self.parts_runtime[job.job_number] = self.parts_runtime.get(job.job_number, 0) + job.runtime_s
+        self.first_parts: set[int] = set()
+        self.window = start_s is not None or end_s is not None
+        self.lo = -math.inf if start_s is None else start_s
+        self.hi = math.inf if end_s is None else end_s
+
+    def convert(self, job: Any) -> _Kept | None:
+        """The kept job of an SWF line, or None (dropped, not selected or merged)."""
+        if self.merged(job) or not self.selected(job):
+            return None
+        noted: list[str] = []  # counts for the notes, made only if the job is kept
+        res = self.processors(job, noted)
+        if res is None:
+            return None
+        runtime = self.runtime(job, noted)
+        if runtime is None:
+            return None
+        walltime = self.walltime(job, runtime, noted)
+        if walltime is None or not self.keep(job, noted):
+            return None
+        return job, res, runtime, walltime
+
+    def merged(self, job: Any) -> bool:
+        """A partial-execution line of a job that has a summary line, or whose first part is
+        kept (with the runtime of all its parts)."""
+        if job.status in PARTIAL_STATUSES and (job.job_number in self.summarised or job.job_number in self.first_parts):
+            reason = PART_MERGED if job.job_number in self.summarised else PART_SUMMED
+            self.report.merged[reason] = self.report.merged.get(reason, 0) + 1
+            return True
+        return False
+
+    def selected(self, job: Any) -> bool:
+        """Submitted at a time >= 0 (else dropped) and inside the time window (else not selected)."""
+        if job.submit_s < 0:
+            self.report._drop(NEGATIVE_SUBMIT, job.line)
+            return False
+        if self.window and not self.lo <= job.submit_s < self.hi:
+            self.report.excluded[OUTSIDE_WINDOW] = self.report.excluded.get(OUTSIDE_WINDOW, 0) + 1
+            return False
+        return True
+
+    def processors(self, job: Any, noted: list[str]) -> int | None:
+        """The allocated processors, else the requested ones; None (dropped) if neither, or if
+        wider than the machine."""
         res = job.allocated_procs
-        noted = []  # counts for the notes, made only if the job is kept
         if res <= 0:
             res = job.requested_procs
             if res <= 0:
-                report._drop(NO_PROCS, line)
-                continue
+                self.report._drop(NO_PROCS, job.line)
+                return None
             noted.append("res_from_requested")
-        if res > hosts:
-            report._drop(wider, line)
-            continue
+        if res > self.hosts:
+            self.report._drop(self.wider, job.line)
+            return None
+        return int(res)
 
+    def runtime(self, job: Any, noted: list[str]) -> Any:
+        """The runtime (a job without a summary line: the sum of its parts'); None (dropped) if
+        negative, or 0 or missing under ``zero_runtime=drop``."""
         runtime = job.runtime_s
-        if partial:  # the first part of a job without a summary line: all its parts' runtime
-            first_parts.add(job.job_number)
-            runtime = _whole(parts_runtime.get(job.job_number, runtime))
+        if job.status in PARTIAL_STATUSES:  # the first part of a job without a summary line
+            self.first_parts.add(job.job_number)
+            runtime = _whole(self.parts_runtime.get(job.job_number, runtime))
             noted.append("parts_summed")
         if runtime < 0 and runtime != -1:
-            report._drop(NEGATIVE_RUNTIME, line)
-            continue
+            self.report._drop(NEGATIVE_RUNTIME, job.line)
+            return None
         if runtime <= 0:
-            if zero == "drop":
-                report._drop(ZERO_RUNTIME, line)
-                continue
-            runtime = rules.zero_runtime
+            if self.rules.zero == "drop":
+                self.report._drop(ZERO_RUNTIME, job.line)
+                return None
+            runtime = self.rules.zero_runtime
             noted.append("zero_runtime_replaced")
+        return runtime
 
-        estimate = job.requested_time_s
+    def walltime(self, job: Any, runtime: Any, noted: list[str]) -> Any:
+        """The estimate, or what ``over_estimate`` and ``missing_estimate`` make of it; None
+        (dropped) under their ``drop``."""
+        rules, estimate = self.rules, job.requested_time_s
         if estimate > 0:
             walltime = estimate
             if runtime > estimate:
-                if over == "drop":
-                    report._drop(PAST_ESTIMATE, line)
-                    continue
-                if over == "extend":
+                if rules.over == "drop":
+                    self.report._drop(PAST_ESTIMATE, job.line)
+                    return None
+                if rules.over == "extend":
                     walltime = runtime
                 noted.append("past_estimate")
         else:
-            if missing == "drop":
-                report._drop(NO_ESTIMATE, line)
-                continue
-            if missing == "runtime":
+            if rules.missing == "drop":
+                self.report._drop(NO_ESTIMATE, job.line)
+                return None
+            if rules.missing == "runtime":
                 walltime = runtime
-            elif missing == "margin":
+            elif rules.missing == "margin":
                 walltime = _whole(runtime + rules.factor)
             else:
                 walltime = _whole(rules.factor * runtime)
             noted.append("no_estimate")
         if walltime == runtime:
             noted.append("walltime_equals_runtime")
+        return walltime
 
-        number = job.job_number
-        if number in kept_numbers:
+    def keep(self, job: Any, noted: list[str]) -> bool:
+        """Kept unless its job number was kept already; its notes and status are counted."""
+        report, line = self.report, job.line
+        if job.job_number in self.kept_numbers:
             report._drop(DUPLICATE, line)
-            continue
-        kept_numbers.add(number)
-        kept.append((job, res, runtime, walltime))
+            return False
+        self.kept_numbers.add(job.job_number)
         for what in noted:
             report._count(what, line)
         status = job.status
@@ -473,15 +536,12 @@ def convert_swf(
             examples = report.status_lines.setdefault(status, [])
             if len(examples) < MAX_EXAMPLE_LINES:
                 examples.append(line)
+        return True
 
-    report.kept = len(kept)
-    report.odd_values = {
-        name: {"negative": odd.negative, "unreadable": odd.unreadable, "example_lines": list(odd.lines)}
-        for name, odd in trace.odd_values.items()
-    }
-    if not kept:
-        raise InputError(trace.path, "no job left after conversion:\n" + report.summary())
 
+def _batsim_jobs(kept: list[_Kept], report: ConversionReport) -> tuple[Any, list[dict], dict[str, dict]]:
+    """(submission offset, Batsim jobs, delay profiles, one per distinct runtime) of the kept
+    jobs; submissions out of file order are counted for the notes."""
     offset = min(k[0].submit_s for k in kept)
     profiles: dict[Any, str] = {}
     out_jobs = []
@@ -511,22 +571,27 @@ def convert_swf(
             }
         )
     out_profiles = {name: {"type": "delay", "delay": runtime} for runtime, name in sorted(profiles.items())}
-    report.notes = _notes(report, rules)
+    return offset, out_jobs, out_profiles
 
-    unix_start = trace.header_int("UnixStartTime")
+
+def _workload(
+    trace: SwfTrace,
+    report: ConversionReport,
+    offset: Any,
+    options: dict[str, Any],
+    profiles: dict[str, dict],
+    jobs: list[dict],
+) -> dict:
+    """The workload dict: description, machine, metadata (source, options, report), jobs."""
+    hosts = report.hosts
     metadata = {
         "source": trace.name,
         "source_sha256": trace.sha256,
         "hosts": hosts,
-        "hosts_from": hosts_from,
+        "hosts_from": report.hosts_from,
         "submit_offset_s": offset,
-        "unix_start_time": unix_start,
-        "window": {"first": first, "start_s": start_s, "end_s": end_s},
-        "rules": {
-            "missing_estimate": missing_estimate,
-            "over_estimate": over_estimate,
-            "zero_runtime": zero_runtime,
-        },
+        "unix_start_time": trace.header_int("UnixStartTime"),
+        **options,
         "report": report.to_dict(),
         "swf_header": dict(trace.header),
     }
@@ -536,14 +601,7 @@ def convert_swf(
         + (f" ({where})" if where else "")
         + f" on {hosts} hosts, as delay jobs (adaptsched.workloads.convert)"
     )
-    workload = {
-        "description": description,
-        "nb_res": hosts,
-        "adaptsched": metadata,
-        "profiles": out_profiles,
-        "jobs": out_jobs,
-    }
-    return workload, report
+    return {"description": description, "nb_res": hosts, "adaptsched": metadata, "profiles": profiles, "jobs": jobs}
 
 
 def _default_hosts(trace: SwfTrace) -> tuple[int, str]:

@@ -28,9 +28,9 @@ import random
 from pathlib import Path
 
 from adaptsched.core.speedup import Downey
+from adaptsched.core.units import DAY_S
 from adaptsched.errors import AdaptschedError
 
-DAY_S = 86400.0
 ARRIVAL_PHASE_S = 43200.0
 L_MIN_S, L_MAX_S = math.exp(2), math.exp(12)
 MEAN_L_S = (L_MAX_S - L_MIN_S) / 10.0  # mean of a log-uniform on [e^2, e^12]
@@ -51,7 +51,8 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
         raise AdaptschedError(f"--hosts must be >= 1, got {hosts}")
     rnd = random.Random(seed)
     rate = arrival_rate(load, hosts)
-    jobs, profiles = [], {}
+    jobs: list[dict] = []
+    profiles: dict[str, dict] = {}
     for day in range(days):
         t = day * DAY_S
         end = t + ARRIVAL_PHASE_S

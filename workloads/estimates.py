@@ -38,11 +38,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from adaptsched.core import units
 from adaptsched.errors import AdaptschedError, InputError, UsageError
 from adaptsched.workloads.batsim_json import metadata
 
-MINUTE_S = 60
-HOUR_S = 3600
+#: Estimates are whole seconds: the units of :mod:`adaptsched.core.units` as integers.
+MINUTE_S, HOUR_S = int(units.MINUTE_S), int(units.HOUR_S)
 TOP = 20  # number of head bins
 HEAD_PERCENT = 89.0  # share of the jobs in the head
 TAIL_PERCENT = 100.0 - HEAD_PERCENT
@@ -178,9 +179,27 @@ def build_distribution(
     k = number_of_bins(jobs)
     a = default_a(k)
     m_count = next((c for t, c in user_bins if t == max_s), None)
-    others = [(t, c) for t, c in user_bins if t != max_s]
+    head = _head_with_user_bins(max_s, [(t, c) for t, c in user_bins if t != max_s])
+    if m_count is not None:
+        head[0].user, head[0].count = True, m_count
+    sizes, user_rank = _head_sizes(head, m_count, jobs)
+    _rank_by_popularity(head, sizes, user_rank, rng)
+    tail = _tail(k, len(head), a, max_s, {b.time_s for b in head}, rng)
+    # Step 7: counts, then equalise to exactly N.
+    bins = head + tail
+    for b in bins:
+        if not b.user:
+            b.count = max(1, _round_half_up(b.percent * jobs / 100.0))
+    _equalise(bins, jobs)
+    for b in bins:
+        b.percent = 100.0 * b.count / jobs
+    return Distribution(jobs, max_s, k, a, bins)
 
-    # Step 3: merge the user bins' times into the head.
+
+def _head_with_user_bins(max_s: float, others: list[tuple[float, int]]) -> list[Bin]:
+    """Step 3: the head (:func:`default_head`) with the user bins' times merged in: a user
+    bin takes a head value of its time, else a free place, else the nearest round (then joint)
+    value not the user's."""
     head = default_head(max_s)
     for t, c in others:
         same = next((b for b in head if b.time_s == t), None)
@@ -197,11 +216,14 @@ def build_distribution(
             raise UsageError(f"--bin: too many bins: the head holds {TOP} values, M included")
         head[min(candidates, key=lambda i: (abs(head[i].time_s - t), i))] = new
     head[1:] = sorted(head[1:], key=lambda b: b.time_s)
-    ntop = len(head)
-    if m_count is not None:
-        head[0].user, head[0].count = True, m_count
+    return head
 
-    # Step 4: sizes by popularity rank (index 0: rank 1, M's).
+
+def _head_sizes(head: list[Bin], m_count: int | None, jobs: int) -> tuple[list[float], dict[int, int]]:
+    """Step 4: the head's sizes (percent of the jobs) by popularity rank (index 0: rank 1,
+    M's), the user bins placed at the rank of the nearest size; and each user bin's rank
+    (by ``id``)."""
+    ntop = len(head)
     rest = [head_percent(x) for x in range(2, ntop + 1)]
     if m_count is not None:
         first = 100.0 * m_count / jobs
@@ -222,9 +244,15 @@ def build_distribution(
     sizes = [s if o is not None else s * factor for s, o in zip(sizes, owner)]
     order = [0] + sorted(range(1, ntop), key=lambda i: (-sizes[i], i))
     sizes, owner = [sizes[i] for i in order], [owner[i] for i in order]
-    user_rank = {id(o): i + 1 for i, o in enumerate(owner) if o is not None}
+    return sizes, {id(o): i + 1 for i, o in enumerate(owner) if o is not None}
 
-    # Step 5: time rank -> popularity rank (randomised).
+
+def _rank_by_popularity(
+    head: list[Bin], sizes: list[float], user_rank: dict[int, int], rng: np.random.Generator
+) -> None:
+    """Step 5: each head value's popularity rank, from its time rank (randomised within
+    :data:`TTR_TO_PR`'s bounds; user bins keep theirs), and so its size."""
+    ntop = len(head)
     reserved = {r for key, r in user_rank.items() if key != id(head[0])}
     bound = {}
     for ttr, row in enumerate(TTR_TO_PR):
@@ -255,8 +283,10 @@ def build_distribution(
         b.rank = pr
         b.percent = sizes[pr - 1]
 
-    # Step 6: the tail.
-    used = {b.time_s for b in head}
+
+def _tail(k: int, ntop: int, a: float, max_s: float, used: set[float], rng: np.random.Generator) -> list[Bin]:
+    """Step 6: the tail's K - 20 values below M (whole minutes, nudged off the values used)
+    and their sizes, shuffled."""
     tail_times = []
     n_tail = max(0, k - ntop)
     for i in range(1, n_tail + 1):
@@ -273,17 +303,7 @@ def build_distribution(
     ranks = list(range(TOP + 1, TOP + 1 + len(tail_times)))
     rng.shuffle(tail_times)
     perm = rng.permutation(len(tail_sizes))
-    tail = [Bin(float(t), percent=tail_sizes[j], kind="tail", rank=ranks[j]) for t, j in zip(tail_times, perm.tolist())]
-
-    # Step 7: counts, then equalise to exactly N.
-    bins = head + tail
-    for b in bins:
-        if not b.user:
-            b.count = max(1, _round_half_up(b.percent * jobs / 100.0))
-    _equalise(bins, jobs)
-    for b in bins:
-        b.percent = 100.0 * b.count / jobs
-    return Distribution(jobs, max_s, k, a, bins)
+    return [Bin(float(t), percent=tail_sizes[j], kind="tail", rank=ranks[j]) for t, j in zip(tail_times, perm.tolist())]
 
 
 def _equalise(bins: list[Bin], jobs: int) -> None:
@@ -363,12 +383,14 @@ def parse_bins(texts: list[str]) -> list[tuple[str | float, float]]:
     out: list[tuple[str | float, float]] = []
     for text in texts:
         sec, sep, pct = text.partition("=")
+        seconds: str | float
         try:
             percent = float(pct)
-            seconds: str | float = "M" if sec.strip().upper() == "M" else float(sec)
+            seconds = "M" if sec.strip().upper() == "M" else float(sec)
         except ValueError:
             seconds, percent = math.nan, math.nan
-        if not sep or not (0 < percent <= 100) or (seconds != "M" and not (math.isfinite(seconds) and seconds > 0)):
+        bad_seconds = not isinstance(seconds, str) and not (math.isfinite(seconds) and seconds > 0)
+        if not sep or not (0 < percent <= 100) or bad_seconds:
             raise UsageError(f"--bin {text}: expected SEC=PCT, SEC > 0 seconds (or M) and 0 < PCT <= 100")
         out.append((seconds, percent))
     return out
@@ -395,67 +417,18 @@ def annotate(
     bins = bins or []
     if model == "exact" and (bins or max_estimate_s is not None or truncate):
         raise UsageError("--max-estimate, --bin and --truncate belong to --model tsafrir")
-    jobs = [dict(j) for j in workload["jobs"]]
-    profiles = dict(workload["profiles"])
+    jobs, profiles, runtimes = _delay_jobs(workload, source)
     n = len(jobs)
-    if not n:
-        raise InputError(source, "the workload has no job")
-    for index, job in enumerate(jobs):
-        if profiles.get(job["profile"], {}).get("type") != "delay":
-            raise InputError(source, f"jobs[{index}] (job {job['id']}): only delay profiles have a runtime")
-    runtimes = np.array([float(profiles[j["profile"]]["delay"]) for j in jobs])
     info: dict = {"model": model, "seed": seed} if model == "tsafrir" else {"model": model}
-    truncated = 0
     if model == "exact":
         estimates = runtimes.copy()
     else:
-        max_s = float(runtimes.max()) if max_estimate_s is None else float(max_estimate_s)
-        if not math.isfinite(max_s) or max_s < MODEL_MIN_M_S:
-            raise UsageError(f"--max-estimate {max_s:g}: the model needs M >= 1 h (3600 s)")
-        if max_s <= DRIVER_MIN_M_S:
-            raise UsageError(
-                f"--max-estimate {max_s:g}: Tsafrir's driver demands M > {DRIVER_MIN_M_S} s "
-                "(below it the head cannot hold its 20 values)"
-                + (" (M defaults to the longest runtime)" if max_estimate_s is None else "")
-            )
-        if n <= DRIVER_MIN_JOBS:
-            raise InputError(source, f"{n} jobs: Tsafrir's model needs more than {DRIVER_MIN_JOBS} (the tail is empty)")
-        over = np.flatnonzero(runtimes > max_s)
-        if over.size and not truncate:
-            first = jobs[int(over[0])]
-            raise InputError(
-                source,
-                f"{over.size} jobs run longer than M = {max_s:g} s (the first: job {first['id']}, "
-                f"{runtimes[over[0]]:g} s): give a larger --max-estimate, or --truncate to shorten them to M",
-            )
-        if over.size:
-            name = f"delay_{_whole(max_s)}"
-            profiles.setdefault(name, {"type": "delay", "delay": _whole(max_s)})
-            for i in over.tolist():
-                jobs[i]["profile"] = name
-            runtimes[over] = max_s
-            truncated = int(over.size)
-        user: list[tuple[float, int]] = []
-        for sec, pct in bins:
-            t = max_s if sec == "M" else float(sec)
-            if t > max_s:
-                raise UsageError(f"--bin {sec:g}={pct:g}: the estimate is above M = {max_s:g} s")
-            user.append((t, math.floor(n * pct / 100.0)))
-        if len({t for t, _ in user}) != len(user):
-            raise UsageError("--bin: two bins for the same estimate")
+        max_s = _max_estimate(runtimes, max_estimate_s, n, source)
+        truncated = _truncated(jobs, profiles, runtimes, max_s, truncate, source)
+        user = _user_bins(bins, max_s, n)
         rng = np.random.Generator(np.random.PCG64(seed))
         dist = build_distribution(n, max_s, user, rng)
-        result = assign(runtimes, dist.values(), rng)
-        if isinstance(result, int):
-            j = result
-            order = np.argsort(-runtimes, kind="stable")
-            job = jobs[int(order[j])]
-            raise AdaptschedError(
-                f"{source}: no feasible estimates: the runtime ranked {j + 1} from the longest "
-                f"({runtimes[order[j]]:g} s, job {job['id']}) exceeds the estimate ranked {j + 1} "
-                f"({dist.values()[j]:g} s); give a larger --max-estimate M, or a larger bin for M (--bin M=PCT)"
-            )
-        estimates = result
+        estimates = _assigned(runtimes, dist, rng, jobs, source)
         info.update(
             {
                 "max_estimate_s": _whole(max_s),
@@ -466,14 +439,7 @@ def annotate(
                 "truncated_runtimes": truncated,
             }
         )
-    equal = 0
-    for job, rt, est in zip(jobs, runtimes.tolist(), estimates.tolist()):
-        job["estimate_s"] = _whole(est)
-        if est == rt:
-            job["walltime"] = _whole(rt + 1)
-            equal += 1
-        else:
-            job["walltime"] = _whole(est)
+    equal = _set_walltimes(jobs, runtimes, estimates)
     stats = estimate_stats(runtimes, estimates)
     info.update(stats)
     info["walltime_runtime_plus_1"] = equal
@@ -495,6 +461,103 @@ def annotate(
             + (f"; {truncated} runtimes above M shortened to M" if truncated else "")
         )
     return out, {**info, "text": text, "jobs": n}
+
+
+def _delay_jobs(workload: dict, source: str) -> tuple[list[dict], dict, np.ndarray]:
+    """Copies of the workload's jobs and profiles, and the runtimes; InputError if there is no
+    job or one has another profile than ``delay``."""
+    jobs = [dict(j) for j in workload["jobs"]]
+    profiles = dict(workload["profiles"])
+    if not jobs:
+        raise InputError(source, "the workload has no job")
+    for index, job in enumerate(jobs):
+        if profiles.get(job["profile"], {}).get("type") != "delay":
+            raise InputError(source, f"jobs[{index}] (job {job['id']}): only delay profiles have a runtime")
+    return jobs, profiles, np.array([float(profiles[j["profile"]]["delay"]) for j in jobs])
+
+
+def _max_estimate(runtimes: np.ndarray, max_estimate_s: float | None, n: int, source: str) -> float:
+    """M: the given largest estimate, else the longest runtime; refused where the model or
+    Tsafrir's driver cannot work (M < 1 h or too small a head, too few jobs)."""
+    max_s = float(runtimes.max()) if max_estimate_s is None else float(max_estimate_s)
+    if not math.isfinite(max_s) or max_s < MODEL_MIN_M_S:
+        raise UsageError(f"--max-estimate {max_s:g}: the model needs M >= 1 h (3600 s)")
+    if max_s <= DRIVER_MIN_M_S:
+        raise UsageError(
+            f"--max-estimate {max_s:g}: Tsafrir's driver demands M > {DRIVER_MIN_M_S} s "
+            "(below it the head cannot hold its 20 values)"
+            + (" (M defaults to the longest runtime)" if max_estimate_s is None else "")
+        )
+    if n <= DRIVER_MIN_JOBS:
+        raise InputError(source, f"{n} jobs: Tsafrir's model needs more than {DRIVER_MIN_JOBS} (the tail is empty)")
+    return max_s
+
+
+def _truncated(
+    jobs: list[dict], profiles: dict, runtimes: np.ndarray, max_s: float, truncate: bool, source: str
+) -> int:
+    """Runtimes above M: refused, or with ``truncate`` shortened to M (a profile of their
+    own); returns how many were."""
+    over = np.flatnonzero(runtimes > max_s)
+    if over.size and not truncate:
+        first = jobs[int(over[0])]
+        raise InputError(
+            source,
+            f"{over.size} jobs run longer than M = {max_s:g} s (the first: job {first['id']}, "
+            f"{runtimes[over[0]]:g} s): give a larger --max-estimate, or --truncate to shorten them to M",
+        )
+    if not over.size:
+        return 0
+    name = f"delay_{_whole(max_s)}"
+    profiles.setdefault(name, {"type": "delay", "delay": _whole(max_s)})
+    for i in over.tolist():
+        jobs[i]["profile"] = name
+    runtimes[over] = max_s
+    return int(over.size)
+
+
+def _user_bins(bins: list[tuple[str | float, float]], max_s: float, n: int) -> list[tuple[float, int]]:
+    """``--bin`` values as (estimate, number of jobs), "M" read as M."""
+    user: list[tuple[float, int]] = []
+    for sec, pct in bins:
+        t = max_s if sec == "M" else float(sec)
+        if t > max_s:
+            raise UsageError(f"--bin {sec:g}={pct:g}: the estimate is above M = {max_s:g} s")
+        user.append((t, math.floor(n * pct / 100.0)))
+    if len({t for t, _ in user}) != len(user):
+        raise UsageError("--bin: two bins for the same estimate")
+    return user
+
+
+def _assigned(
+    runtimes: np.ndarray, dist: Distribution, rng: np.random.Generator, jobs: list[dict], source: str
+) -> np.ndarray:
+    """The estimates of :func:`assign`; an error naming the first runtime no value can cover."""
+    result = assign(runtimes, dist.values(), rng)
+    if isinstance(result, int):
+        j = result
+        order = np.argsort(-runtimes, kind="stable")
+        job = jobs[int(order[j])]
+        raise AdaptschedError(
+            f"{source}: no feasible estimates: the runtime ranked {j + 1} from the longest "
+            f"({runtimes[order[j]]:g} s, job {job['id']}) exceeds the estimate ranked {j + 1} "
+            f"({dist.values()[j]:g} s); give a larger --max-estimate M, or a larger bin for M (--bin M=PCT)"
+        )
+    return result
+
+
+def _set_walltimes(jobs: list[dict], runtimes: np.ndarray, estimates: np.ndarray) -> int:
+    """Each job's ``estimate_s`` and walltime (its estimate, or runtime + 1 s where they are
+    equal, Batsim killing a job at a walltime equal to its runtime); returns how many were."""
+    equal = 0
+    for job, rt, est in zip(jobs, runtimes.tolist(), estimates.tolist()):
+        job["estimate_s"] = _whole(est)
+        if est == rt:
+            job["walltime"] = _whole(rt + 1)
+            equal += 1
+        else:
+            job["walltime"] = _whole(est)
+    return equal
 
 
 def estimate_stats(runtimes: np.ndarray, estimates: np.ndarray) -> dict:

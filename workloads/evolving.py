@@ -61,7 +61,8 @@ def check_hosts(hosts: int) -> None:
 
 def to_workload(test: Sequence[Sequence[tuple[int, int]]], hosts: int = N_MAX, meta: dict | None = None) -> dict:
     """A test as a Batsim JSON workload dict (module doc)."""
-    jobs, profiles = [], {}
+    jobs: list[dict] = []
+    profiles: dict[str, dict] = {}
     for i, stages in enumerate(test):
         total = sum(d for d, _ in stages)
         width = max(n for _, n in stages)

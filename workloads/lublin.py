@@ -45,6 +45,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
+from adaptsched.core.units import DAY_S
 from adaptsched.errors import UsageError
 
 GENERATOR = "lublin-feitelson-2003"
@@ -377,6 +378,41 @@ def draw_jobs(
     return {"arrival_s": arrival, "size": sizes, "runtime_s": runtimes, "type": types}
 
 
+def _metadata(options: dict, load: float, span: int) -> dict:
+    """The workload's ``adaptsched`` metadata: the options, the offered load and span, the
+    model's parameters and constants, and an SWF header as the reference generator writes."""
+    mode, jobs, hosts, aarr = options["mode"], options["jobs"], options["hosts"], options["aarr"]
+    params = model_params(mode, hosts, aarr)
+    uhi_typeless = params_for(TYPELESS, hosts).uhi
+    return {
+        "generator": GENERATOR,
+        **options,
+        "submit_offset_s": 0,
+        "offered_load": load if math.isfinite(load) else None,
+        "span_s": span,
+        "parameters": {p.name: p.as_dict() for p in params},
+        "constants": {
+            "buckets": BUCKETS,
+            "seconds_in_bucket": SECONDS_IN_BUCKET,
+            "cyclic_day_start": CYCLIC_DAY_START,
+            "too_much_time": TOO_MUCH_TIME,
+            "too_much_arrive_time": TOO_MUCH_ARRIVE_TIME,
+            "pow2_cap": 2 ** largest_pow2_exponent(hosts),
+        },
+        "swf_header": {
+            "Version": "2",
+            "Acknowledge": "Uri Lublin, Hebrew University",
+            "Information": "http://www.cs.huji.ac.il/labs/parallel/workload",
+            "MaxJobs": str(jobs),
+            "MaxRecords": str(jobs),
+            "MaxNodes": str(round(2**uhi_typeless)),
+            "MaxRuntime": str(MAX_RUNTIME_S),
+            "Note": f"Lublin-Feitelson (2003) model by adaptsched: mode={mode} clock={options['clock']} "
+            f"aarr={aarr if aarr is not None else 'default'} start_hour={options['start_hour']} seed={options['seed']}",
+        },
+    }
+
+
 def generate(
     jobs: int = 10000,
     *,
@@ -417,10 +453,7 @@ def generate(
     span = subtimes[-1] - subtimes[0]
     area = int(np.dot(drawn["size"], drawn["runtime_s"]))
     load = area / (hosts * span) if span > 0 else math.inf
-    params = model_params(mode, hosts, aarr)
-    uhi_typeless = params_for(TYPELESS, hosts).uhi
-    metadata = {
-        "generator": GENERATOR,
+    options = {
         "mode": mode,
         "jobs": jobs,
         "hosts": hosts,
@@ -428,30 +461,8 @@ def generate(
         "clock": clock,
         "aarr": aarr,
         "start_hour": start_hour,
-        "submit_offset_s": 0,
-        "offered_load": load if math.isfinite(load) else None,
-        "span_s": span,
-        "parameters": {p.name: p.as_dict() for p in params},
-        "constants": {
-            "buckets": BUCKETS,
-            "seconds_in_bucket": SECONDS_IN_BUCKET,
-            "cyclic_day_start": CYCLIC_DAY_START,
-            "too_much_time": TOO_MUCH_TIME,
-            "too_much_arrive_time": TOO_MUCH_ARRIVE_TIME,
-            "pow2_cap": 2 ** largest_pow2_exponent(hosts),
-        },
-        "swf_header": {
-            "Version": "2",
-            "Acknowledge": "Uri Lublin, Hebrew University",
-            "Information": "http://www.cs.huji.ac.il/labs/parallel/workload",
-            "MaxJobs": str(jobs),
-            "MaxRecords": str(jobs),
-            "MaxNodes": str(round(2**uhi_typeless)),
-            "MaxRuntime": str(MAX_RUNTIME_S),
-            "Note": f"Lublin-Feitelson (2003) model by adaptsched: mode={mode} clock={clock} "
-            f"aarr={aarr if aarr is not None else 'default'} start_hour={start_hour} seed={seed}",
-        },
     }
+    metadata = _metadata(options, load, span)
     aarr_text = f", AARR {aarr}" if aarr is not None else ""
     return {
         "description": f"{jobs} jobs of the Lublin-Feitelson (2003) model, {mode}{aarr_text}, on {hosts} hosts "
@@ -564,7 +575,7 @@ def analytic(p: TypeParams, hosts: int = DEFAULT_HOSTS, *, grid_points: int = 24
         "median_runtime_s": float(median),
         "mean_area": area,
         "mean_interarrival_s": mean_ia,
-        "jobs_per_day": 86400.0 / mean_ia,
+        "jobs_per_day": DAY_S / mean_ia,
         "load": area / (hosts * mean_ia),
     }
     for (name, _, _), mass, nsum in zip(RUNTIME_CLASSES_S, class_mass, class_n):

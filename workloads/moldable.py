@@ -69,6 +69,48 @@ def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
     raise ValueError(f"job {job.get('id')!r}: unknown moldable model {kind!r} (choose among {', '.join(MODELS)})")
 
 
+def downey_fields(rnd: random.Random, runtime: float, res: int, machine: int, top: float, sigma_max: float) -> dict:
+    """A Downey job's fields: A log-uniform on [1, ``top``], sigma uniform on [0, ``sigma_max``]
+    (two draws of ``rnd``, in that order), t1 from the observed run (module doc)."""
+    A = round(math.exp(rnd.uniform(0.0, math.log(max(top, 1)))), 6)
+    sigma = round(rnd.uniform(0.0, sigma_max), 6)
+    shape = Downey(A, sigma)
+    t1 = round(runtime * shape.speedup(res), 6)
+    return {
+        "moldable": {"model": "downey", "A": A, "sigma": sigma, "t1_s": t1},
+        "min_res": 1,
+        "max_res": min(machine, shape.n_max_useful),
+    }
+
+
+def linear_fields(runtime: float, res: int, machine: int) -> dict:
+    """A linear job's fields: t1 = runtime x res, sizes 1 to the machine."""
+    return {"moldable": {"model": "linear", "t1_s": runtime * res}, "min_res": 1, "max_res": machine}
+
+
+def scojo_fields(runtime: float, res: int, machine: int) -> dict:
+    """A SCOJO-P job's fields: N_opt = res, runtime at N_opt = the runtime, sizes N_min to N_max."""
+    shape = ScojoP(runtime, res, machine)
+    return {
+        "moldable": {"model": "scojo-p", "runtime_opt_s": runtime, "n_opt": res},
+        "min_res": shape.n_min,
+        "max_res": shape.n_max,
+    }
+
+
+def a_max_number(a_max: str) -> float | None:
+    """``--a-max`` as a number, None for ``machine`` and ``request``; AdaptschedError otherwise."""
+    if a_max in ("machine", "request"):
+        return None
+    try:
+        value = float(a_max)
+    except ValueError:
+        value = math.nan
+    if not value >= 1:
+        raise AdaptschedError(f"--a-max must be 'machine', 'request' or a number >= 1, got {a_max!r}")
+    return value
+
+
 def annotate(
     workload: dict,
     *,
@@ -83,14 +125,7 @@ def annotate(
         raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
     if model not in MODELS:
         raise AdaptschedError(f"unknown model {model!r}: choose among {', '.join(MODELS)}")
-    a_max_value = None
-    if a_max not in ("machine", "request"):
-        try:
-            a_max_value = float(a_max)
-        except ValueError:
-            a_max_value = math.nan
-        if not a_max_value >= 1:
-            raise AdaptschedError(f"--a-max must be 'machine', 'request' or a number >= 1, got {a_max!r}")
+    a_max_value = a_max_number(a_max)
     machine = int(workload["nb_res"])
     profiles = workload.get("profiles", {})
     rnd = random.Random(seed)
@@ -103,20 +138,12 @@ def annotate(
             runtime = float(profile["delay"])
             res = int(job["res"])
             if model == "downey":
-                top = machine if a_max == "machine" else res if a_max == "request" else a_max_value
-                A = round(math.exp(rnd.uniform(0.0, math.log(max(top, 1)))), 6)
-                sigma = round(rnd.uniform(0.0, sigma_max), 6)
-                shape = Downey(A, sigma)
-                t1 = round(runtime * shape.speedup(res), 6)
-                job["moldable"] = {"model": "downey", "A": A, "sigma": sigma, "t1_s": t1}
-                job["min_res"], job["max_res"] = 1, min(machine, shape.n_max_useful)
+                top = a_max_value if a_max_value is not None else machine if a_max == "machine" else res
+                job.update(downey_fields(rnd, runtime, res, machine, top, sigma_max))
             elif model == "linear":
-                job["moldable"] = {"model": "linear", "t1_s": runtime * res}
-                job["min_res"], job["max_res"] = 1, machine
+                job.update(linear_fields(runtime, res, machine))
             else:
-                shape = ScojoP(runtime, res, machine)
-                job["moldable"] = {"model": "scojo-p", "runtime_opt_s": runtime, "n_opt": res}
-                job["min_res"], job["max_res"] = shape.n_min, shape.n_max
+                job.update(scojo_fields(runtime, res, machine))
             # the request stays a valid size of the job
             job["max_res"] = max(job["max_res"], res)
             annotated += 1

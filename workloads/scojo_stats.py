@@ -23,7 +23,8 @@ from __future__ import annotations
 import statistics
 
 from adaptsched.core.base import Job
-from adaptsched.core.scojo import BUCKET_S, CLASSES, DAY_S, NB_BUCKETS, job_class, shape_of
+from adaptsched.core.scojo import BUCKET_S, CLASSES, NB_BUCKETS, job_class, shape_of
+from adaptsched.core.units import DAY_S
 from adaptsched.errors import AdaptschedError
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from adaptsched.core.units import DAY_S
+
 
 def summary(workload: dict) -> dict:
     """``jobs``, ``span_s``, ``days``, ``jobs_per_day``, ``mean_res``, ``mean_runtime_s`` and
@@ -26,8 +28,8 @@ def summary(workload: dict) -> dict:
     return {
         "jobs": n,
         "span_s": span,
-        "days": span / 86400.0,
-        "jobs_per_day": n * 86400.0 / span if span > 0 else math.inf,
+        "days": span / DAY_S,
+        "jobs_per_day": n * DAY_S / span if span > 0 else math.inf,
         "mean_res": sum(j["res"] for j in jobs) / n,
         "mean_runtime_s": sum(runtimes) / n,
         "offered_load": area / (workload["nb_res"] * span) if span > 0 else math.inf,

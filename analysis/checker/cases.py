@@ -157,16 +157,15 @@ def builtin_cases(needs: list[Any], *, nb_hosts: int | None = None, seed: int = 
         if made is not None:
             cases.append(Case(name, about, made, hosts))
     for need in needs:
-        name = NEED_CASES.get(need.field)
-        if name is None or name in {c.name for c in cases}:
+        case_name = NEED_CASES.get(need.field)
+        if case_name is None or case_name in {c.name for c in cases}:
             continue
         if need.field == "evolving":
-            workload = evolving(nb_hosts or 100, seed)
-            hosts = nb_hosts or 100
+            annotated, hosts = evolving(nb_hosts or 100, seed), nb_hosts or 100
         else:
-            workload, hosts = prepared(base, need, seed), nb_hosts or LUBLIN_HOSTS
-        if workload is not None:
-            cases.append(Case(name, f"{need.what}, as the scheduler declares it reads", workload, hosts))
+            annotated, hosts = prepared(base, need, seed), nb_hosts or LUBLIN_HOSTS
+        if annotated is not None:
+            cases.append(Case(case_name, f"{need.what}, as the scheduler declares it reads", annotated, hosts))
     return cases
 
 

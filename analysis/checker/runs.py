@@ -2,7 +2,7 @@
 
 A run is an ordinary :class:`~adaptsched.engines.spec.RunSpec` (the embedded engine in-process,
 or real Batsim with the plugin under pybatsim); its ``_jobs.csv`` is checked by
-:func:`adaptsched.analysis.invariants.check_run`. A run the engine stops (a decision it refuses,
+:func:`adaptsched.analysis.invariants.run_violations`. A run the engine stops (a decision it refuses,
 the scheduler's exception, a deadlock) is a violation too
 (:func:`~adaptsched.analysis.invariants.run_failure`). With both engines, each run is checked
 and their ``_jobs.csv`` compared (:func:`~adaptsched.analysis.invariants.same_jobs`).
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from adaptsched.analysis.invariants import Violation, check_run, run_failure, same_jobs
+from adaptsched.analysis.invariants import Violation, run_failure, run_violations, same_jobs
 from adaptsched.errors import AdaptschedError
 
 from .cases import job_ids
@@ -32,10 +32,10 @@ class Target:
 
 
 def run_once(
-    target: Target, workload: dict[str, Any], nb_hosts: int, folder: Path, name: str, engine: str
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, engine: str
 ) -> list[Violation]:
     """The violations of one run of ``workload`` (written to ``folder/NAME.json``; outputs
-    ``folder/NAME-ENGINE_*``)."""
+    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file."""
     from adaptsched.engines.run import run
     from adaptsched.engines.spec import RunSpec
     from adaptsched.workloads.convert import write_workload
@@ -44,7 +44,7 @@ def run_once(
     path = write_workload(workload, folder / f"{name}.json")
     prefix = folder / f"{name}-{engine}"
     spec = RunSpec.make(
-        target.scheduler, path, nb_hosts, prefix, options=target.options, engine=engine, batsim=target.batsim
+        target.scheduler, path, platform, prefix, options=target.options, engine=engine, batsim=target.batsim
     )
     for suffix in ("_jobs.csv", "_schedule.csv"):  # never read a previous run's outputs
         Path(f"{prefix}{suffix}").unlink(missing_ok=True)
@@ -52,16 +52,30 @@ def run_once(
         run(spec, say=lambda *args: None)
     except AdaptschedError as error:
         return [run_failure(essence(str(error)))]
-    return check_run(f"{prefix}_jobs.csv", nb_hosts, workload_ids=job_ids(workload))
+    found = run_violations(f"{prefix}_jobs.csv", host_count(platform), workload_ids=job_ids(workload))
+    # Every rule on a finished run is called here, from analysis/invariants.py: a new family of
+    # checks (e.g. the run's physics against its workload, ``path``) is one more line.
+    return found
 
 
-def violations(target: Target, workload: dict[str, Any], nb_hosts: int, folder: Path, name: str) -> list[Violation]:
+def host_count(platform: int | str) -> int:
+    """The compute hosts of a platform: a host count, or a SimGrid XML file's."""
+    if isinstance(platform, int):
+        return platform
+    from adaptsched.platforms.simgrid import read_platform
+
+    return read_platform(platform).nb_hosts
+
+
+def violations(
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str
+) -> list[Violation]:
     """Every violation of the workload's runs on the target's engines (module doc)."""
     found: list[Violation] = []
     for engine in target.engines:
         found += [
             Violation(v.kind, f"{engine}: {v.message}")
-            for v in run_once(target, workload, nb_hosts, folder, name, engine)
+            for v in run_once(target, workload, platform, folder, name, engine)
         ]
     if len(target.engines) == 2 and not found:
         a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)

@@ -392,6 +392,7 @@ def whole_run_overview(runs: list[RunData], extent, window) -> list:
     figures = []
     for index, run in enumerate(runs):
         fig = _figure(x_range, 220, "host id", title=f"{run.label}: the whole run (overview)", name=f"whole-{index}")
+        assert run.overview is not None and run.overview_series is not None  # load_run made them for this page
         image, per_row = run.overview
         mapper = LinearColorMapper(palette=list(PALETTE), low=-0.5, high=len(PALETTE) - 0.5, high_color="rgba(0,0,0,0)")
         fig.image(
@@ -401,6 +402,7 @@ def whole_run_overview(runs: list[RunData], extent, window) -> list:
         figures.append(fig)
     busy = _figure(x_range, 120, "hosts", title="the whole run: busy hosts (overview)", name="whole-busy")
     for index, run in enumerate(runs):
+        assert run.overview_series is not None
         edges, low, high = run.overview_series["busy"]
         colour = RUN_COLOURS[index % len(RUN_COLOURS)]
         busy.quad(left=edges[:-1], right=edges[1:], bottom=low, top=high, fill_color=colour, line_color=colour)

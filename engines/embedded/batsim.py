@@ -51,6 +51,7 @@ from adaptsched.engines.embedded.kernel import (
 )
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
+from adaptsched.formats.intervals import hosts_text
 from adaptsched.formats.jsontext import RawJson, dumps
 from adaptsched.workloads.batsim_json import Workload
 
@@ -411,7 +412,7 @@ class EmbeddedBatsim:
         kernel = self.kernel
         job.starting_time = kernel.now
         job.allocation = hosts
-        job.alloc_text = hosts.text()
+        job.alloc_text = hosts_text(hosts)
         remaining = job.walltime
         profile = self.job_profiles[job.id]
         self.hosts_start(job, hosts)

@@ -11,7 +11,7 @@ time, as in Batsim.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NoReturn, Protocol
 
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.engines.embedded.jobs import JobRecord
@@ -19,8 +19,23 @@ from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
 
-if TYPE_CHECKING:
-    from adaptsched.engines.embedded.batsim import EmbeddedBatsim
+
+class DecidingEngine(Protocol):
+    """What the parser needs of the engine (an ``EmbeddedBatsim``): a protocol, not an import,
+    so the engine may import its parser without a cycle."""
+
+    nb_hosts: int
+    options: Any
+    workloads: dict[str, Workload]
+    jobs: dict[str, JobRecord]
+    job_profiles: dict[str, Any]
+    met: set[str]
+    registration_finished: bool
+
+    def fail(self, message: str) -> NoReturn: ...
+
+    def job_at(self, job_id: str) -> JobRecord: ...
+
 
 #: What a decision becomes: the internal message the server handles (its type first), or None.
 Message = tuple[Any, ...]
@@ -41,7 +56,7 @@ SUPPORTED_EVENTS = (
 class DecisionParser:
     """Checks the decisions of one engine's scheduler (``engine``: an ``EmbeddedBatsim``)."""
 
-    def __init__(self, engine: EmbeddedBatsim) -> None:
+    def __init__(self, engine: DecidingEngine) -> None:
         self.engine = engine
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
@@ -208,8 +223,9 @@ class DecisionParser:
             engine.fail(f"cannot register new job '{job_id}', it already exists in the workload")
         workload = engine.workloads[workload_name]
         profile_name = desc.get("profile")
-        live = isinstance(profile_name, str) and workload.profiles.get(profile_name) is not None
-        live_profiles = {profile_name: workload.profiles[profile_name]} if live else {}  # the one parse_job needs
+        live_profile = workload.profiles.get(profile_name) if isinstance(profile_name, str) else None
+        live = live_profile is not None
+        live_profiles = {profile_name: live_profile} if live else {}  # the one parse_job needs
         if isinstance(profile_name, str) and profile_name in workload.profiles and not live:
             engine.fail(
                 f"cannot get profile '{profile_name}': it existed some time ago but is no longer "

@@ -153,6 +153,13 @@ def test_step_4(sandbox):
 
 
 @pytest.mark.slow
+def test_step_5(sandbox):
+    for line in commands("step 5"):
+        assert run_line(line) == 0, line
+    assert len((sandbox / "results" / "tutorial" / "my_whatif_jobs.csv").read_text().splitlines()) == 1 + 300
+
+
+@pytest.mark.slow
 def test_step_6_sweep_on_small_excerpts(sandbox):
     """The page's sweep spec as committed, on the first 150 jobs of each trace."""
     import tomllib
@@ -244,3 +251,10 @@ def test_step_6_by_hand(tmp_path):
             scheduler.kill()
     metrics = bash(shell2[1])
     assert metrics.returncode == 0 and "| jobs | 1,000 |" in metrics.stdout, metrics.stdout + metrics.stderr
+
+
+def test_the_api_reference_command():
+    """The page's inline ``.venv/bin/python -m pydoc adaptsched.api``."""
+    assert "`.venv/bin/python -m pydoc adaptsched.api`" in DOC.read_text()
+    done = subprocess.run([sys.executable, "-m", "pydoc", "adaptsched.api"], capture_output=True, text=True)
+    assert done.returncode == 0 and "ReservationPlanner" in done.stdout and "def plugin" not in done.stderr

@@ -122,9 +122,9 @@ def scojo_metrics(jobs_csv, workload: dict, *, cut: float = 0.05, bound_s: float
 
 
 def molded_row_violations(jobs_csv, workload: dict, *, tolerance_s: float = 1e-6, limit: int = 10) -> list[str]:
-    """Issue 11 sec. 8.5: each executed job of a moldable spec ran runtime(n) (its model's)
-    within ``tolerance_s``, with n in [N_min, N_max]; a rigid job ran on its request for its
-    profile's delay. Returns the violations (at most ``limit``)."""
+    """Barsanti & Sodan's molding, checked on the outputs: each executed job of a moldable spec
+    ran runtime(n) (its model's) within ``tolerance_s``, with n in [N_min, N_max]; a rigid job
+    ran on its request for its profile's delay. Returns the violations (at most ``limit``)."""
     from adaptsched.core.base import Job
     from adaptsched.core.scojo import shape_of
 

@@ -6,8 +6,8 @@ workloads of ``adaptsched reproduce qops``
 (:func:`adaptsched.reproduce.qops.plan.scenario_workload`; ``--segment``: first, last or
 START:END, default its default, the last jobs).
 Each scheduler runs in-process (:mod:`adaptsched.core.replay`): VQoPS at the static OC-factors
-0, 0.05, 0.1, 0.2, 0.4, and DVQoPS with ``what_if_start`` = ``empty`` (the reading before
-issue 15) and ``recorded``. Prints one line per run as it ends (revenue, the gap to the best
+0, 0.05, 0.1, 0.2, 0.4, and DVQoPS with ``what_if_start`` = ``empty`` (the reading
+docs/qops.md calls "empty") and ``recorded``. Prints one line per run as it ends (revenue, the gap to the best
 static factor, wall time), and a JSON line per trace at the end.
 
     .venv/bin/python benchmarks/dvqops_state.py --trace SDSC-SP2 [--jobs 10000] [--load high] [--segment last]
@@ -41,8 +41,8 @@ from adaptsched.reproduce.qops.plan import (  # noqa: E402
 def revenue(scheduler, jobs) -> tuple[float, int]:
     out = replay(scheduler, [(Job(i, s, r, w, f), rt) for i, s, r, w, f, rt in jobs])
     done = [o for o in out.values() if o.end_s is not None and not o.rejected and not o.killed]
-    missed = sum(o.end_s > o.job.fields["deadline"] + 1e-6 for o in done)
-    return sum(job_value(o.job, o.end_s) for o in done), missed
+    missed = sum(1 for o in done if o.end_s is not None and o.end_s > o.job.fields["deadline"] + 1e-6)
+    return sum(job_value(o.job, o.end_s) for o in done if o.end_s is not None), missed
 
 
 def main(argv=None):

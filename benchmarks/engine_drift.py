@@ -24,7 +24,8 @@ def compare(a: Path, b: Path) -> dict:
         ra, rb = list(csv.reader(fa)), list(csv.reader(fb))
     header = ra[0]
     start = header.index("starting_time") if "starting_time" in header else None
-    rows = largest = starts = 0
+    rows = starts = 0
+    largest = 0.0
     for x, y in zip(ra[1:], rb[1:]):
         if x == y:
             continue

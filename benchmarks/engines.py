@@ -11,7 +11,7 @@ Runs, in one go and on the same converted workload and platform (338 hosts), ada
 Prints wall time and jobs/s for each run, the ratios the targets are about, and whether the
 engines' ``_jobs.csv`` agree; writes ``benchmark.md`` and ``benchmark.json`` (with the date,
 the machine and its load) to ``--out``. Exits with 1 when the in-process engine is not at
-least 3x faster than real Batsim with ``easy`` (issue 14's target), or when two engines'
+least ``TARGET`` times as fast as real Batsim with ``easy``, or when two engines'
 ``_jobs.csv`` differ.
 
     .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 1]
@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import datetime
 import json
 import os
@@ -50,6 +51,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from adaptsched.engines.real import batsim_version, find_batsim
 from adaptsched.platforms.simgrid import write_cluster
@@ -59,7 +61,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
-TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (issue 26)
+TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
 README = REPO / "README.md"
 BEGIN, END = "<!-- speed-table: begin (benchmarks/engines.py --readme) -->", "<!-- speed-table: end -->"
 KEYS = (
@@ -257,127 +259,169 @@ def main(argv=None):
     batsim_text = f"{batsim} ({batsim_version(batsim)})" if batsim else "not installed: embedded transports only"
     print(f"real Batsim: {batsim_text}")
 
-    def label(pinned: bool) -> str:
-        return "pinned" if pinned else "unpinned"
-
-    def write_report(final: bool):
-        pinning = ", ".join(label(p) for p in pinnings)
-        finished = datetime.datetime.now(datetime.timezone.utc)
-        info = machine()
-        lines = [
-            f"Measured {started:%Y-%m-%d %H:%M}-{finished:%H:%M} UTC on {info['host']} ({info['cpu']}, "
-            f"{info['cpus']} CPUs, {info['system']}, Python {info['python']}); load average {load_before} "
-            f"before, {load()} after.",
-            f"{trace.name}, {nb_jobs} jobs, {args.hosts} hosts; real Batsim: {batsim_text}; {pinning} "
-            "(pinned: engine and scheduler on one CPU); "
-            f"best of {args.repeat} interleaved round(s), each run a fresh `adaptsched run` process.",
-            "",
-            "| scheduler | engine | pinning | best wall (s) | jobs/s | CPU (s) | all runs, wall (s) |",
-            "|---|---|---|---:|---:|---:|---|",
-        ]
-        lines += [
-            f"| {s} | {e} | {label(p)} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | {r['cpu_s']:.1f} | "
-            + ", ".join(f"{t:.1f}" for t in r["times_s"])
-            + " |"
-            for (s, e, p), r in results.items()
-        ]
-        ratios, failures = {}, []
-        for pinned in pinnings:
-            tag = f" ({label(pinned)})" if len(pinnings) > 1 else ""
-            for scheduler in schedulers:
-                base = results.get((scheduler, "inprocess", pinned))
-                for engine in ("zmq", "batsim"):
-                    other = results.get((scheduler, engine, pinned))
-                    if base is None or other is None:
-                        continue
-                    ratios[f"{scheduler}: {engine} / inprocess (wall time){tag}"] = other["wall_s"] / base["wall_s"]
-                    ratios[f"{scheduler}: {engine} / inprocess (CPU time){tag}"] = other["cpu_s"] / base["cpu_s"]
-                    rows, differ = same_jobs(other["prefix"] + "_jobs.csv", base["prefix"] + "_jobs.csv")
-                    ratios[f"{scheduler}: jobs differing, {engine} vs inprocess (of {rows}){tag}"] = differ
-                    if differ and scheduler != "fillerSched":
-                        failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess{tag}")
-            if ("easy", "batsim", pinned) in results and ("easy", "inprocess", pinned) in results:
-                real, ours = results[("easy", "batsim", pinned)], results[("easy", "inprocess", pinned)]
-                speedup = real["wall_s"] / ours["wall_s"]
-                verdict = "met" if speedup >= TARGET else "NOT met"
-                ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy{tag}"] = f"{speedup:.2f}x, {verdict}"
-                by_cpu = real["cpu_s"] / ours["cpu_s"]
-                ratios[f"same target on CPU time (a busy machine's fair measure){tag}"] = (
-                    f"{by_cpu:.2f}x, {'met' if by_cpu >= TARGET else 'NOT met'}"
-                )
-                if speedup < TARGET:
-                    failures.append(
-                        f"in-process is {speedup:.2f}x real Batsim with easy{tag}, below the {TARGET:g}x target"
-                    )
-            elif not batsim:
-                ratios["target"] = "not checked: real Batsim is not installed"
-        lines += [""] + [f"- {k}: {v:.2f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in ratios.items()]
-        text = "\n".join(lines)
-        if final:
-            print(text)
-        context = {
-            "started": started.isoformat(timespec="seconds"),
-            "finished": finished.isoformat(timespec="seconds"),
-            "machine": info,
-            "load_before": load_before,
-            "load_after": load(),
-            "trace": str(trace),
-            "jobs": nb_jobs,
-            "hosts": args.hosts,
-            "batsim": batsim,
-            "batsim_version": batsim_version(batsim) if batsim else None,
-            "pinned": pinnings,
-            "repeat": args.repeat,
-            "commit": commit(),
-        }
-        (out / "benchmark.md").write_text(text + "\n")
-        runs = {
-            f"{s}/{e}/{label(p)}": {**r, "scheduler": s, "engine": e, "pinned": p} for (s, e, p), r in results.items()
-        }
-        document = {"context": context, "ratios": ratios, "runs": runs}
-        (out / "benchmark.json").write_text(json.dumps(document, indent=2))
-        if final and args.readme:
-            readme(document)
-            print(f"rewritten: {README}")
-        return failures
-
+    bench = Bench(
+        args=args,
+        out=out,
+        started=started,
+        load_before=load_before,
+        trace=trace,
+        nb_jobs=nb_jobs,
+        batsim=batsim,
+        batsim_text=batsim_text,
+        pinnings=pinnings,
+        schedulers=schedulers,
+    )
     plan = [(s, e, p) for s in schedulers for e in engines for p in pinnings]
-    results = {}
     for round_ in range(1, args.repeat + 1):
         for scheduler, engine, pinned in plan:
-            prefix = (
-                out / f"{scheduler}_{engine}" if len(pinnings) == 1 else out / f"{scheduler}_{engine}_{label(pinned)}"
-            )
-            command = command_for(scheduler, engine, workload_path, platform_path, prefix, batsim, pinned)
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
-            done = subprocess.run(command, capture_output=True, text=True)
-            wall = time.perf_counter() - start
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every process of the run, waited for
-            cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-            if done.returncode != 0:
-                sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
-            entry = results.setdefault(
-                (scheduler, engine, pinned), {"jobs": nb_jobs, "prefix": str(prefix), "times_s": []}
-            )
-            entry["times_s"].append(wall)
-            entry.setdefault("cpu_times_s", []).append(cpu)
-            entry["wall_s"] = min(entry["times_s"])
-            entry["cpu_s"] = min(entry["cpu_times_s"])
-            entry["jobs_per_s"] = nb_jobs / entry["wall_s"]
-            print(
-                f"round {round_}: {scheduler:>13} on {engine:>9} ({label(pinned)}): {wall:7.1f} s wall, "
-                f"{cpu:7.1f} s CPU (load {load()})",
-                flush=True,
-            )
-            write_report(final=False)  # what is measured so far is on disk
+            measure(bench, scheduler, engine, pinned, workload_path, platform_path, round_)
+            write_report(bench, final=False)  # what is measured so far is on disk
 
-    failures = write_report(final=True)
+    failures = write_report(bench, final=True)
     print(f"written: {out / 'benchmark.md'}")
     if failures:
         print("FAILED: " + "; ".join(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def label(pinned: bool) -> str:
+    return "pinned" if pinned else "unpinned"
+
+
+@dataclasses.dataclass
+class Bench:
+    """One benchmark: what it measures, and its results so far ((scheduler, engine, pinned) -> run)."""
+
+    args: argparse.Namespace
+    out: Path
+    started: datetime.datetime
+    load_before: str
+    trace: Path
+    nb_jobs: int
+    batsim: str | None
+    batsim_text: str
+    pinnings: list[bool]
+    schedulers: list[str]
+    results: dict[tuple[str, str, bool], dict[str, Any]] = dataclasses.field(default_factory=dict)
+
+
+def measure(bench: Bench, scheduler, engine, pinned, workload_path, platform_path, round_: int) -> None:
+    """One fresh `adaptsched run` process: its wall and CPU time (every child waited for)."""
+    out, pinnings = bench.out, bench.pinnings
+    prefix = out / f"{scheduler}_{engine}" if len(pinnings) == 1 else out / f"{scheduler}_{engine}_{label(pinned)}"
+    command = command_for(scheduler, engine, workload_path, platform_path, prefix, bench.batsim, pinned)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every process of the run, waited for
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
+    entry = bench.results.setdefault(
+        (scheduler, engine, pinned), {"jobs": bench.nb_jobs, "prefix": str(prefix), "times_s": []}
+    )
+    entry["times_s"].append(wall)
+    entry.setdefault("cpu_times_s", []).append(cpu)
+    entry["wall_s"] = min(entry["times_s"])
+    entry["cpu_s"] = min(entry["cpu_times_s"])
+    entry["jobs_per_s"] = bench.nb_jobs / entry["wall_s"]
+    print(
+        f"round {round_}: {scheduler:>13} on {engine:>9} ({label(pinned)}): {wall:7.1f} s wall, "
+        f"{cpu:7.1f} s CPU (load {load()})",
+        flush=True,
+    )
+
+
+def ratios_of(bench: Bench) -> tuple[dict[str, Any], list[str]]:
+    """Every engine against in-process, per scheduler and pinning, and the target; the failures."""
+    results, pinnings = bench.results, bench.pinnings
+    ratios: dict[str, Any] = {}
+    failures: list[str] = []
+    for pinned in pinnings:
+        tag = f" ({label(pinned)})" if len(pinnings) > 1 else ""
+        for scheduler in bench.schedulers:
+            base = results.get((scheduler, "inprocess", pinned))
+            for engine in ("zmq", "batsim"):
+                other = results.get((scheduler, engine, pinned))
+                if base is None or other is None:
+                    continue
+                ratios[f"{scheduler}: {engine} / inprocess (wall time){tag}"] = other["wall_s"] / base["wall_s"]
+                ratios[f"{scheduler}: {engine} / inprocess (CPU time){tag}"] = other["cpu_s"] / base["cpu_s"]
+                rows, differ = same_jobs(other["prefix"] + "_jobs.csv", base["prefix"] + "_jobs.csv")
+                ratios[f"{scheduler}: jobs differing, {engine} vs inprocess (of {rows}){tag}"] = differ
+                if differ and scheduler != "fillerSched":
+                    failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess{tag}")
+        if ("easy", "batsim", pinned) in results and ("easy", "inprocess", pinned) in results:
+            real, ours = results[("easy", "batsim", pinned)], results[("easy", "inprocess", pinned)]
+            speedup = real["wall_s"] / ours["wall_s"]
+            verdict = "met" if speedup >= TARGET else "NOT met"
+            ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy{tag}"] = f"{speedup:.2f}x, {verdict}"
+            by_cpu = real["cpu_s"] / ours["cpu_s"]
+            ratios[f"same target on CPU time (a busy machine's fair measure){tag}"] = (
+                f"{by_cpu:.2f}x, {'met' if by_cpu >= TARGET else 'NOT met'}"
+            )
+            if speedup < TARGET:
+                failures.append(
+                    f"in-process is {speedup:.2f}x real Batsim with easy{tag}, below the {TARGET:g}x target"
+                )
+        elif not bench.batsim:
+            ratios["target"] = "not checked: real Batsim is not installed"
+    return ratios, failures
+
+
+def write_report(bench: Bench, final: bool) -> list[str]:
+    """benchmark.md and benchmark.json from the results so far (README's section too when final)."""
+    args, results = bench.args, bench.results
+    pinning = ", ".join(label(p) for p in bench.pinnings)
+    finished = datetime.datetime.now(datetime.timezone.utc)
+    info = machine()
+    lines = [
+        f"Measured {bench.started:%Y-%m-%d %H:%M}-{finished:%H:%M} UTC on {info['host']} ({info['cpu']}, "
+        f"{info['cpus']} CPUs, {info['system']}, Python {info['python']}); load average {bench.load_before} "
+        f"before, {load()} after.",
+        f"{bench.trace.name}, {bench.nb_jobs} jobs, {args.hosts} hosts; real Batsim: {bench.batsim_text}; "
+        f"{pinning} (pinned: engine and scheduler on one CPU); "
+        f"best of {args.repeat} interleaved round(s), each run a fresh `adaptsched run` process.",
+        "",
+        "| scheduler | engine | pinning | best wall (s) | jobs/s | CPU (s) | all runs, wall (s) |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    lines += [
+        f"| {s} | {e} | {label(p)} | {r['wall_s']:.1f} | {r['jobs_per_s']:.0f} | {r['cpu_s']:.1f} | "
+        + ", ".join(f"{t:.1f}" for t in r["times_s"])
+        + " |"
+        for (s, e, p), r in results.items()
+    ]
+    ratios, failures = ratios_of(bench)
+    lines += [""] + [f"- {k}: {v:.2f}" if isinstance(v, float) else f"- {k}: {v}" for k, v in ratios.items()]
+    text = "\n".join(lines)
+    if final:
+        print(text)
+    context = {
+        "started": bench.started.isoformat(timespec="seconds"),
+        "finished": finished.isoformat(timespec="seconds"),
+        "machine": info,
+        "load_before": bench.load_before,
+        "load_after": load(),
+        "trace": str(bench.trace),
+        "jobs": bench.nb_jobs,
+        "hosts": args.hosts,
+        "batsim": bench.batsim,
+        "batsim_version": batsim_version(bench.batsim) if bench.batsim else None,
+        "pinned": bench.pinnings,
+        "repeat": args.repeat,
+        "commit": commit(),
+    }
+    (bench.out / "benchmark.md").write_text(text + "\n")
+    runs = {f"{s}/{e}/{label(p)}": {**r, "scheduler": s, "engine": e, "pinned": p} for (s, e, p), r in results.items()}
+    document = {"context": context, "ratios": ratios, "runs": runs}
+    (bench.out / "benchmark.json").write_text(json.dumps(document, indent=2))
+    if final and args.readme:
+        readme(document)
+        print(f"rewritten: {README}")
+    return failures
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Speed of Klein & Pérez's Algorithm 2 per test, in-process (issue 12, sec. 8).
+"""Speed of Klein & Pérez's Algorithm 2 per test, in-process (docs/evolving.md, "Performance").
 
 For each of ``--tests`` tests (sec. 5.1, n_max 100) and each variant, the wall time of
 :func:`adaptsched.core.evolving.schedule` (fits and compacting included), as the paper's

@@ -1,4 +1,4 @@
-"""Scale of the run explorer (issue 28): page build time, file size, first render and a
+"""Scale of the run explorer (docs/analysis.md): page build time, file size, first render and a
 one-day zoom in headless Chromium, on the full CTC-SP2 year under easy and on a
 300,000-job Lublin-Feitelson run.
 

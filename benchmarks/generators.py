@@ -1,4 +1,4 @@
-"""Speed of the workload generators and of the estimate models (issue 10, sec. 4.5).
+"""Speed of the workload generators and of the estimate models (docs/workloads.md, "Speed").
 
 Times, in one run, on this machine:
 

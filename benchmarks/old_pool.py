@@ -1,4 +1,4 @@
-"""The process pool that ran every reproduction before issue 13 (``reproduce/runner.py`` as of
+"""The process pool that ran every reproduction before Dask replaced it (``reproduce/runner.py`` as of
 commit d5cf14c, verbatim), kept as the baseline of ``benchmarks/sweep.py``.
 
 Runs a batch of simulations in parallel, resumably, with progress.

@@ -53,7 +53,9 @@ def parse_value(text: str):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--trace", default=None, help="SWF file (default ../shared/traces' CTC-SP2)")
+    parser.add_argument(
+        "--trace", default=None, help="SWF file (default: the CTC-SP2 trace, found as docs/getting-started.md says)"
+    )
     parser.add_argument("--jobs", type=int, default=20000)
     parser.add_argument("--hosts", type=int, default=430)
     parser.add_argument("--seeds", type=int, default=2)

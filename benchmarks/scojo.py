@@ -1,4 +1,4 @@
-"""Decision times of SCOJO-P and Cirne-Berman, against the traditional frame (issue 11, sec. 9).
+"""Decision times of SCOJO-P and Cirne-Berman, against the traditional frame (docs/scojo-p.md).
 
 A Lublin-Feitelson workload of SCOJO-P's W1 or W2 (128 hosts, exact estimates, every job
 moldable) runs in-process (:mod:`adaptsched.core.replay`: no simulator, no ZeroMQ, so the
@@ -21,6 +21,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
     ):
         if (args.skip_cb and name.startswith("cirne-berman")) or (not args.per_size and "baseline" in name):
             continue
-        sched = make()
+        sched: Any = make()  # the five schedulers' counters differ; each branch reads its own
         calls = timed_method(sched, "target") if isinstance(sched, ScojoP) else None
         if isinstance(sched, CirneBerman):
             chosen.append({})

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/sweep.py [--jobs 200] [--workers 2] [--only pool|dask|dask-pinned]
                                          [--rounds 1] [--out DIR]
+    .venv/bin/python benchmarks/sweep.py --chaos [--rounds 3]
 
 The 32 runs: Perkovic & Keleher's orders D, P, R and 1/L, with and without guarantees, 4 seeds
 each, on the first ``--jobs`` jobs of the committed CTC-SP2 excerpt (430 hosts, embedded
@@ -19,6 +20,12 @@ Dask runs twice: workers not pinned (the default of ``run_grid``) and each worke
 its own CPU with its scheduler process (``pin_cpus=True``, what the old pool did), to decide
 whether pinning still helps. For Dask the script also prints the cluster's start-up, the data
 shipped (inputs once per worker, outputs per run, gzip) and the client's time per run.
+
+``--chaos`` runs the sweep under chaos instead (benchmarks/chaos.py: 60 runs on a loopback
+cluster of 3 workers, a random worker killed every 5 s and replaced, 5 times, one run that
+kills its worker; then the same sweep, clean, on a LocalCluster), ``--rounds`` times, and
+prints for each round the runs done, byte-identical and failed, the sweep's summary line and
+the wall times of both sweeps.
 
 The old pool is ``benchmarks/old_pool.py``, a verbatim copy of ``reproduce/runner.py``'s
 ``ProcessPoolExecutor`` pool before Dask replaced it (issue 13). This machine is shared and
@@ -127,6 +134,35 @@ def bench_dask(workload: Path, platform_path: Path, folder: Path, workers: int, 
     return out
 
 
+def chaos_rounds(out: Path, rounds: int) -> None:
+    """benchmarks/chaos.py's sweep under chaos, ``rounds`` times; a line per round, and a table."""
+    from chaos import chaos
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    lines = [
+        "| round | jobs per run | workers killed | runs done | byte-identical | failed | lost / joined / resubmitted "
+        "| chaos sweep (s) | clean sweep (s) | load avg before/after |",
+        "|---|---:|---:|---:|---:|---|---|---:|---:|---|",
+    ]
+    for round_ in range(rounds):
+        report = chaos(out / f"chaos-{stamp}-{round_}")
+        statuses = report["compare"]["chaos"]
+        failed = sorted(n for n, s in statuses.items() if s != "done")
+        summary = next((line for line in report["under_chaos"]["log"].splitlines() if line.startswith("sweep: ")), "")
+        counts = summary.rpartition("; ")[2] if "lost" in summary else "none"
+        lines.append(
+            f"| {round_ + 1} | {report['jobs']} | {len(report['under_chaos']['killed'])} | "
+            f"{sum(1 for s in statuses.values() if s == 'done')} | {report['compare']['identical']} | "
+            f"{', '.join(n.split('-')[0] for n in failed) or 'none'} | {counts} | "
+            f"{report['under_chaos']['wall_s']:.1f} | {report['clean']['wall_s']:.1f} | "
+            f"{report['load_before']:.1f} / {report['load_after']:.1f} |"
+        )
+        print(lines[-1], flush=True)
+    text = "\n".join(lines)
+    print(text)
+    (out / f"chaos-{stamp}.md").write_text(text + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jobs", type=int, default=200, help="jobs of the excerpt per run (default 200)")
@@ -134,7 +170,10 @@ def main(argv=None):
     parser.add_argument("--only", choices=("pool", "dask", "dask-pinned"), help="run one executor only")
     parser.add_argument("--rounds", type=int, default=1, help="rounds of every executor, interleaved (default 1)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "sweep"))
+    parser.add_argument("--chaos", action="store_true", help="sweeps under chaos (benchmarks/chaos.py), --rounds")
     args = parser.parse_args(argv)
+    if args.chaos:
+        return chaos_rounds(Path(args.out).resolve(), args.rounds)
 
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload

@@ -5,7 +5,9 @@ and each command adds the group it needs:
 
 * :func:`add_engine_options`: ``--engine`` and ``--batsim`` (``run``, ``reproduce``, ``demo``;
   ``sweep`` takes ``--batsim`` only, its engines being in its spec);
-* :func:`add_cluster_options`: ``--workers`` or ``--scheduler-address`` (``reproduce``, ``sweep``);
+* :func:`add_cluster_options`: ``--workers``, ``--scheduler-address``, ``--scheduler-file`` or
+  ``--cluster slurm|pbs|sge --jobs N --cluster-option KEY=VALUE``, and ``--dry-run``
+  (``reproduce``, ``sweep``); :func:`cluster_choice` makes them a ``Where``;
 * :func:`add_metric_options`: ``--bound``, and ``--hosts`` and ``--window`` where they apply
   (``run``, ``metrics``, ``compare``);
 * :func:`add_workload_options`: a workload in and a workload out (``estimates``,
@@ -23,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -82,8 +84,12 @@ def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True) 
     parser.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    """Where the runs go: a local Dask cluster of ``--workers`` processes, or a running one."""
+def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = True) -> None:
+    """Where the runs go: a local Dask cluster of ``--workers`` processes (on 127.0.0.1), a
+    running one (``--scheduler-address``, ``--scheduler-file``), or a dask-jobqueue cluster
+    started for the runs (``--cluster``, ``--jobs``, ``--cluster-option``; ``--dry-run``).
+    ``jobs_flag`` false: ``--cluster-jobs`` only (the reproductions' ``--jobs`` counts jobs of
+    a workload)."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers", type=positive_int, help="local Dask cluster: worker processes, one run each (default: one per CPU)"
@@ -91,9 +97,70 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument(
         "--scheduler-address",
         metavar="tcp://HOST:PORT",
-        help="a running Dask scheduler (dask scheduler / dask worker, dask-jobqueue; docs/sweeps.md) "
-        "instead of a local cluster",
+        help="a running Dask scheduler (dask scheduler / dask worker; docs/sweeps.md) instead of a local cluster",
     )
+    where.add_argument(
+        "--scheduler-file",
+        metavar="FILE",
+        help="a running Dask scheduler, by the file 'dask scheduler --scheduler-file FILE' writes (waits for it)",
+    )
+    where.add_argument(
+        "--cluster",
+        choices=("slurm", "pbs", "sge"),
+        help="start a dask-jobqueue cluster on this batch system for the runs, closed at the end (docs/sweeps.md)",
+    )
+    flags = ("--jobs", "--cluster-jobs") if jobs_flag else ("--cluster-jobs",)
+    parser.add_argument(
+        *flags,
+        dest="cluster_jobs",
+        metavar="N",
+        type=positive_int,
+        help="--cluster: batch jobs of workers to submit (default 1)",
+    )
+    parser.add_argument(
+        "--cluster-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="--cluster: a dask-jobqueue parameter (cores=32, memory=64GB, walltime=04:00:00, queue=..., "
+        "account=..., interface=ib0 (required)...); repeat it",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="--cluster: print the job script that would be submitted, run nothing"
+    )
+    parser.add_argument(
+        "--first-worker-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long to wait for a first worker (and a scheduler file) before giving up "
+        "(default: 120; with --cluster 1800, the batch queue's wait)",
+    )
+
+
+def cluster_choice(args: argparse.Namespace) -> Any:
+    """The ``Where`` of the cluster options (``--jobs``, ``--cluster-option`` and ``--dry-run``
+    only with ``--cluster``), checked: addresses, options."""
+    from adaptsched.sweep.cluster import Where
+    from adaptsched.sweep.jobqueue import JobQueue, parse_cluster_options
+
+    jobqueue = None
+    if args.cluster:
+        jobqueue = JobQueue(args.cluster, args.cluster_jobs or 1, parse_cluster_options(args.cluster_option))
+    else:
+        given = {"--jobs": args.cluster_jobs, "--cluster-option": args.cluster_option, "--dry-run": args.dry_run}
+        for flag, value in given.items():
+            if value:
+                raise UsageError(f"{flag} goes with --cluster slurm|pbs|sge")
+    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout)
+    return where.check()
+
+
+def show_job_script(where: Any) -> None:
+    """``--dry-run``: the job script dask-jobqueue would submit, and nothing started."""
+    from adaptsched.sweep.jobqueue import job_script
+
+    jobs = where.jobqueue.jobs
+    say(f"# --dry-run: {jobs} job{'s' if jobs > 1 else ''} like this one would be submitted to {where.jobqueue.system}")
+    say(f"# (the scheduler runs in this command; its address replaces the placeholder)\n{job_script(where.jobqueue)}")
 
 
 def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, window: bool = True) -> None:

@@ -11,7 +11,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .common import Subparsers, add_cluster_options, add_engine_options, output_folder, say
+from .common import (
+    Subparsers,
+    add_cluster_options,
+    add_engine_options,
+    cluster_choice,
+    output_folder,
+    say,
+    show_job_script,
+)
 
 #: The options every paper shares, and the entries argparse and :func:`~adaptsched.cli.main`
 #: put in the namespace: the rest of a ``reproduce PAPER`` namespace is the paper's own.
@@ -27,6 +35,12 @@ COMMON = (
     "batsim",
     "workers",
     "scheduler_address",
+    "scheduler_file",
+    "cluster",
+    "cluster_jobs",
+    "cluster_option",
+    "dry_run",
+    "first_worker_timeout",
 )
 
 
@@ -48,7 +62,7 @@ def register(sub: Subparsers) -> None:
             help="write the report (Markdown, CSV, PNG) into DIR, e.g. docs/results/PAPER (default OUT/report-ENGINE)",
         )
         add_engine_options(q)
-        add_cluster_options(q)
+        add_cluster_options(q, jobs_flag=False)
         q.set_defaults(func=cmd_reproduce, paper=command)
 
 
@@ -62,6 +76,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     paper's own ``command.main`` (``reproduce/<paper>/command.py``)."""
     from adaptsched.reproduce.runner import Setup
 
+    where = cluster_choice(args)
+    if args.dry_run:
+        show_job_script(where)
+        return 0
     out = args.out or f"results/{args.paper.NAME}"
     output_folder(out)
     if args.report_dir:
@@ -69,8 +87,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     setup = Setup(
         engine=args.engine,
         batsim=args.batsim,
-        workers=args.workers,
-        scheduler_address=args.scheduler_address,
+        workers=where.workers,
+        scheduler_address=where.scheduler_address,
+        scheduler_file=where.scheduler_file,
+        jobqueue=where.jobqueue,
+        first_worker_timeout_s=where.timeout_s,
         report_dir=args.report_dir,
         command=args.command_line,
         say=say,

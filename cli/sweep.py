@@ -11,9 +11,11 @@ from .common import (
     add_cluster_options,
     add_engine_options,
     add_progress_option,
+    cluster_choice,
     output_folder,
     progress_choice,
     say,
+    show_job_script,
 )
 
 
@@ -34,13 +36,19 @@ def register(sub: Subparsers) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from adaptsched.sweep import run_sweep
+    from adaptsched.sweep.spec import read_spec
 
+    where = cluster_choice(args)
+    if args.dry_run:
+        spec = read_spec(args.spec)
+        say(f"# {spec.path}: {len(spec.points)} runs")
+        show_job_script(where)
+        return 0
     output_folder(args.out)
     grid, written = run_sweep(
         args.spec,
         args.out,
-        scheduler_address=args.scheduler_address,
-        workers=args.workers,
+        where=where,
         shared_fs=args.shared_fs,
         batsim=args.batsim,
         progress=progress_choice(args.progress),
@@ -52,7 +60,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     say(f"sweep: {grid.summary()}")
     if grid.failed:
         raise AdaptschedError(
-            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed twice (their last log lines "
+            f"{len(grid.failed)} of {len(grid.results) + len(grid.failed)} runs failed (their last log lines "
             f"are above, their logs in {grid.folder}); the others are in {written['table']}. Run again to retry them."
         )
     return 0

@@ -1,7 +1,7 @@
 """Host ids: the pool of free hosts (first-fit, lowest ids), kept as runs of ids.
 
 Allocating ``n`` hosts costs the runs it takes, releasing a job's hosts costs its runs (and a
-shift of the pool's list of runs), not the number of hosts (issue 14: a job of 50,000 hosts is
+shift of the pool's list of runs), not the number of hosts (docs/scale.md: a job of 50,000 hosts is
 one run, not 50,000 list items). Allocations are :class:`~adaptsched.core.intervals.IntervalSet`.
 """
 

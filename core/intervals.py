@@ -2,7 +2,7 @@
 
 A job of 50,000 hosts is one run ``(0, 49999)``, not 50,000 list items: allocating it,
 releasing it, checking it and writing it cost the number of its runs, not its width
-(issue 14, sec. 2). Batsim writes the same runs as its interval-set text ``"0-3 7"``:
+(docs/scale.md). Batsim writes the same runs as its interval-set text ``"0-3 7"``:
 :mod:`adaptsched.formats.intervals` writes and reads that text (a format, above ``core``).
 
 - :class:`IntervalSet`: sorted, disjoint, non-adjacent runs ``(low, high)`` (inclusive), their

@@ -107,7 +107,8 @@ class InProcessHandler:
 
 def _pybatsim_schedulers_init() -> Path:
     spec = importlib.util.find_spec("batsim")
-    assert spec is not None and spec.origin is not None, "pybatsim is a dependency"
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError("pybatsim (module 'batsim') is not installed")
     return Path(spec.origin).parent.parent / "schedulers" / "__init__.py"
 
 

@@ -1,4 +1,4 @@
-"""Interval sets of host ids, Batsim's ``"0-3 7"`` text (``../shared/reference/batsim-v4.md``).
+"""Interval sets of host ids, Batsim's ``"0-3 7"`` text (https://batsim.readthedocs.io, protocol).
 
 Batsim's protocol and its ``_jobs.csv`` name an allocation by the maximal runs of its host ids,
 lowest first, separated by spaces: hosts 0, 1, 2, 3 and 7 are ``"0-3 7"``. This module is the

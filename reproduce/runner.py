@@ -9,8 +9,9 @@ options, input contents, engine, adaptsched version) is not run again, so an int
 reproduction resumes where it stopped.
 
 By default the runs go to a local Dask cluster of one single-threaded worker process per CPU;
-``scheduler_address`` sends them to a running Dask cluster instead (docs/sweeps.md). This
-replaced the home-made ``ProcessPoolExecutor`` pool of earlier versions (issue 13), kept as
+``scheduler_address`` or ``scheduler_file`` send them to a running Dask cluster instead, and
+``jobqueue`` to a dask-jobqueue cluster started for them (docs/sweeps.md). This
+replaced the home-made ``ProcessPoolExecutor`` pool of earlier versions, kept as
 the baseline of ``benchmarks/sweep.py``.
 """
 
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.engines.spec import RunSpec
-from adaptsched.sweep import GridRun
+from adaptsched.sweep import GridRun, JobQueue
 from adaptsched.sweep.grid import Analysis
 
 
@@ -32,13 +33,17 @@ from adaptsched.sweep.grid import Analysis
 class Setup:
     """How a reproduction runs and where it reports, the same for every paper: the options
     every ``adaptsched reproduce PAPER`` shares (``--engine``, ``--batsim``, ``--workers``,
-    ``--scheduler-address``, ``--report-dir``), the command line its report quotes, and
-    where progress goes. A paper's ``reproduce(out, *, its own options, setup)`` takes one."""
+    ``--scheduler-address``, ``--scheduler-file``, ``--cluster``..., ``--report-dir``), the
+    command line its report quotes, and where progress goes. A paper's
+    ``reproduce(out, *, its own options, setup)`` takes one."""
 
     engine: str = "embedded"
     batsim: str | None = None
     workers: int | None = None
     scheduler_address: str | None = None
+    scheduler_file: str | None = None
+    jobqueue: JobQueue | None = None
+    first_worker_timeout_s: float | None = None
     report_dir: str | Path | None = None
     command: str = ""
     say: Callable[..., None] = print
@@ -76,6 +81,9 @@ class Setup:
             folder,
             analyse=analyse,
             scheduler_address=self.scheduler_address,
+            scheduler_file=self.scheduler_file,
+            jobqueue=self.jobqueue,
+            first_worker_timeout_s=self.first_worker_timeout_s,
             workers=self.workers,
             say=self.say,
         )

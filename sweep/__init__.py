@@ -12,18 +12,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .cluster import Where
 from .grid import GridResult, GridRun
+from .jobqueue import JobQueue
 from .run import run_grid
 
-__all__ = ["GridResult", "GridRun", "run_grid", "run_sweep"]
+__all__ = ["GridResult", "GridRun", "JobQueue", "Where", "run_grid", "run_sweep"]
 
 
 def run_sweep(
     spec_path: str | Path,
     out: str | Path,
     *,
-    scheduler_address: str | None = None,
-    workers: int | None = None,
+    where: Where | None = None,
     shared_fs: bool = False,
     batsim: str | None = None,
     progress: bool | None = None,
@@ -35,11 +36,13 @@ def run_sweep(
     from .report import write_report
     from .spec import read_spec
 
+    where = (where or Where()).check()
     spec = read_spec(spec_path)
     if "batsim" in spec.engines:
         from adaptsched.engines.run import find_batsim_or_fail
 
-        batsim = batsim if scheduler_address else find_batsim_or_fail(batsim)
+        local = not (where.remote or where.jobqueue)  # elsewhere, Batsim is where the workers are
+        batsim = find_batsim_or_fail(batsim) if local else batsim
     out = Path(out)
     runs = plan_runs(spec, out, batsim=batsim)
     say(f"{spec.path}: {len(runs)} runs; results in {out.resolve()}")
@@ -48,19 +51,23 @@ def run_sweep(
             runs,
             out / "runs",
             analyse=analysis_of(spec),
-            scheduler_address=scheduler_address,
-            workers=workers,
+            scheduler_address=where.scheduler_address,
+            scheduler_file=where.scheduler_file,
+            jobqueue=where.jobqueue,
+            first_worker_timeout_s=where.timeout_s,
+            workers=where.workers,
             shared_fs=shared_fs,
             progress=progress,
             say=say,
         )
     except KeyboardInterrupt:  # the table of what finished, then the interruption (exit 130)
-        from .grid import read_result
+        from .grid import is_done, run_key
 
-        done = {r.name: res for r in runs if (res := read_result(out / "runs" / f"{r.name}_result.json"))}
+        hashes: dict[str, str] = {}
+        done = {r.name: res for r in runs if (res := is_done(out / "runs", r.name, run_key(r.spec, hashes)))}
         partial = GridResult(folder=out / "runs", results=done, done=len(done), interrupted=True)
         written = write_report(out, spec.title, runs, partial, spec.metrics.collect)
         say(f"interrupted: {len(done)} of {len(runs)} runs done, in {written['table']}")
         raise
-    written = write_report(out, spec.title, runs, grid, spec.metrics.collect)
+    written = write_report(out, spec.title, runs, grid, spec.metrics.collect, say=say)
     return grid, written

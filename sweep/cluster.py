@@ -1,26 +1,49 @@
-"""Where a grid runs: a Dask ``LocalCluster`` of our own, a running Dask cluster, or a client
-the caller already holds (:class:`Cluster`).
+"""Where a grid runs (:class:`Where`), and the client it runs through (:class:`Cluster`).
 
-A ``LocalCluster`` has one single-threaded worker process per CPU by default, its scheduler
-and HTTP server on loopback; ``scheduler_address`` (``tcp://HOST:PORT``) connects to a running
-cluster instead (``dask scheduler`` and ``dask worker`` processes, or dask-jobqueue on
-Slurm/PBS: docs/sweeps.md).
+* a Dask ``LocalCluster`` of our own (the default): one single-threaded worker process per
+  CPU, its scheduler, workers and HTTP servers on 127.0.0.1;
+* a running cluster: ``scheduler_address`` (``tcp://HOST:PORT``) or ``scheduler_file`` (the
+  JSON file ``dask scheduler --scheduler-file`` writes), checked before anything connects;
+* a dask-jobqueue cluster on Slurm, PBS or SGE, started and closed here
+  (:class:`~.jobqueue.JobQueue`);
+* a client the caller already holds.
+
+The clusters started here run their scheduler with :data:`SCHEDULER_CONFIG`: a run whose
+worker dies twice while it runs fails with Dask's ``KilledWorker`` (``allowed-failures``
+1), and a single-threaded worker holds one run at a time (``worker-saturation`` 1.0), so a
+lost worker costs only the run it was running. docs/sweeps.md gives the same settings for
+a scheduler started by hand.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from adaptsched.errors import AdaptschedError
+from adaptsched.errors import AdaptschedError, UsageError
+
+from .jobqueue import JobQueue
 
 Say = Callable[..., None]
+
+#: Scheduler settings of the clusters started here (and of docs/sweeps.md's commands).
+SCHEDULER_CONFIG = {"distributed.scheduler.allowed-failures": 1, "distributed.scheduler.worker-saturation": 1.0}
+SCHEMES = ("tcp", "tls")
+CONNECT_TIMEOUT_S = 30
+#: How long a sweep waits for a first worker (and for a scheduler file), by default: a running
+#: cluster's workers are there or about to be; batch jobs may wait in the queue.
+FIRST_WORKER_TIMEOUT_S = 120.0
+FIRST_JOB_TIMEOUT_S = 1800.0
 
 
 def _exit_quietly(signum: int, frame: Any) -> None:  # pragma: no cover - runs in worker processes
@@ -41,96 +64,264 @@ class QuietInterrupt(WorkerPlugin):
             signal.signal(signal.SIGINT, _exit_quietly)
 
 
+def check_address(address: str, option: str = "--scheduler-address") -> str:
+    """A Dask scheduler's address as ``SCHEME://HOST:PORT`` (``tcp://`` when none is given);
+    a one-line :class:`UsageError` naming what is wrong otherwise.
+
+    >>> check_address("127.0.0.1:8786")
+    'tcp://127.0.0.1:8786'
+    >>> check_address("127.0.0.1:notaport", "-a")
+    Traceback (most recent call last):
+    ...
+    adaptsched.errors.UsageError: -a 127.0.0.1:notaport: the port must be a number from 1 to 65535, got 'notaport'
+    """
+    text = address.strip()
+    shown = f"{option} {address}"
+    if "://" not in text:
+        text = f"tcp://{text}"
+    parts = urlsplit(text)
+    if parts.scheme not in SCHEMES:
+        raise UsageError(f"{shown}: the scheme must be one of {', '.join(s + '://' for s in SCHEMES)}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise UsageError(f"{shown}: expected SCHEME://HOST:PORT, e.g. tcp://10.0.0.1:8786")
+    host = parts.hostname
+    if not host:
+        raise UsageError(f"{shown}: no host: expected SCHEME://HOST:PORT, e.g. tcp://10.0.0.1:8786")
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    port_text = netloc.rsplit(":", 1)[1] if ":" in netloc.lstrip("[").split("]")[-1] else ""
+    if not port_text:
+        raise UsageError(f"{shown}: no port: expected SCHEME://HOST:PORT, e.g. tcp://{host}:8786")
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise UsageError(f"{shown}: the port must be a number from 1 to 65535, got {port_text!r}")
+    shown_host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown_host}:{int(port_text)}"
+
+
+def read_scheduler_file(path: str | Path, timeout_s: float = FIRST_WORKER_TIMEOUT_S, say: Say = print) -> str:
+    """The address in a scheduler file (``dask scheduler --scheduler-file FILE``), waiting up
+    to ``timeout_s`` for the file to appear; one-line errors naming the file."""
+    path = Path(path).expanduser()
+    shown = f"--scheduler-file {path}"
+    deadline = time.monotonic() + timeout_s
+    told = False
+    while True:
+        try:
+            text = path.read_text()
+            if text.strip():
+                break
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            raise AdaptschedError(f"{shown}: cannot read it: {error.strerror or error}") from None
+        if time.monotonic() > deadline:
+            raise AdaptschedError(
+                f"{shown}: no scheduler wrote it within {timeout_s:.0f} s; start one with "
+                f"'dask scheduler --scheduler-file {path}' (docs/sweeps.md)"
+            )
+        if not told:
+            say(f"waiting for {path} (a Dask scheduler writes it when it starts)")
+            told = True
+        time.sleep(0.5)
+    try:
+        data = json.loads(text)
+        address = data["address"]
+    except (ValueError, KeyError, TypeError):
+        raise AdaptschedError(f"{shown}: not a Dask scheduler file (JSON with an 'address')") from None
+    if not isinstance(address, str):
+        raise AdaptschedError(f"{shown}: its 'address' is not a string: {address!r}")
+    return check_address(address, f"{shown}: address")
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a grid's runs go: a LocalCluster of ``workers`` (the default), a running
+    scheduler (``scheduler_address`` or ``scheduler_file``), or a dask-jobqueue cluster of
+    our own (``jobqueue``). At most one of them."""
+
+    workers: int | None = None
+    scheduler_address: str | None = None
+    scheduler_file: str | None = None
+    jobqueue: JobQueue | None = None
+    timeout_s: float | None = None  # for a first worker; default FIRST_WORKER_TIMEOUT_S or FIRST_JOB_TIMEOUT_S
+
+    @property
+    def wait_s(self) -> float:
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return FIRST_JOB_TIMEOUT_S if self.jobqueue is not None else FIRST_WORKER_TIMEOUT_S
+
+    def check(self) -> Where:
+        """Contradictions, bad addresses and bad cluster options, before anything starts; the
+        address normalised."""
+        given = [
+            name
+            for name, value in (
+                ("--workers", self.workers),
+                ("--scheduler-address", self.scheduler_address),
+                ("--scheduler-file", self.scheduler_file),
+                ("--cluster", self.jobqueue),
+            )
+            if value is not None
+        ]
+        if len(given) > 1:
+            raise UsageError(f"{' and '.join(given)} do not go together: give one place for the runs")
+        if self.workers is not None and self.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+        if self.jobqueue is not None:
+            self.jobqueue.check()
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise UsageError(f"--first-worker-timeout must be a number of seconds > 0, got {self.timeout_s}")
+        if self.scheduler_address is not None:
+            return replace(self, scheduler_address=check_address(self.scheduler_address))
+        return self
+
+    @property
+    def remote(self) -> bool:
+        return self.scheduler_address is not None or self.scheduler_file is not None
+
+
 def _threads(client: Any) -> int:
-    return max(1, sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()))
+    info = client.scheduler_info(n_workers=0)
+    return int(info.get("total_threads") or 0)
 
 
-def start_client(scheduler_address: str | None, workers: int | None, *, say: Say = print) -> tuple[Any, Any, int]:
-    """(client, cluster or None, number of worker threads). ``scheduler_address``: a running
-    cluster's scheduler; otherwise a LocalCluster of ``workers`` single-threaded worker
-    processes (default: one per CPU)."""
-    from distributed import Client, LocalCluster
+def local_cluster(workers: int | None) -> tuple[Any, int]:
+    """A LocalCluster of ``workers`` single-threaded worker processes (default: one per CPU),
+    everything on 127.0.0.1."""
+    import dask
+    from distributed import LocalCluster
 
-    if scheduler_address:
-        try:
-            client = Client(scheduler_address, timeout="30s", set_as_default=False)
-        except (OSError, TimeoutError) as error:
-            raise AdaptschedError(
-                f"--scheduler-address {scheduler_address}: no Dask scheduler answers there ({error}); start one "
-                "with 'dask scheduler' and workers with 'dask worker ADDRESS' (docs/sweeps.md)"
-            ) from None
-        try:
-            client.wait_for_workers(1, timeout=120)
-        except TimeoutError:
-            client.close()
-            raise AdaptschedError(
-                f"--scheduler-address {scheduler_address}: the scheduler has no worker after 120 s; "
-                "start some with 'dask worker ADDRESS'"
-            ) from None
-        return client, None, _threads(client)
     if hasattr(os, "sched_getaffinity"):
         cpus = len(os.sched_getaffinity(0))
     else:  # pragma: no cover
         cpus = os.cpu_count() or 1
     n = workers or cpus
-    cluster = LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",  # its HTTP server (health, no bokeh: no dashboard) on loopback
-        silence_logs=logging.ERROR,
-        host="127.0.0.1",
-    )
-    client = Client(cluster, set_as_default=False)
-    client.register_plugin(QuietInterrupt())
-    return client, cluster, n
+    with dask.config.set(SCHEDULER_CONFIG):
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",  # its HTTP server (health; the dashboard if bokeh is installed)
+            worker_dashboard_address="127.0.0.1:0",
+            silence_logs=logging.CRITICAL,  # lost workers and failed runs: the sweep says it its way
+        )
+    return cluster, n
+
+
+def connect(address: str, shown: str) -> Any:
+    """A client of the scheduler at ``address`` (checked), with a one-line error if none answers."""
+    from distributed import Client
+
+    try:
+        return Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise AdaptschedError(
+            f"{shown}: no Dask scheduler answers at {address} ({str(error).splitlines()[0]}); start one with "
+            "'dask scheduler' and workers with 'dask worker ADDRESS' (docs/sweeps.md)"
+        ) from None
+
+
+def wait_for_first_worker(client: Any, shown: str, timeout_s: float, say: Say) -> None:
+    if _threads(client):
+        return
+    hint = "; 'squeue' or 'qstat' shows the jobs" if shown.startswith("--cluster") else ""
+    say(f"waiting for a first worker ({shown}; at most {timeout_s:.0f} s{hint})")
+    try:
+        client.wait_for_workers(1, timeout=timeout_s)
+    except TimeoutError:
+        raise AdaptschedError(
+            f"{shown}: no worker joined within {timeout_s:.0f} s (--first-worker-timeout); "
+            + (
+                "check the jobs in the batch queue (squeue, qstat) and their output files"
+                if shown.startswith("--cluster")
+                else "start some with 'dask worker ADDRESS' (docs/sweeps.md)"
+            )
+        ) from None
 
 
 class Cluster:
     """The client a grid runs through, for a ``with`` block: started here (and closed at the
-    end) unless the caller gives one. ``workers``: its worker threads; ``local``: a
-    LocalCluster of ours (whose workers may be pinned to CPUs); ``startup_s``: its start-up."""
+    end, on Ctrl-C too) unless the caller gives one. ``workers``: its worker threads at the
+    start; ``local``: a LocalCluster of ours; ``startup_s``: its start-up."""
 
     def __init__(
         self,
         client: Any = None,
         *,
-        scheduler_address: str | None = None,
-        workers: int | None = None,
+        where: Where | None = None,
         say: Say = print,
     ):
         self.client = client
         self.own = client is None
-        self.scheduler_address = scheduler_address
-        self.requested_workers = workers
+        self.where = (where or Where()).check()
+        self.first_worker_timeout_s = self.where.wait_s
         self.say = say
         self.cluster: Any = None
+        self.local = False
         self.workers = 0
         self.startup_s = 0.0
 
-    @property
-    def local(self) -> bool:
-        return self.cluster is not None
-
     def __enter__(self) -> Cluster:
         begin = time.perf_counter()
-        if self.own:
-            self.client, self.cluster, self.workers = start_client(
-                self.scheduler_address, self.requested_workers, say=self.say
-            )
-        else:
+        try:
+            if self.own:
+                self._start()
             self.workers = _threads(self.client)
+        except BaseException:
+            self._close()
+            raise
         self.startup_s = time.perf_counter() - begin
         return self
+
+    def _start(self) -> None:
+        from distributed import Client
+
+        where = self.where
+        if where.jobqueue is not None:
+            import dask
+
+            with dask.config.set(SCHEDULER_CONFIG):  # its scheduler runs here
+                self.cluster = where.jobqueue.start()
+            jobs = where.jobqueue.jobs
+            self.cluster.scale(jobs=jobs)
+            self.client = Client(self.cluster, set_as_default=False)
+            self.say(
+                f"{where.jobqueue.system}: {jobs} job{'s' if jobs > 1 else ''} submitted; scheduler at "
+                f"{self.cluster.scheduler_address}"
+            )
+            wait_for_first_worker(
+                self.client, f"--cluster {where.jobqueue.system}", self.first_worker_timeout_s, self.say
+            )
+            return
+        if where.remote:
+            if where.scheduler_file is not None:
+                address = read_scheduler_file(where.scheduler_file, self.first_worker_timeout_s, self.say)
+                shown = f"--scheduler-file {where.scheduler_file}"
+            else:
+                address = str(where.scheduler_address)
+                shown = f"--scheduler-address {address}"
+            self.client = connect(address, shown)
+            wait_for_first_worker(self.client, shown, self.first_worker_timeout_s, self.say)
+            return
+        self.cluster, _ = local_cluster(where.workers)
+        self.local = True
+        self.client = Client(self.cluster, set_as_default=False)
+        self.client.register_plugin(QuietInterrupt())
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        self._close()
+
+    def _close(self) -> None:
         if not self.own:
             return
-        try:
-            self.client.close(timeout=10)
-            if self.cluster is not None:
-                self.cluster.close(timeout=10)
-        except Exception:  # closing a cluster that lost its workers: nothing left to save
-            pass
+        for thing in (self.client, self.cluster):
+            if thing is None:
+                continue
+            try:
+                thing.close(timeout=10) if thing is self.client else thing.close()
+            except Exception:  # closing a cluster that lost its workers: nothing left to save
+                pass
+        self.client = self.cluster = None

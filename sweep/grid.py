@@ -2,8 +2,8 @@
 
 A run's key (:func:`run_key`) hashes its scheduler (and a plugin file's contents), every
 option's value (defaults included), the contents of its workload and platform, its engine
-and adaptsched's version; a run whose ``NAME_result.json`` holds the same key is done
-(:func:`resume`).
+and adaptsched's version; a run is done when its ``NAME_result.json`` holds the same key and
+its ``NAME_jobs.csv`` is there (:func:`resume`).
 """
 
 from __future__ import annotations
@@ -53,26 +53,47 @@ class GridResult:
     input_bytes: int = 0  # compressed inputs shipped to workers (0 on a shared file system)
     output_bytes: int = 0  # compressed outputs received from workers (0 on a shared file system)
     client_s: float = 0.0  # the client's time handling answers: unpacking and writing outputs
+    # the cluster over the sweep, sampled (worker threads): least, most, and their integral
+    workers_min: int = 0
+    workers_max: int = 0
+    worker_s: float = 0.0
+    lost_workers: int = 0  # workers that left without being asked to (killed, crashed, cut off)
+    joined_workers: int = 0  # workers that joined after the start (replacements, scaling up)
+    resubmitted: int = 0  # runs given to another worker because theirs, or their inputs, were lost
+    reanalysed: int = 0  # runs done before whose metrics were recomputed (their analysis changed)
 
     @property
     def efficiency(self) -> float | None:
-        if self.done == 0 or self.wall_s <= 0 or self.workers <= 0:
+        """Sum of run times over worker-seconds (worker threads x seconds, as sampled)."""
+        if self.done == 0 or self.worker_s <= 0:
             return None
-        return self.run_s / (self.wall_s * self.workers)
+        return self.run_s / self.worker_s
+
+    def _workers_text(self) -> str:
+        low, high = self.workers_min or self.workers, self.workers_max or self.workers
+        count = f"{low}" if low == high else f"{low} to {high}"
+        return f"{count} worker{'s' if high != 1 else ''}"
 
     def summary(self) -> str:
         total = self.done + len(self.failed) + self.skipped
-        if self.done + len(self.failed) == 0:
+        if self.done + len(self.failed) + self.reanalysed == 0:
             return f"{total} runs: {self.skipped} skipped (done before), nothing to run"
         line = (
             f"{total} runs: {self.done} done, {len(self.failed)} failed, {self.skipped} skipped "
-            f"in {self.wall_s:.1f} s on {self.workers} worker{'s' if self.workers != 1 else ''} "
-            f"(+{self.startup_s:.1f} s to start)"
+            f"in {self.wall_s:.1f} s on {self._workers_text()} (+{self.startup_s:.1f} s to start)"
         )
+        if self.reanalysed:
+            line += f"; metrics recomputed for {self.reanalysed} of the skipped"
         if self.efficiency is not None:
             line += (
                 f"; efficiency {self.efficiency:.2f} (sum of run times {self.run_s:.1f} s / "
-                f"({self.wall_s:.1f} s x {self.workers} workers))"
+                f"{self.worker_s:.1f} worker-s)"
+            )
+        if self.lost_workers or self.joined_workers or self.resubmitted:
+            line += (
+                f"; {self.lost_workers} worker{'s' if self.lost_workers != 1 else ''} lost, "
+                f"{self.joined_workers} joined, {self.resubmitted} run{'s' if self.resubmitted != 1 else ''} "
+                "resubmitted"
             )
         if self.interrupted:
             line += "; interrupted: finished runs are kept, run again to go on"
@@ -139,29 +160,38 @@ def write_result(folder: Path, name: str, result: dict[str, Any]) -> None:
 @dataclass
 class Resumed:
     """The grid as found in its folder: ``results`` of the runs done before, the runs ``todo``,
-    and every run's key."""
+    the done runs whose analysis changed (``reanalyse``: their metrics are recomputed on the
+    workers), and every run's key."""
 
     results: dict[str, dict[str, Any]]
     todo: list[GridRun]
     keys: dict[str, str]
     hashes: dict[str, str]
+    reanalyse: list[GridRun] = field(default_factory=list)
+
+
+def is_done(folder: Path, name: str, key: str) -> dict[str, Any] | None:
+    """A run's result if it is done in ``folder``: ``NAME_result.json`` holds ``key`` (the hash
+    of its inputs, options, engine and version) and ``NAME_jobs.csv`` is there."""
+    old = read_result(folder / f"{name}_result.json")
+    if old is None or old.get("key") != key or not (folder / f"{name}_jobs.csv").is_file():
+        return None
+    return old
 
 
 def resume(runs: list[GridRun], folder: Path, analyse: Analysis | None) -> Resumed:
-    """Which runs are done in ``folder`` (same key); a done run whose analysis changed is
-    analysed again, on the client, from its outputs."""
+    """Which runs are done in ``folder`` (:func:`is_done`), which are to run, and which of the
+    done ones must have their metrics recomputed (another analysis than the one they hold)."""
     hashes: dict[str, str] = {}
     ident = analysis_id(analyse)
     resumed = Resumed({}, [], {}, hashes)
     for run in runs:
         key = resumed.keys[run.name] = run_key(run.spec, hashes)
-        old = read_result(folder / f"{run.name}_result.json")
-        if old is None or old.get("key") != key:
+        old = is_done(folder, run.name, key)
+        if old is None:
             resumed.todo.append(run)
             continue
-        if old.get("analysis") != ident and analyse is not None and (folder / f"{run.name}_jobs.csv").is_file():
-            old.update(analyse(str(folder / run.name), run.spec.options.values(), run.spec.workload))  # new analysis
-            old["analysis"] = ident
-            write_result(folder, run.name, old)
+        if analyse is not None and old.get("analysis") != ident:
+            resumed.reanalyse.append(run)
         resumed.results[run.name] = old
     return resumed

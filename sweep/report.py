@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +118,35 @@ def write_charts(
     return written
 
 
+#: jobs whose explorer pages a sweep writes at its end (on the client, one page after the other)
+PAGE_JOBS = 100_000
+
+
 def write_report(
-    folder: str | Path, title: str, runs: list[GridRun], grid: GridResult, collect: Sequence[str]
+    folder: str | Path,
+    title: str,
+    runs: list[GridRun],
+    grid: GridResult,
+    collect: Sequence[str],
+    say: Callable[..., None] | None = None,
 ) -> dict[str, Any]:
     """Writes ``runs.csv``, the charts and ``report.html`` (the interactive report, with links to
     the runs' explorer pages: :mod:`adaptsched.analysis.explore.sweep`) in ``folder``; returns
-    their paths."""
+    their paths. ``say``: told before the pages are written (minutes for thousands of runs)."""
     from adaptsched.analysis.explore.sweep import sweep_report
 
     columns, rows = rows_of(runs, grid, collect)
     table = write_table(Path(folder) / "runs.csv", columns, rows)
     charts = write_charts(folder, title, parameters_of(runs), rows, collect)
-    pages = 0 if grid.interrupted else 100_000  # jobs whose explorer pages may be written now
+    pages = 0 if grid.interrupted else PAGE_JOBS  # jobs whose explorer pages may be written now
+    if say is not None and grid.results:
+        say(
+            f"writing {Path(folder) / 'report.html'}"
+            + (f" and the explorer pages runs have not got yet (up to {pages:,} jobs' worth)" if pages else "")
+        )
     html = (
-        sweep_report(folder, title, parameters_of(runs), rows, collect, max_page_jobs=pages) if grid.results else None
+        sweep_report(folder, title, parameters_of(runs), rows, collect, max_page_jobs=pages, say=say)
+        if grid.results
+        else None
     )
     return {"table": table, "charts": charts, "html": html}

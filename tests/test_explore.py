@@ -294,3 +294,12 @@ def test_sweep_report_charts_every_choice_and_writes_run_pages_lazily(tmp_path):
     assert choice["summary"]["low"][d] == min(rows[0]["bsld_mean"], rows[1]["bsld_mean"])
     assert choice["summary"]["n"][d] == 2
     assert "no page yet: adaptsched explore runs/c" in choice["points"]["what"][2]
+
+
+def test_sweep_report_writes_at_most_max_pages_run_pages_and_says_how_to_get_the_others(tmp_path):
+    """Each page carries Bokeh (about 2 MB): a 10,000-run sweep must not write 20 GB of them."""
+    params, rows = sweep_rows(tmp_path)
+    said: list[str] = []
+    sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"], max_pages=1, say=said.append)
+    assert sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html")) == ["a_explore.html"]
+    assert any("1 at most per sweep, 2 runs without one" in s and "adaptsched explore" in s for s in said)

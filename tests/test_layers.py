@@ -120,7 +120,11 @@ def test_no_import_from_a_higher_layer(graph):
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan's algorithm)."""
-    index, low, stack, on_stack, out = {}, {}, [], set(), []
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
 
     def connect(v):
         index[v] = low[v] = len(index)

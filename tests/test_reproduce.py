@@ -165,16 +165,31 @@ def test_reproduce_downey_end_to_end(tmp_path):
 @pytest.mark.slow
 def test_reproduce_qops_end_to_end(tmp_path):
     code, _out, err = cli(
-        "reproduce", "qops", "--jobs", 150, "--qos-trace", "SDSC-SP2", "--trace", SDSC_EXCERPT, "--out", tmp_path / "q"
+        "reproduce",
+        "qops",
+        "--jobs",
+        150,
+        "--seeds",
+        2,
+        "--qos-trace",
+        "SDSC-SP2",
+        "--trace",
+        SDSC_EXCERPT,
+        "--out",
+        tmp_path / "q",
     )
     assert code == 0, err
     folder = tmp_path / "q" / "report-embedded"
     text = (folder / "report.md").read_text()
     assert "(+160 %)" in text and "## Table 2" in text and "after their deadline" in text
     assert "**none**" in text  # exact estimates: no accepted job misses its deadline
+    assert "independent claims hold" in text and "| not checkable | not checked |" in text
     for png in ("revenue.png", "dvqops_choices.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
-    assert len((folder / "revenue.csv").read_text().splitlines()) == 1 + 9
+    rows = (folder / "revenue.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * 9 and {r.split(",")[6] for r in rows[1:]} == {"1", "2"}  # 9 scenarios, 2 seeds
+    claims = (folder / "findings.csv").read_text()
+    assert "DVQoPS within 5 % of the best static OC-factor at the original load" in claims
 
 
 def test_qops_report_shows_dvqops_at_high_load_beside_the_papers_5_percent(tmp_path):
@@ -240,3 +255,16 @@ def test_qops_segments_select_the_part_of_the_trace():
         select(workload, "10:20", 5)
     code, _, err = cli("reproduce", "qops", "--segment", "middle")
     assert_usage_error(code, err, "--segment", "first, last or START:END")
+
+
+def test_qops_table1_claims_on_the_part_chosen_on_table_1_are_not_counted():
+    from adaptsched.reproduce.common import HOLDS, INDEPENDENT, Claim, Sample
+    from adaptsched.reproduce.qops.report import calibrated
+
+    claim = Claim("gains grow", "p", Sample.of([0.1, 0.2]), "direction", "paper", INDEPENDENT, HOLDS)
+    (sdsc_last,) = calibrated([claim], "SDSC-SP2", "last")
+    assert sdsc_last.klass == "depends on the trace part, chosen as the nearer to Table 1 (issue 15)"
+    assert not sdsc_last.counted and sdsc_last.verdict == HOLDS
+    assert calibrated([claim], "SDSC-SP2", "first")[0].counted  # the paper's first jobs: not chosen on Table 1
+    assert calibrated([claim], "CTC-SP2", "last")[0].counted  # CTC's part was not compared (issue 15)
+    assert calibrated([None], "SDSC-SP2", "last") == [None]

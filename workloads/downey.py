@@ -1,7 +1,7 @@
 """Downey's parallel workload model (``adaptsched generate downey``).
 
 Downey, "A parallel workload model and its implications for processor allocation" (1996),
-sec. 3 and 4 (parameters in ``../shared/reference/workload-models.md`` sec. 5.2):
+(UCB/CSD-96-922), sec. 3 and 4 (parameters and our readings: docs/downey.md):
 
 * sequential lifetime L uniform-log on [e^2, e^12] s (median 18 min, mean 271 min:
   E[L] = (e^12 - e^2) / 10 = 16,275 s);

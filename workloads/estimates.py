@@ -7,7 +7,7 @@ Two models set each job's ``estimate_s`` (the user's requested time) and its ``w
   COMPLETED_WALLTIME_REACHED, so one second more lets it complete).
 * ``tsafrir``: D. Tsafrir, Y. Etsion, D. G. Feitelson, "Modeling User Runtime Estimates",
   JSSPP 2005, LNCS 3834, as Tsafrir's reference code ``est_model.cc`` builds them
-  (``../shared/reference/workload-models.md`` sec. 3, "Ref"). A distribution of K estimate
+  ("Ref 3.x" numbers its steps as docs/workloads.md does). A distribution of K estimate
   values ("bins") and their job counts is built for N jobs and a maximum estimate M
   (Ref 3.3, steps 1-7): a head of the 20 most popular values holding 89 % of the jobs
   (M itself the most popular, 21.7 %), and a tail of K - 20 values holding 11 %; the

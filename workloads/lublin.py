@@ -2,8 +2,8 @@
 
 U. Lublin, D. G. Feitelson, "The workload on parallel supercomputers: modeling the
 characteristics of rigid jobs", JPDC 63(11), 2003. Every constant and step follows the
-reference generator ``m_lublin99.c`` as ``../shared/reference/workload-models.md`` sec. 1
-("Ref") describes it:
+reference generator ``m_lublin99.c`` (the Parallel Workloads Archive's models page); "Ref 1.x"
+below numbers its steps as docs/workloads.md does:
 
 * size (Ref 1.2): one uniform ``u`` decides serial (u <= SerialProb) and power of two
   (u <= SerialProb + Pow2Prob); a two-stage uniform gives ``par`` (log2 of the size),

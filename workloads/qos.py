@@ -1,8 +1,8 @@
 """QoS annotations of Batsim JSON workloads (``adaptsched qos-annotate``).
 
 Islam, Balaji, Sabin & Sadayappan, "Analyzing and Minimizing the Impact of Opportunity Cost
-in QoS-aware Job Scheduling" (2007), sec. 5.1, with ``../shared/reference/workload-models.md``
-sec. 4.2. Each job gains (times in seconds, from the workload's start; prices in units):
+in QoS-aware Job Scheduling" (ICPP 2007), sec. 5.1; our readings are in docs/qops.md. Each job gains (times in seconds,
+from the workload's start; prices in units):
 
 * ``deadline`` = subtime + ``deadline_factor`` (5) x estimate;
 * ``urgent``: true for a fraction ``urgent_fraction`` of the jobs, drawn with ``seed``;

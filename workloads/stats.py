@@ -2,7 +2,7 @@
 
 * span: last subtime - first subtime (s);
 * offered load: sum of res x runtime over nb_res x span (Lublin & Feitelson's definition,
-  ``../shared/reference/workload-models.md`` sec. 1.8), runtimes being the profiles' delays;
+  JPDC 63(11), 2003), runtimes being the profiles' delays;
 * jobs a day: jobs / span in days.
 """
 

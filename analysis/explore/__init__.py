@@ -1,4 +1,4 @@
-"""The run explorer: one self-contained HTML page to look at whole runs in a browser (issue 28).
+"""The run explorer: one self-contained HTML page to look at whole runs in a browser.
 
 ``explore_runs(prefixes, out)`` writes the page of one run, or of several runs on one time
 axis: a Gantt chart of every attempt of each run (zoom, pan, hover for a job's numbers,

@@ -51,14 +51,27 @@ if (i !== undefined && points.data.link[i]) window.open(points.data.link[i]);
 """
 
 
+#: explorer pages a sweep writes at most: each carries Bokeh inline (about 2 MB), so a
+#: 10,000-run sweep would otherwise write 20 GB; the others are one `adaptsched explore` away
+MAX_PAGES = 200
+
+
 def sweep_report(
-    folder, title: str, params: list[str], rows: list[dict], collect, *, max_page_jobs: int = 100_000, say=None
+    folder,
+    title: str,
+    params: list[str],
+    rows: list[dict],
+    collect,
+    *,
+    max_page_jobs: int = 100_000,
+    max_pages: int = MAX_PAGES,
+    say=None,
 ) -> Path:
     """Write ``folder/report.html`` (module doc) from ``runs.csv``'s rows; returns its path.
     ``params``: the parameter columns; ``collect``: the metric columns."""
     folder = Path(folder)
     done = [r for r in rows if r.get("status") == "done"]
-    links = run_pages(folder, done, max_page_jobs, say)
+    links = run_pages(folder, done, max_page_jobs, say, max_pages=max_pages)
     dims = [p for p in params if len({str(r.get(p, "")) for r in done}) > 1] or params[:1]
     plain = [d for d in dims if not d.endswith("seed")]
     x_default = (plain or dims)[0]
@@ -173,10 +186,14 @@ def _chart(metric: str, choice: dict):
     return fig, chart
 
 
-def run_pages(folder: Path, rows: list[dict], max_page_jobs: int, say=None) -> dict[str, str]:
+def run_pages(
+    folder: Path, rows: list[dict], max_page_jobs: int, say=None, *, max_pages: int = MAX_PAGES
+) -> dict[str, str]:
     """{run name: link to its explorer page, relative to ``folder``, or "" if not written}:
-    pages missing or older than their run are written, up to ``max_page_jobs`` jobs."""
-    links, budget = {}, max_page_jobs
+    pages missing or older than their run are written, up to ``max_page_jobs`` jobs and
+    ``max_pages`` pages (existing pages count)."""
+    links, budget, pages = {}, max_page_jobs, max_pages
+    skipped = 0
     for r in rows:
         prefix = folder / "runs" / r["name"]
         jobs_csv, page = Path(f"{prefix}_jobs.csv"), Path(f"{prefix}_explore.html")
@@ -186,6 +203,11 @@ def run_pages(folder: Path, rows: list[dict], max_page_jobs: int, say=None) -> d
             continue
         if page.is_file() and page.stat().st_mtime >= jobs_csv.stat().st_mtime:
             links[r["name"]] = link
+            pages -= 1
+            continue
+        if pages <= 0:
+            links[r["name"]] = ""
+            skipped += 1
             continue
         with open(jobs_csv, "rb") as handle:
             jobs = sum(1 for _ in handle) - 1
@@ -200,5 +222,11 @@ def run_pages(folder: Path, rows: list[dict], max_page_jobs: int, say=None) -> d
             links[r["name"]] = ""
             continue
         budget -= jobs
+        pages -= 1
         links[r["name"]] = link
+    if skipped and say is not None:
+        say(
+            f"explorer pages: {max_pages} at most per sweep, {skipped} runs without one "
+            f"(`adaptsched explore {folder / 'runs' / 'NAME'} --out NAME.html` writes any of them)"
+        )
     return links

@@ -26,7 +26,7 @@ Modules, one per part of the paper:
 
 Every name is importable from ``adaptsched.core.evolving``.
 
-Readings where the paper's text is garbled or silent (issue 12):
+Readings where the paper's text is garbled or silent (docs/evolving.md gives each with its reason):
 
 * Algorithm 3's header says l > 1: it must read l >= 1 (nos is l = 1). Its line 30 reads
   ``if i > 0``, always true (i starts at 1): it must be ``i > 1``, line 33 being the first

@@ -17,7 +17,9 @@ HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--days", type=positive_int, default=120, help="simulated days per workload (default 120)")
-    parser.add_argument("--seeds", type=positive_int, default=3, help="workloads of Table 1 (default 3)")
+    parser.add_argument(
+        "--seeds", type=positive_int, default=3, help="workloads per offered load, each run on each (default 3)"
+    )
     parser.add_argument("--hosts", type=positive_int, default=64, help="processors (default 64, the paper's)")
 
 

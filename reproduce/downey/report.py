@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from adaptsched.reproduce.common import findings_table
+from adaptsched.reproduce.common import findings_section, headline, write_findings_csv
 
 from . import findings as claims
 from .findings import PAPER_TABLE1
-from .plan import COLUMNS, FRACTIONS, LOADS, STRATEGIES
+from .plan import COLUMNS, FRACTIONS, LOADS, STRATEGIES, fig11_run, fig13_run, table1_run
 
 
 def _mean(results, names, key):
@@ -41,10 +41,12 @@ def write_report(folder: Path, plan, results, *, days, seeds, hosts, engine, wal
     folder.mkdir(parents=True, exist_ok=True)
     write_csv(folder / "runs.csv", plan, results)
     lines = header(results, days=days, seeds=seeds, hosts=hosts, engine=engine, wall_s=wall_s, command=command)
-    more, table = table1_section(results, seeds)
-    lines += more
-    lines += figures_section(folder, results)
-    lines += ["", "## The paper's findings, checked", "", *findings_table(findings(results, table))]
+    found = findings(results, seeds)
+    write_findings_csv(folder / "findings.csv", found)
+    lines += [headline(found), ""]
+    lines += table1_section(results, seeds)[0]
+    lines += figures_section(folder, results, seeds)
+    lines += findings_section("The paper's findings, checked", found)
     lines += invariants_section(results)
     lines += ["", DIFFERENCES]
     path = folder / "report.md"
@@ -79,12 +81,9 @@ def header(results, *, days, seeds, hosts, engine, wall_s, command) -> list[str]
         "# Downey (1996): processor allocation strategies, reproduced",
         "",
         f"{hosts} processors, {days} simulated days per workload"
-        + (
-            ""
-            if (days, seeds) == (120, 3)
-            else " (a shortened run: the paper's size is 120 days, 3 workloads for Table 1)"
-        )
-        + f", {engine} engine, FIFO queue. "
+        + ("" if days == 120 else " (a shortened run: the paper's days are 120)")
+        + f", {seeds} workload{'s' if seeds > 1 else ''} (seeds) per offered load, every run on each, {engine} "
+        "engine, FIFO queue. "
         f"This invocation: {wall_s / 60:.1f} min; the {len(results)} runs took "
         f"{sum(r['wall_s'] for r in results.values()) / 60:.1f} min in all (one per CPU at a time). "
         f"Data: `runs.csv`.",
@@ -103,7 +102,7 @@ def table1_section(results, seeds):
     ]
     table = {}
     for s in STRATEGIES:
-        names = [f"table1_{s}_seed{k}" for k in range(1, seeds + 1)]
+        names = [table1_run(s, k) for k in range(1, seeds + 1)]
         table[s] = [_mean(results, names, c) for c in COLUMNS]
         v, p = table[s], PAPER_TABLE1[s]
         lines.append(
@@ -114,13 +113,24 @@ def table1_section(results, seeds):
     return lines, table
 
 
-def figures_section(folder: Path, results) -> list[str]:
-    """Figures 11, 12 and 13 as PNG, and Figure 11's utilizations as a table."""
+def _over_seeds(results, seeds, name, key):
+    return _mean(results, [name(k) for k in range(1, seeds + 1)], key)
+
+
+def figures_section(folder: Path, results, seeds: int = 1) -> list[str]:
+    """Figures 11, 12 and 13 as PNG (means over the seeds), and Figure 11's utilizations as a table."""
     charts = []
+
+    def fig11(mode, s, load, key):
+        return _over_seeds(results, seeds, lambda k: fig11_run(mode, s, load, k), key)
+
+    def fig13(s, c, key):
+        return _over_seeds(results, seeds, lambda k: fig13_run(s, c, k), key)
+
     for mode, style in (("stubborn", "o--"), ("greedy", "s-")):
         series = []
         for s in STRATEGIES:
-            ys = [_mean(results, [f"fig11_{mode}_{s}_rho{l:g}"], "utilization") for l in LOADS]
+            ys = [fig11(mode, s, load, "utilization") for load in LOADS]
             if not all(np.isnan(ys)):
                 series.append((s, LOADS, ys, style))
         charts.append(
@@ -129,7 +139,7 @@ def figures_section(folder: Path, results) -> list[str]:
             )
         )
     series = [
-        (f"{s} {mode}", LOADS, [_mean(results, [f"fig11_{mode}_{s}_rho{l:g}"], "cluster_size") for l in LOADS], style)
+        (f"{s} {mode}", LOADS, [fig11(mode, s, load, "cluster_size") for load in LOADS], style)
         for mode, style in (("greedy", "s-"), ("stubborn", "o--"))
         for s in STRATEGIES
         if not (s == "ASP" and mode == "stubborn")
@@ -138,10 +148,7 @@ def figures_section(folder: Path, results) -> list[str]:
         _line_chart(folder / "fig12.png", "Figure 12: mean cluster size", "offered load", "mean cluster size", series)
     )
     for key, label in (("utilization", "utilization"), ("turnaround_s", "mean turnaround (s)")):
-        series = [
-            (s, FRACTIONS, [_mean(results, [f"fig13_{s}_c{c:g}"], key) for c in FRACTIONS], "o-")
-            for s in STRATEGIES[:4]
-        ]
+        series = [(s, FRACTIONS, [fig13(s, c, key) for c in FRACTIONS], "o-") for s in STRATEGIES[:4]]
         charts.append(
             _line_chart(
                 folder / f"fig13_{key}.png",
@@ -151,38 +158,54 @@ def figures_section(folder: Path, results) -> list[str]:
                 series,
             )
         )
-    lines = ["", "## Figures 11, 12 and 13", ""] + [f"![{c}]({c})" for c in charts]
+    lines = ["", "## Figures 11, 12 and 13", "", f"Means over {seeds} seeds.", ""] + [f"![{c}]({c})" for c in charts]
     lines += [
         "",
         "| load | " + " | ".join(f"{s} greedy | {s} stubborn" for s in STRATEGIES[:4]) + " | ASP |",
         "|---:|" + "---:|" * 9,
     ]
-    for l in LOADS:
+    for load in LOADS:
         cells = []
         for s in STRATEGIES[:4]:
             cells += [
-                f"{_mean(results, [f'fig11_greedy_{s}_rho{l:g}'], 'utilization'):.3f}",
-                f"{_mean(results, [f'fig11_stubborn_{s}_rho{l:g}'], 'utilization'):.3f}",
+                f"{fig11('greedy', s, load, 'utilization'):.3f}",
+                f"{fig11('stubborn', s, load, 'utilization'):.3f}",
             ]
-        cells.append(f"{_mean(results, [f'fig11_greedy_ASP_rho{l:g}'], 'utilization'):.3f}")
-        lines.append(f"| {l:g} | " + " | ".join(cells) + " |")
+        cells.append(f"{fig11('greedy', 'ASP', load, 'utilization'):.3f}")
+        lines.append(f"| {load:g} | " + " | ".join(cells) + " |")
     return lines + ["", "(utilization; cluster sizes and the other metrics are in `runs.csv`)"]
 
 
-def findings(results, table) -> list:
-    """The paper's qualitative findings (:mod:`.findings`) on our runs."""
+def _by_seed(results, seeds: int, name) -> dict:
+    """{seed: metrics} of the runs ``name(seed)`` names that are done."""
+    return {k: results[name(k)] for k in range(1, seeds + 1) if name(k) in results}
+
+
+def findings(results, seeds: int) -> list:
+    """The paper's claims (:mod:`.findings`) on our runs, paired seed by seed."""
+    table1 = {s: _by_seed(results, seeds, lambda k, s=s: table1_run(s, k)) for s in STRATEGIES}
     fig11 = {
-        (s, l, mode): results[f"fig11_{mode}_{s}_rho{l:g}"]
-        for l in LOADS
+        (s, load, mode): _by_seed(results, seeds, lambda k, s=s, load=load, mode=mode: fig11_run(mode, s, load, k))
+        for load in LOADS
         for s in STRATEGIES
         for mode in ("greedy", "stubborn")
-        if f"fig11_{mode}_{s}_rho{l:g}" in results
     }
-    return [
+    fig13 = {
+        (s, c): _by_seed(results, seeds, lambda k, s=s, c=c: fig13_run(s, c, k))
+        for s in STRATEGIES[:4]
+        for c in FRACTIONS
+    }
+    found = [
         claims.greedy_beats_stubborn(fig11, STRATEGIES[:4], LOADS),
-        claims.sev_lowest_p90_slowdown({s: table[s][6] for s in STRATEGIES}),
-        claims.asp_highest_cluster_cv({s: table[s][5] for s in STRATEGIES}),
+        claims.greedy_beats_asp(fig11, STRATEGIES[:4], LOADS),
+        claims.sev_smallest_clusters_shortest_queues(table1),
+        claims.sev_lowest_p90_slowdown(table1),
+        claims.max_worst_of_the_three(table1),
+        claims.avg_beats_pws(table1),
+        claims.asp_highest_cluster_cv(table1),
+        claims.large_minimum_degrades(fig13, STRATEGIES[:4]),
     ]
+    return [f for f in found if f is not None]
 
 
 def invariants_section(results) -> list[str]:

@@ -28,6 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per trace (default 10,000)")
     parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=3,
+        help="draws of the urgent (and, at high load, duplicated) jobs per scenario (default 3)",
+    )
+    parser.add_argument(
         "--qos-trace", action="append", choices=tuple(TRACES), help="only this trace (repeatable; default both)"
     )
     parser.add_argument(
@@ -58,12 +64,13 @@ def main(
     *,
     trace: list[str] | None = None,
     jobs: int = 10000,
+    seeds: int = 3,
     qos_trace: list[str] | None = None,
     segment: list[str] | None = None,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce qops``: its options as :func:`add_arguments` declares them (each
-    repeatable: ``trace`` files, ``qos_trace`` names, ``segment`` texts), checked, then
+    repeatable: ``trace`` files, ``qos_trace`` names, ``segment`` texts; ``seeds`` a count), checked, then
     :func:`reproduce`."""
     traces = tuple(qos_trace) if qos_trace else tuple(TRACES)
     return reproduce(
@@ -72,6 +79,7 @@ def main(
         traces=traces,
         trace_files=trace_files(traces, trace),
         segments=tuple(dict.fromkeys(segment or [DEFAULT_SEGMENT])),
+        seeds=seeds,
         setup=setup,
     )
 
@@ -109,6 +117,7 @@ def reproduce(
     traces: tuple[str, ...] = tuple(TRACES),
     trace_files: dict[str, str] | None = None,
     segments: tuple[str, ...] = (DEFAULT_SEGMENT,),
+    seeds: int = 3,
     setup: Setup = DEFAULT,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
@@ -124,7 +133,7 @@ def reproduce(
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, setup = setup.prepare(out)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments)
+    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds)
     setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}
     for trace in traces:
@@ -147,6 +156,7 @@ def reproduce(
         wall_s=clock.wall_s,
         inputs=inputs,
         segments=segments,
+        seeds=seeds,
         command=setup.command,
     )
     setup.say(f"report: {report}")

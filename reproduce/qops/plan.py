@@ -14,6 +14,9 @@ jobs C times dearer, high load by duplicating 40 % of the jobs):
   of 1, 4, 16, 32, 48, 64, 128 h: OC-factor variance (mean over groups of 5 consecutive
   choices), load variance (of the offered load per window) and revenue.
 
+Each scenario runs on ``seeds`` workloads (seed s draws the urgent jobs and the duplicated ones;
+seed 1 is the draw of earlier versions): claims are paired seed by seed.
+
 Every accepted job's completion is checked against its deadline (with exact estimates none
 may miss; with real ones an early end only helps).
 """
@@ -71,8 +74,11 @@ def segment_text(segment: str, jobs: int) -> str:
     return f"jobs {int(start):,} to {int(end):,}"
 
 
-def scenario_name(trace, cost, urgent, load, estimates, segment="first"):
-    return f"{trace}_C{cost}_U{int(urgent * 100)}_{load}_{estimates}{segment_slug(segment)}"
+def scenario_name(trace, cost, urgent, load, estimates, segment="first", seed=1):
+    """A scenario's name (its workload's and its runs'); seed 1 keeps the names runs had before
+    seeds (results reused)."""
+    tag = "" if seed == 1 else f"_seed{seed}"
+    return f"{trace}_C{cost}_U{int(urgent * 100)}_{load}_{estimates}{segment_slug(segment)}{tag}"
 
 
 def select(workload: dict, segment: str, jobs: int) -> dict:
@@ -139,7 +145,7 @@ def load_variance(workload: dict, window_h: float) -> float:
 
     profiles = workload["profiles"]
     span = window_h * 3600.0
-    buckets = {}
+    buckets: dict[int, list] = {}
     for j in workload["jobs"]:
         k = int(j["subtime"] // span)
         buckets[k] = buckets.get(k, 0.0) + j["res"] * float(profiles[j["profile"]]["delay"])
@@ -160,14 +166,16 @@ def scenario_workload(
     jobs: int,
     trace_files: dict | None = None,
     segment: str = "first",
+    seed: int = 1,
 ) -> Path:
-    """The annotated workload of a scenario, written once into ``inputs``."""
+    """The annotated workload of a scenario, written once into ``inputs``: ``seed`` draws the
+    urgent jobs and, at high load, the duplicated ones."""
     from adaptsched.errors import InputError
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.qos import annotate, high_load
     from adaptsched.workloads.traces import find_trace
 
-    path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates, segment)}.json"
+    path = inputs / f"{scenario_name(trace, cost, urgent, load, estimates, segment, seed)}.json"
     if path.is_file():
         return path
     hosts = TRACES[trace][1]
@@ -180,9 +188,9 @@ def scenario_workload(
             workload = select(workload, segment, jobs)
         except ValueError as error:
             raise InputError(source, f"--segment {error}") from None
-    workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact", seed=1)
+    workload, _ = annotate(workload, urgent_fraction=urgent, urgent_cost=cost, exact=estimates == "exact", seed=seed)
     if load == "high":
-        workload, _ = high_load(workload, fraction=0.4, seed=1)
+        workload, _ = high_load(workload, fraction=0.4, seed=seed)
     return write_workload(workload, path)
 
 
@@ -196,30 +204,58 @@ def scenarios(traces, segments=(DEFAULT_SEGMENT,)) -> list[tuple]:
     return out
 
 
-def table2_run(window_h, segment="first") -> str:
-    return f"table2_window{window_h}h{segment_slug(segment)}"
+def table2_run(window_h, segment="first", seed=1) -> str:
+    return f"table2_window{window_h}h{segment_slug(segment)}" + ("" if seed == 1 else f"_seed{seed}")
 
 
-def runs(inputs: Path, traces, *, jobs: int, trace_files: dict | None = None, segments=(DEFAULT_SEGMENT,)):
-    """(scenarios, plan, batch): ``plan`` lists (scenario name, scheduler label, run name),
-    ``batch`` (trace, run name, scheduler, options, workload) of every run, Table 2's
-    included (on the first segment); the workloads are written into ``inputs``."""
+def runs(
+    inputs: Path,
+    traces,
+    *,
+    jobs: int,
+    trace_files: dict | None = None,
+    segments=(DEFAULT_SEGMENT,),
+    seeds: int = 1,
+):
+    """(scenarios, plan, batch): ``plan`` lists (scenario name, scheduler label, run name, seed),
+    ``batch`` (trace, run name, scheduler, options, workload) of every run, for each seed (the
+    urgent jobs and the duplicated ones drawn anew), Table 2's included (on the first segment);
+    the workloads are written into ``inputs``."""
     chosen = scenarios(traces, segments)
     batch, plan = [], []
-    for trace, cost, urgent, load, estimates, segment in chosen:
-        name = scenario_name(trace, cost, urgent, load, estimates, segment)
-        path = scenario_workload(
-            inputs, trace, cost, urgent, load, estimates, jobs=jobs, trace_files=trace_files, segment=segment
-        )
-        for label, scheduler, options in schedulers():
-            run_name = f"{name}_{label.replace(' ', '')}"
-            batch.append((trace, run_name, scheduler, options, str(path)))
-            plan.append((name, label, run_name))
-    if "SDSC-SP2" in traces:
-        segment = segments[0]
-        path = scenario_workload(
-            inputs, "SDSC-SP2", 10, 0.5, "high", "exact", jobs=jobs, trace_files=trace_files, segment=segment
-        )
-        for w in WINDOWS_H:
-            batch.append(("SDSC-SP2", table2_run(w, segment), "dvqops", {"window_h": float(w)}, str(path)))
+    for seed in range(1, seeds + 1):
+        for trace, cost, urgent, load, estimates, segment in chosen:
+            name = scenario_name(trace, cost, urgent, load, estimates, segment, seed)
+            path = scenario_workload(
+                inputs,
+                trace,
+                cost,
+                urgent,
+                load,
+                estimates,
+                jobs=jobs,
+                trace_files=trace_files,
+                segment=segment,
+                seed=seed,
+            )
+            for label, scheduler, options in schedulers():
+                run_name = f"{name}_{label.replace(' ', '')}"
+                batch.append((trace, run_name, scheduler, options, str(path)))
+                plan.append((name, label, run_name, seed))
+        if "SDSC-SP2" in traces:
+            segment = segments[0]
+            path = scenario_workload(
+                inputs,
+                "SDSC-SP2",
+                10,
+                0.5,
+                "high",
+                "exact",
+                jobs=jobs,
+                trace_files=trace_files,
+                segment=segment,
+                seed=seed,
+            )
+            for w in WINDOWS_H:
+                batch.append(("SDSC-SP2", table2_run(w, segment, seed), "dvqops", {"window_h": float(w)}, str(path)))
     return chosen, plan, batch

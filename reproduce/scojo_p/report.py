@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from adaptsched.reproduce.common import findings_table
+from adaptsched.reproduce.common import findings_table_v1 as findings_table
 
 from . import findings as claims
 from .plan import FRACTIONS, IDEAL_LOADS, VARIANTS, Kind, Run

@@ -218,7 +218,7 @@ def test_stock_fillerSched_invariants(tmp_path, ctc, engine, case):
     """pybatsim's own fillerSched, whose choices depend on memory addresses (see the module
     docstring): on each engine, a correct schedule of every job (invariants only)."""
     if case == "ctc":
-        workload, platform, nb_res = *ctc, 338
+        (workload, platform), nb_res = ctc, 338
     else:
         nb_res = (2, 4, 8, 3)[case]
         workload = random_workload(tmp_path / "w.json", case, nb_res)

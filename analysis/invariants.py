@@ -21,10 +21,17 @@ Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
 time, or was killed at its walltime or by the scheduler; a molded job's copies did its work),
 the check both engines make at the end of every run; ``adaptsched metrics --workload`` makes
 them all on any ``_jobs.csv``.
+
+``adaptsched check`` (:mod:`adaptsched.analysis.checker`) holds a scheduler to these rules:
+:func:`run_violations` reads a run's ``_jobs.csv`` and returns its :class:`Violation` s, each of a
+kind (:data:`KINDS`), with the workload's jobs that never ended; :func:`run_failure` classifies
+a run the engine stopped (a refused decision, a crash, a deadlock); :func:`same_jobs` compares
+two engines' outputs.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
 
@@ -147,3 +154,131 @@ def check_against_workload(
         nb_hosts = (platform if isinstance(platform, Platform) else read_platform(platform)).nb_hosts
     problems = check_invariants(read_jobs_csv(jobs_csv), nb_hosts, guarantees=guarantees, limit=limit)
     return problems + physics_violations(jobs_csv, workload, platform, limit=limit)
+
+
+# --------------------------------------------------------------- checking a run (adaptsched check)
+#: Each kind of violation, with the rule it breaks (``adaptsched check`` names them).
+KINDS = {
+    "host-twice": "no host runs two jobs at once",
+    "before-submission": "no job starts before its submission",
+    "size": "every allocation has the requested size (unless molded), on hosts of the machine",
+    "never-ends": "every job of the workload ends (completes, is killed or rejected)",
+    "guarantee": "no job starts after the reservation its scheduler recorded",
+    "completed-twice": "no job completes twice",
+    "walltime": "no job completes after running past its walltime",
+    "engines-differ": "both engines write the same _jobs.csv",
+    "refused": "the engine accepts every decision",
+    "crash": "the scheduler runs without an error",
+    "physics": "every job or copy runs its profile's (or its speedup model's) time, unless killed",
+}
+
+#: How :func:`check_invariants` words each kind (the first match decides).
+_WORDING = (
+    ("host-twice", " at once ("),
+    ("before-submission", "before its submission"),
+    ("size", " hosts up to "),
+    ("guarantee", "after its guarantee"),
+    ("completed-twice", " times"),
+    ("walltime", "past its walltime"),
+)
+
+#: How the engines (embedded and real Batsim 4.2.1) word a decision they refuse, by kind.
+_REFUSALS = (
+    ("host-twice", "time-sharing on compute machines is disabled"),
+    ("before-submission", "NOT_SUBMITTED"),
+    ("before-submission", "not submitted yet"),
+    ("size", "machines but"),
+    ("size", "does not exist (the platform has"),
+    ("never-ends", "deadlocked"),
+    ("crash", "the scheduler plugin"),
+    ("crash", "started job"),
+    ("physics", "breaks the run's physics"),  # the end-of-run check, engines/physics.py
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: its ``kind`` (a key of :data:`KINDS`) and what happened."""
+
+    kind: str
+    message: str
+
+    @property
+    def rule(self) -> str:
+        return KINDS.get(self.kind, self.kind)
+
+
+def kind_of(problem: str) -> str:
+    """The kind of one of :func:`check_invariants`'s sentences."""
+    return next((kind for kind, words in _WORDING if words in problem), "other")
+
+
+def run_failure(message: str) -> Violation:
+    """A run that stopped with an error (the engine refused a decision, the scheduler failed, the
+    simulation deadlocked), as a violation of the rule it breaks."""
+    kind = next((kind for kind, words in _REFUSALS if words in message), "refused")
+    return Violation(kind, message)
+
+
+def unended_jobs(raw: pd.DataFrame, workload_ids: list[str], limit: int = 5) -> list[str]:
+    """The workload's jobs (``WORKLOAD!ID`` or ``ID``) with no row of their own in ``raw``."""
+    seen = set(raw["job_id"].astype(str)) | set((raw["workload_name"] + "!" + raw["job_id"]).astype(str))
+    missing = [job for job in workload_ids if job not in seen]
+    out = [f"job {job} never ended (no row in _jobs.csv)" for job in missing[:limit]]
+    if len(missing) > limit:
+        out.append(f"{len(missing) - limit} more jobs never ended")
+    return out
+
+
+def run_violations(jobs_csv: str | Path, nb_hosts: int, *, workload_ids: list[str] | None = None) -> list[Violation]:
+    """Every violation in a run's ``_jobs.csv`` (:func:`check_invariants`, recorded reservations
+    included), and the jobs of the workload (``workload_ids``) that never ended."""
+    from .jobs import read_jobs_csv
+
+    raw = read_jobs_csv(jobs_csv)
+    found = [Violation(kind_of(p), p) for p in check_invariants(raw, nb_hosts, guarantees=True)]
+    if workload_ids is not None:
+        found += [Violation("never-ends", p) for p in unended_jobs(raw, workload_ids)]
+    return found
+
+
+#: Columns both engines must write alike (times within :data:`SAME_TIME_S` plus a relative 1e-11).
+SAME_COLUMNS = (
+    "job_id",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "final_state",
+    "starting_time",
+    "finish_time",
+    "allocated_resources",
+    "metadata",
+)
+SAME_TIME_S = 1.5e-6  # both print 6 decimals; molded runtimes may flip the last digit
+
+
+def same_jobs(a_csv: str | Path, b_csv: str | Path, limit: int = 5) -> list[str]:
+    """How two runs' ``_jobs.csv`` differ (empty: the same jobs, the same way), job by job."""
+    import csv
+
+    def rows(path: str | Path) -> dict[str, dict[str, str]]:
+        with open(path, newline="") as handle:
+            return {f"{r['workload_name']}!{r['job_id']}": r for r in csv.DictReader(handle)}
+
+    a, b = rows(a_csv), rows(b_csv)
+    out = [f"job {key} is in only one of them" for key in sorted(set(a) ^ set(b))[:limit]]
+    for key in sorted(set(a) & set(b), key=lambda k: (float(a[k]["submission_time"] or 0), k)):
+        for column in SAME_COLUMNS:
+            x, y = a[key].get(column, ""), b[key].get(column, "")
+            if x == y:
+                continue
+            try:
+                if abs(float(x) - float(y)) <= SAME_TIME_S + 1e-11 * abs(float(x)):
+                    continue
+            except ValueError:
+                pass
+            out.append(f"job {key}: {column} {x!r} against {y!r}")
+            break
+        if len(out) >= limit:
+            break
+    return out

@@ -33,13 +33,11 @@ from types import ModuleType
 from adaptsched import __version__
 from adaptsched.errors import AdaptschedError, UsageError, file_problem
 
-from . import analysis, demo, inputs, reproduce, run, schedulers, sweep, workloads
+from . import analysis, check, demo, inputs, reproduce, run, schedulers, sweep, workloads
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
-#: The command modules, in the order of ``adaptsched --help``. Next: ``check`` (issue 27: hold
-#: a scheduler of one's own to our checks), a module of its own after ``run``; ``explore``
-#: (issue 28: a run in the browser) joins ``metrics`` and ``compare`` in :mod:`.analysis`.
-COMMANDS: tuple[ModuleType, ...] = (run, schedulers, inputs, analysis, workloads, reproduce, sweep, demo)
+#: The command modules, in the order of ``adaptsched --help``.
+COMMANDS: tuple[ModuleType, ...] = (run, check, schedulers, inputs, analysis, workloads, reproduce, sweep, demo)
 
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 

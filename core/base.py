@@ -29,6 +29,10 @@ class Running:
 
     ``exec_id`` is what Batsim executes (the job, or a copy ``ID#N``), ``kind`` is
     "regular" for the job itself; a copy's expected end is when it will be killed.
+
+    >>> r = Running(Job("w0!1", 0.0, 2, 60.0), start_s=5.0, hosts=IntervalSet([(0, 1)]))
+    >>> r.end_s, r.res, r.exec_id, r.kind
+    (65.0, 2, 'w0!1', 'regular')
     """
 
     __slots__ = ("end_s", "exec_id", "hosts", "job", "kind", "start_s")
@@ -77,6 +81,15 @@ class Launch:
 
 @dataclass
 class Decisions:
+    """What one scheduling pass decided (:meth:`OnlineScheduler.schedule` returns it; the
+    adapter sends it to Batsim): jobs started on hosts, copies launched, kills, rejects,
+    metadata, wake-ups. Empty decisions are false.
+
+    >>> d = Decisions(starts=[("w0!1", IntervalSet([(0, 3)]))], wake_ups=[120.0])
+    >>> bool(d), bool(Decisions()), list(d.starts[0][1])
+    (True, False, [0, 1, 2, 3])
+    """
+
     starts: list[tuple[str, IntervalSet]] = field(default_factory=list)  # (job id, its hosts)
     launches: list[Launch] = field(default_factory=list)
     kills: list[str] = field(default_factory=list)  # ids of running jobs or copies
@@ -90,14 +103,25 @@ class Decisions:
 
 @dataclass(frozen=True)
 class QueueOptions(opt.Options):
-    """Options of a scheduler whose waiting queue has a chosen order."""
+    """Options of a scheduler whose waiting queue has a chosen order (a base for one's own).
+
+    >>> QueueOptions.parse({"order": "sjf"})
+    QueueOptions(order='sjf')
+    >>> [(spec.name, spec.default) for spec in QueueOptions.specs()]
+    [('order', 'fcfs')]
+    """
 
     order: str = opt.option("fcfs", "queue order (adaptsched.core.queue)", choices=tuple(ORDERS))
 
 
 @dataclass(frozen=True)
 class ReservingOptions(QueueOptions):
-    """Options of a scheduler that promises start times (:class:`ReservingScheduler`)."""
+    """Options of a scheduler that promises start times (:class:`ReservingScheduler`).
+
+    >>> options = ReservingOptions(order="saf", record_reservations=False)
+    >>> options.changed()
+    {'order': 'saf', 'record_reservations': False}
+    """
 
     record_reservations: bool = opt.option(True, "write each job's first reservation in its metadata")
 
@@ -108,6 +132,13 @@ class OnlineScheduler:
     Subclasses implement :meth:`plan`, which fills a :class:`Decisions` through
     :meth:`start`. Jobs wider than the machine (or asking for no host) are
     rejected on arrival.
+
+    >>> class Fifo(OnlineScheduler):  # starts waiting jobs in order while they fit
+    ...     def plan(self, now):
+    ...         while len(self.queue) and self.queue[0].res <= self.pool.nb_free:
+    ...             job = self.queue[0]; self.start(job, now); self.queue.remove_all([job])
+    >>> s = Fifo(4); s.submit(Job("w0!1", 0.0, 3, 60.0), now=0.0); s.schedule(0.0).starts
+    [('w0!1', IntervalSet([(0, 2)]))]
     """
 
     name = "base"
@@ -156,10 +187,14 @@ class OnlineScheduler:
         return not len(self.queue) and not self.running
 
     def schedule(self, now: float) -> Decisions:
-        decisions = Decisions(rejects=self._rejects)
+        """Runs :meth:`plan` and returns the decisions of this pass, with those made since the
+        last pass (metadata :meth:`record` ed, or a :meth:`wake_up` asked, in :meth:`on_submit`
+        or :meth:`on_complete`), the jobs too wide for the machine rejected first."""
+        decisions = self._decisions
+        decisions.rejects[:0] = self._rejects
         self._rejects = []
-        self._decisions = decisions
         self.plan(now)
+        self._decisions = Decisions()
         return decisions
 
     # -- for subclasses -----------------------------------------------------------
@@ -277,6 +312,12 @@ class ReservingScheduler(OnlineScheduler):
     ``record_reservations`` is off, written in its metadata (``reservation_s``), so
     that the promise can be checked on any output trace: ``start <= reservation_s``.
     Running jobs are kept by expected end (``by_end``), which backfilling needs.
+
+    >>> s = ReservingScheduler(4)
+    >>> job = Job("w0!1", 0.0, 2, 60.0)
+    >>> s.promise(job, 30.0); s.promise(job, 10.0)  # only the first promise is kept
+    >>> s.first_reservation
+    {'w0!1': 30.0}
     """
 
     def __init__(self, nb_hosts: int, **options: Any):

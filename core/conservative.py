@@ -62,7 +62,15 @@ from adaptsched.core.units import EPS_S, INF
 class ReservationPlanner(ReservingScheduler):
     """Conservative backfilling's pass, with hooks: :meth:`plan` starts the jobs that
     :meth:`reservation_pass` finds due, then asks to be woken up if no event would come
-    in time for the earliest reservation."""
+    in time for the earliest reservation.
+
+    >>> class ShortFirst(ReservationPlanner):  # conservative, shortest jobs re-placed first
+    ...     def compression_order(self, now):
+    ...         return sorted(self.queue.jobs, key=lambda job: job.walltime_s)
+    >>> s = ShortFirst(4); s.submit(Job("w0!1", 0.0, 4, 60.0), 0.0); s.submit(Job("w0!2", 0.0, 2, 10.0), 0.0)
+    >>> s.schedule(0.0).starts, s.reservation
+    ([('w0!1', IntervalSet([(0, 3)]))], {'w0!2': 60.0})
+    """
 
     def __init__(self, nb_hosts: int, **options: Any):
         super().__init__(nb_hosts, **options)

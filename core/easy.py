@@ -108,6 +108,15 @@ def backfill(
 
 
 class EasyBackfilling(ReservingScheduler):
+    """EASY backfilling (module doc); :meth:`shadow` is the hook a variant changes.
+
+    >>> s = EasyBackfilling(4)
+    >>> for i, (res, walltime) in enumerate([(3, 100.0), (4, 50.0), (1, 80.0)]):
+    ...     s.submit(Job(f"w0!{i}", 0.0, res, walltime), 0.0)
+    >>> [job_id for job_id, _ in s.schedule(0.0).starts]  # w0!2 ends before w0!1's shadow time
+    ['w0!0', 'w0!2']
+    """
+
     name = "easy"
     Options = ReservingOptions
     options: ReservingOptions

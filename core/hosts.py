@@ -24,7 +24,13 @@ def as_interval_set(hosts: IntervalSet | Iterable[int]) -> IntervalSet:
 
 
 class HostPool:
-    """Free host ids, as sorted maximal runs; jobs get the lowest free ids (non-contiguous)."""
+    """Free host ids, as sorted maximal runs; jobs get the lowest free ids (non-contiguous).
+
+    >>> pool = HostPool(8)
+    >>> a = pool.allocate(3); b = pool.allocate(2); pool.release(a)
+    >>> a, pool.nb_free, pool.allocate(4)
+    (IntervalSet([(0, 2)]), 6, IntervalSet([(0, 2), (5, 5)]))
+    """
 
     __slots__ = ("_free", "_nb_free", "nb_hosts")
 

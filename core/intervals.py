@@ -22,7 +22,14 @@ V = TypeVar("V")
 
 
 class IntervalSet:
-    """Host ids as maximal runs, lowest first: {0, 1, 2, 3, 7} is ``[(0, 3), (7, 7)]``."""
+    """Host ids as maximal runs, lowest first: {0, 1, 2, 3, 7} is ``[(0, 3), (7, 7)]``.
+
+    >>> hosts = IntervalSet.from_ids([0, 1, 2, 3, 7])
+    >>> hosts, len(hosts), 7 in hosts, list(hosts)
+    (IntervalSet([(0, 3), (7, 7)]), 5, True, [0, 1, 2, 3, 7])
+    >>> list(IntervalSet([(0, 1)]) | IntervalSet([(5, 5)]))
+    [0, 1, 5]
+    """
 
     __slots__ = ("runs", "size")
 

@@ -12,7 +12,13 @@ from adaptsched.core.units import INF
 
 
 class Job:
-    """What a scheduler knows of a job: its request, not its true runtime."""
+    """What a scheduler knows of a job: its request, not its true runtime. ``fields``: the job's
+    description in the workload (its extra keys, e.g. ``moldable``), as Batsim carries them.
+
+    >>> job = Job("w0!7", submit_s=10.0, res=4, walltime_s=-1)  # Batsim's -1: no walltime
+    >>> job.walltime_s, job.fields
+    (inf, {})
+    """
 
     __slots__ = ("fields", "id", "res", "submit_s", "walltime_s")
     id: str

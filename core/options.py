@@ -22,8 +22,11 @@ adaptsched.core.options.OptionError: option order='xyz': choose one of fcfs, sjf
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import math
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -41,6 +44,13 @@ class OptionError(ValueError):
 
     ``option`` names the option at fault (None when a rule between options fails), for
     callers that locate it themselves (a sweep's spec names its TOML key).
+
+    >>> @dataclass(frozen=True)
+    ... class Mine(Options):
+    ...     weight: float = option(1.0, "a weight", low=0.0)
+    >>> try: Mine.parse({"weight": "-1"})
+    ... except OptionError as error: print(error.option, "|", error)
+    weight | option weight=-1.0: must be in [0, inf]
     """
 
     def __init__(self, message: str, *, option: str | None = None) -> None:
@@ -64,7 +74,14 @@ def option(
     ``help``, and the allowed values: ``choices``, or a range [low, high] (open ends with
     ``low_open``/``high_open``). A float is finite unless ``infinite`` (NaN never is allowed).
     ``file``: the option names a file (its empty value: none), which must exist and be
-    readable: ``"text"``, or ``"json"`` (and hold valid JSON)."""
+    readable: ``"text"``, or ``"json"`` (and hold valid JSON).
+
+    >>> @dataclass(frozen=True)
+    ... class Mine(Options):
+    ...     order: str = option("fcfs", "queue order", choices=("fcfs", "sjf"))
+    >>> [(spec.name, spec.default, spec.allowed) for spec in Mine.specs()]
+    [('order', 'fcfs', 'fcfs, sjf')]
+    """
     metadata = {
         "help": help,
         "choices": tuple(choices) if choices is not None else None,
@@ -180,9 +197,45 @@ def _typed(name: str, value: Any, kind: type) -> Any:
     raise OptionError(f"option {name}={value!r}: expected {'an' if kind is int else 'a'} {kind.__name__}", option=name)
 
 
+def _register_module(cls: type) -> None:
+    """Puts the module defining ``cls`` in ``sys.modules`` if it is not there.
+
+    Stock pybatsim loads a plugin file whose folder is not importable as a package (a folder
+    named ``schedulers``, which pybatsim's own package shadows, or ``my-plugins``) as a module
+    it never registers; ``@dataclass`` then fails on the string annotations of ``from
+    __future__ import annotations`` (it looks the module up by name). The module is found from
+    the class body's frame.
+    """
+    name = cls.__module__
+    if name in sys.modules:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") != name:
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return
+    namespace = frame.f_globals
+    found = [m for m in gc.get_referrers(namespace) if isinstance(m, types.ModuleType) and vars(m) is namespace]
+    if found:
+        sys.modules[name] = found[0]
+
+
 @dataclass(frozen=True)
 class Options:
-    """Base of every scheduler's options (no option of its own)."""
+    """Base of every scheduler's options (no option of its own): a scheduler's own are a frozen
+    dataclass deriving from it, each field made by :func:`option`; ``check`` adds rules
+    between them.
+
+    >>> @dataclass(frozen=True)
+    ... class Mine(Options):
+    ...     depth: int = option(4, "jobs holding a reservation", low=1)
+    >>> Mine.parse({"depth": "8"}), Mine().changed()
+    (Mine(depth=8), {})
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _register_module(cls)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):

@@ -42,7 +42,15 @@ class Widening(NamedTuple):
 
 
 class AvailabilityProfile:
-    """``free[i]`` hosts are free on ``[times[i], times[i+1])``; the last step never ends."""
+    """``free[i]`` hosts are free on ``[times[i], times[i+1])``; the last step never ends.
+
+    >>> p = AvailabilityProfile(4)
+    >>> p.reserve(0.0, 10.0, 3)  # a running job: 3 hosts until t=10
+    >>> p.earliest_fit(2, 5.0, after=0.0), p.earliest_fit(1, 100.0, after=0.0)
+    (10.0, 0.0)
+    >>> p.release(0.0, 10.0, 3); p.earliest_fit(2, 5.0, after=0.0)
+    0.0
+    """
 
     __slots__ = ("free", "freed", "nb_hosts", "times")
 

@@ -34,7 +34,16 @@ ORDERS: dict[str, Callable[[Job], Any]] = {
 
 
 class WaitingQueue:
-    """Waiting jobs kept sorted by ``(order key, arrival number)``."""
+    """Waiting jobs kept sorted by ``(order key, arrival number)``; ``order``: one of the module
+    doc's (a scheduler's :meth:`~adaptsched.core.base.OnlineScheduler.queue_order` names it).
+
+    >>> from adaptsched.core.base import Job
+    >>> q = WaitingQueue("sjf")
+    >>> for name, walltime in (("a", 30.0), ("b", 10.0), ("c", 10.0)):
+    ...     q.push(Job(name, 0.0, 1, walltime))
+    >>> [job.id for job in q], q.min_res
+    (['b', 'c', 'a'], 1)
+    """
 
     __slots__ = ("_arrivals", "_entries", "_key", "_min_res", "jobs", "order")
 

@@ -48,6 +48,15 @@ class Attempt:
 
 @dataclass
 class Outcome:
+    """What became of one job in a :func:`replay`: the attempt that did it (start, end, hosts),
+    whether it reached its walltime or was rejected, its metadata and every attempt.
+
+    >>> from adaptsched.core.fcfs import Fcfs
+    >>> outcome = replay(Fcfs(2), [(Job("a", 0.0, 2, 60.0), 90.0)])["a"]  # runs past its walltime
+    >>> outcome.start_s, outcome.end_s, outcome.killed
+    (0.0, 60.0, True)
+    """
+
     job: Job
     start_s: float | None = None  # of the attempt that did the job (None: never done)
     end_s: float | None = None
@@ -76,7 +85,14 @@ def replay(
 ) -> dict[str, Outcome]:
     """``jobs`` are (job, true runtime in seconds); returns the outcome of each job (module
     doc for ``running``, ``waiting``, ``start_s``, ``stop_when_started``, ``actual_end_s`` and
-    ``reserved``)."""
+    ``reserved``).
+
+    >>> from adaptsched.core.easy import EasyBackfilling
+    >>> jobs = [(Job("a", 0.0, 4, 100.0), 50.0), (Job("b", 0.0, 2, 100.0), 80.0)]  # (job, true runtime)
+    >>> outcomes = replay(EasyBackfilling(4), jobs)
+    >>> [(o.start_s, o.end_s) for o in outcomes.values()]
+    [(0.0, 50.0), (50.0, 130.0)]
+    """
     run = _Replay(scheduler, waiting or [], jobs, start_s)
     run.take_over(running or [], actual_end_s or {}, reserved or {})
     heapq.heapify(run.events)

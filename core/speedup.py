@@ -42,7 +42,14 @@ from typing import Any
 
 
 class SpeedupModel:
-    """Base: subclasses define ``speedup(n)``; ``t1_s`` is the sequential time (seconds)."""
+    """Base: subclasses define ``speedup(n)``; ``t1_s`` is the sequential time (seconds).
+
+    >>> class Amdahl(SpeedupModel):  # a serial fraction f
+    ...     def __init__(self, t1_s, f): self.t1_s, self.f = t1_s, f
+    ...     def speedup(self, n): return 1 / (self.f + (1 - self.f) / n)
+    >>> round(Amdahl(100.0, 0.1).runtime(10), 6)
+    19.0
+    """
 
     t1_s: float
 
@@ -63,7 +70,12 @@ class SpeedupModel:
 
 
 class Linear(SpeedupModel):
-    """S(n) = n."""
+    """S(n) = n.
+
+    >>> model = Linear(t1_s=3600.0)
+    >>> model.runtime(4), model.speedup(4), model.efficiency(4)
+    (900.0, 4.0, 1.0)
+    """
 
     def __init__(self, t1_s: float):
         if not t1_s > 0:
@@ -79,7 +91,12 @@ class Linear(SpeedupModel):
 
 
 class Downey(SpeedupModel):
-    """Downey's speedup model with average parallelism ``A`` >= 1 and ``sigma`` >= 0."""
+    """Downey's speedup model with average parallelism ``A`` >= 1 and ``sigma`` >= 0.
+
+    >>> model = Downey(A=8, sigma=0.5, t1_s=800.0)
+    >>> round(model.speedup(4), 4), round(model.runtime(4), 4), model.n_max_useful
+    (3.6571, 218.75, 15)
+    """
 
     def __init__(self, A: float, sigma: float, t1_s: float = 1.0):
         if not A >= 1:
@@ -148,6 +165,10 @@ class ScojoP(SpeedupModel):
     lines between the anchors: then N_PWS = argmax S(n)^2 / n is exactly N_opt, as Table 1
     says, and S rises up to N_max. ``"efficiency"`` draws E(n) as straight lines instead
     (adaptsched's first reading): N_PWS is then about 1.2 N_opt.
+
+    >>> model = ScojoP(runtime_opt_s=1000.0, n_opt=8, machine_hosts=64)
+    >>> model.n_min, model.n_max, round(model.runtime(8), 6), round(model.runtime(16), 6)
+    (4, 16, 1000.0, 812.5)
     """
 
     def __init__(

@@ -21,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,9 @@ class PluginOptions:
     ``pybatsim`` command passes them (``-o '{"k": v}'``); only the plugin can check them."""
 
     items: tuple[tuple[str, Any], ...] = ()
+    #: A plugin file of a pure scheduler (:func:`adaptsched.schedulers.adapter.plugin`) says it:
+    #: its options, checked by its options class, run job copies.
+    dynamic_jobs: bool = False
 
     def values(self) -> dict[str, Any]:
         return dict(self.items)
@@ -64,7 +68,7 @@ class PluginOptions:
         return dict(self.items)
 
     def needs_dynamic_jobs(self) -> bool:
-        return False
+        return self.dynamic_jobs
 
 
 #: A scheduler's options, parsed: its options class for adaptsched's, JSON values otherwise.
@@ -119,19 +123,27 @@ def option_values(pairs: Iterable[str] | Mapping[str, Any] | None) -> dict[str, 
 
 
 def parse_options(
-    pairs: Iterable[str] | Mapping[str, Any] | SchedulerOptions | None, core_class: type[OnlineScheduler] | None
+    pairs: Iterable[str] | Mapping[str, Any] | SchedulerOptions | None,
+    core_class: type[OnlineScheduler] | None,
+    plugin: str | None = None,
 ) -> SchedulerOptions:
     """Scheduler options from ``["order=sjf", ...]`` (or a dict of values), parsed once.
 
     An adaptsched scheduler's options are checked here, before anything runs, by its options
     class (:mod:`adaptsched.core.options`): unknown names, wrong types and values outside the
     allowed ones raise :class:`SchedulerOptionError`, which names the allowed ones. A pybatsim
-    plugin's options are JSON values (text that is not JSON stays text). Options already
-    parsed are returned as they are.
+    plugin's options are JSON values (text that is not JSON stays text); those of a ``plugin``
+    file made by :func:`~adaptsched.schedulers.adapter.plugin` are checked by its scheduler's
+    options class too, and kept as the typed values given (:func:`plugin_options`). Options
+    already parsed are returned as they are.
     """
     if isinstance(pairs, (Options, PluginOptions)):
         return pairs
     raw = option_values(pairs)
+    if core_class is None and plugin is not None and plugin.endswith(".py"):
+        checked = plugin_options(raw, plugin)
+        if checked is not None:
+            return checked
     if core_class is None:
         values = {}
         for key, value in raw.items():
@@ -147,6 +159,25 @@ def parse_options(
     return parsed
 
 
+def plugin_options(raw: Mapping[str, Any], plugin: str) -> PluginOptions | None:
+    """The options of a plugin file that runs a pure scheduler, checked by its options class
+    (None for another pybatsim plugin). They stay JSON values (the plugin's own class is loaded
+    again where it runs, in pybatsim's process or on a sweep's worker), typed as the class says."""
+    from adaptsched.schedulers.loader import load_plugin, mentions_adaptsched
+
+    if not mentions_adaptsched(plugin):
+        return None
+    core = load_plugin(plugin).core_class
+    if core is None:
+        return None
+    try:
+        parsed = core.Options.parse(raw)
+    except OptionError as error:
+        raise SchedulerOptionError(Path(plugin).name, error) from None
+    typed = {name: value for name, value in parsed.values().items() if name in raw}
+    return PluginOptions(tuple(typed.items()), dynamic_jobs=parsed.needs_dynamic_jobs())
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """One simulation. Make one with :meth:`make` (which checks it); run it with
@@ -156,7 +187,9 @@ class RunSpec:
     path); ``plugin``: what pybatsim loads; ``plugin_sha256``: a plugin file's contents.
     ``workload``: a Batsim JSON file or an SWF trace (converted for the platform);
     ``platform``: a SimGrid XML file or a number of hosts (a generated cluster); ``prefix``:
-    where the outputs go (``PREFIX_jobs.csv``...).
+    where the outputs go (``PREFIX_jobs.csv``...). ``plugin_source``: a plugin file's contents,
+    carried to a machine where its path does not exist (a sweep's worker:
+    :meth:`with_plugin_in`).
     """
 
     scheduler: str
@@ -177,6 +210,7 @@ class RunSpec:
     pin_cpu: bool = True
     schedule_trace: bool = False  # real Batsim also writes its Pajé trace PREFIX_schedule.trace
     scheduler_timeout_s: float | None = None  # a scheduler slower to answer one message stops the run
+    plugin_source: bytes | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def make(
@@ -204,7 +238,7 @@ class RunSpec:
         Options whose scheduler registers job copies turn on dynamic jobs and profile reuse."""
         transport = check_engine(engine, transport, schedule_trace)
         plugin, core_class = resolve_scheduler(scheduler)
-        parsed = parse_options(options, core_class)
+        parsed = parse_options(options, core_class, plugin)
         if parsed.needs_dynamic_jobs():
             dynamic_jobs = profile_reuse = True  # job copies are registered while the simulation runs
         return cls(
@@ -232,6 +266,23 @@ class RunSpec:
     def core_class(self) -> type[OnlineScheduler] | None:
         """The pure scheduler of an adaptsched scheduler (None for a pybatsim plugin)."""
         return registry.core_class(self.scheduler) if self.scheduler in registry.SCHEDULERS else None
+
+    def with_plugin_in(self, folder: str | Path) -> RunSpec:
+        """This spec where its plugin file may not exist: the plugin written from ``plugin_source``
+        (checked against ``plugin_sha256``) under ``folder``, once per content, under its own
+        file name (pybatsim takes its class from it). Unchanged without ``plugin_source``."""
+        if self.plugin_source is None:
+            return self
+        sha = hashlib.sha256(self.plugin_source).hexdigest()
+        if self.plugin_sha256 is not None and sha != self.plugin_sha256:
+            raise AdaptschedError(f"plugin {Path(self.plugin).name}: its contents changed since the run was planned")
+        path = Path(folder) / f"plugin_{sha[:16]}" / Path(self.plugin).name
+        if not path.is_file() or sha256_file(path) != sha:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(self.plugin_source)
+            os.replace(tmp, path)
+        return replace(self, plugin=str(path), plugin_source=None)
 
 
 def check_engine(engine: str, transport: str | None, schedule_trace: bool = False) -> str:

@@ -10,6 +10,9 @@ dynamic jobs enabled, it sends NOTIFY registration_finished once no static job i
 left to come and nothing waits or runs.
 It is built on pybatsim's low-level ``BatsimScheduler`` (its high-level
 ``batsim.sched`` API is about 350 times slower).
+
+A scheduler of one's own needs no adapter code: :func:`plugin` makes its pybatsim class
+(docs/writing-a-scheduler.md).
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from batsim.batsim import BatsimScheduler
@@ -52,6 +57,8 @@ class PlannerScheduler(BatsimScheduler):
         super().__init__(options if options is not None else {})
         if isinstance(options, self.core_class.Options):
             self.core_options = options
+        elif isinstance(options, Options):  # the same plugin file loaded twice (two classes)
+            self.core_options = self.core_class.Options.parse(options.values())
         elif options is None or isinstance(options, Mapping):
             try:
                 self.core_options = self.core_class.Options.parse(options or {})
@@ -133,7 +140,12 @@ class PlannerScheduler(BatsimScheduler):
             bs.set_job_metadata(job_id, values)
         executed: list[Any] = []
         for job_id, hosts in decisions.starts:
-            job = self.jobs.pop(job_id)
+            job = self.jobs.pop(job_id, None)
+            if job is None:
+                why = "already started or rejected" if job_id in bs.jobs else "not submitted yet"
+                raise RuntimeError(
+                    f"scheduler {core.name!r} started job {job_id!r} at t={bs.time():f}, which is not waiting ({why})"
+                )
             job.allocation = procset(hosts)
             executed.append(job)
         for launch in decisions.launches:  # before the rejects: a resized copy replaces its original
@@ -184,3 +196,35 @@ class PlannerScheduler(BatsimScheduler):
         copy.allocation = procset(launch.hosts)
         self.copies[launch.copy_id] = copy
         return copy
+
+
+def plugin(core_class: type[OnlineScheduler]) -> type[PlannerScheduler]:
+    """Makes a pure scheduler a pybatsim plugin: the calling module gains the class stock pybatsim
+    looks for, named after the file (``my_easy.py`` -> ``My_easy``: its first letter capitalised),
+    so that the file loads as it is with ``pybatsim my_easy.py``, ``adaptsched run --scheduler
+    my_easy.py``, ``adaptsched check`` and in sweeps. Call it once, at the end of the file::
+
+        >>> from adaptsched.core.fcfs import Fcfs
+        >>> Adapter = plugin(Fcfs)                     # in a doctest: named after this module
+        >>> Adapter.core_class is Fcfs, issubclass(Adapter, PlannerScheduler)
+        (True, True)
+
+    A name already used in the module for something else (e.g. a scheduler class ``My_easy``
+    in ``my_easy.py``) is an error: rename that class.
+    """
+    if not (isinstance(core_class, type) and issubclass(core_class, OnlineScheduler)):
+        raise TypeError(f"plugin() takes a scheduler class (a subclass of OnlineScheduler), got {core_class!r}")
+    caller = sys._getframe(1).f_globals
+    module = str(caller.get("__name__", "__main__"))
+    stem = Path(str(caller["__file__"])).name.split(".")[0] if caller.get("__file__") else module.rpartition(".")[2]
+    name = stem[:1].upper() + stem[1:]  # pybatsim's launcher: module_to_class
+    old = caller.get(name)
+    if old is not None and not (isinstance(old, type) and getattr(old, "core_class", None) is core_class):
+        raise TypeError(
+            f"plugin({core_class.__name__}): stock pybatsim takes the class named {name!r} from {stem}.py, and "
+            f"{name!r} is already defined there: rename your {type(old).__name__} {name!r}"
+        )
+    doc = f"pybatsim plugin running {core_class.__module__}.{core_class.__qualname__} (made by adaptsched's plugin())."
+    adapter = type(name, (PlannerScheduler,), {"core_class": core_class, "__module__": module, "__doc__": doc})
+    caller[name] = adapter
+    return adapter

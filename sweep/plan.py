@@ -5,7 +5,9 @@ Each point of the grid becomes a :class:`~adaptsched.sweep.grid.GridRun` whose
 ``OUT/inputs`` (SWF traces converted and models generated once per machine size, on the
 client, then shipped to the workers), its outputs under ``OUT/runs``, and whose name says what
 it is (``backfill-order=P-guarantees=false-seed=2-CTC-SP2-first2000-430h-1f3a9c2e``: scheduler
-or label, options, workload, platform, engine when several, and the start of its key).
+or label, options, workload, platform, engine when several, and the start of its key). A
+plugin file's run carries the file's contents (``RunSpec.plugin_source``), read once: the
+worker writes it where it runs (:meth:`~adaptsched.engines.spec.RunSpec.with_plugin_in`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def plan_runs(spec: Spec, out: Path, *, batsim: str | None = None) -> list[GridR
     workloads: dict[Any, Path] = {}
     runs: list[GridRun] = []
     hashes: dict[str, str] = {}
+    sources: dict[str, bytes] = {}  # plugin file -> its contents
     for point in spec.points:
         if point.platform not in platforms:
             from adaptsched.platforms.simgrid import read_platform
@@ -70,7 +73,10 @@ def plan_runs(spec: Spec, out: Path, *, batsim: str | None = None) -> list[GridR
         if len(spec.engines) > 1:
             parts.append(point.engine)
         name = _slug("-".join(parts))[:120] + f"-{key[:8]}"
-        runs.append(GridRun(name, replace(run, prefix=str(folder / name)), params))
+        source = None
+        if run.plugin_sha256 is not None:
+            source = sources.setdefault(run.plugin, Path(run.plugin).read_bytes())
+        runs.append(GridRun(name, replace(run, prefix=str(folder / name), plugin_source=source), params))
     return runs
 
 

@@ -10,10 +10,17 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
     name = "backfill"
     options = { order = ["D", "1/L"], guarantees = [true, false] }
 
+    [[schedulers]]                       # a scheduler file of one's own (adaptsched.api.plugin)
+    plugin = "mine.py"                   # its options checked by its own options class
+    options = { depth = [2, 8] }
+
     [[workloads]]                        # exactly one of file, trace, generate
     trace = "trace.swf.gz"               # SWF, converted for each platform's size
+    platforms = [338]                    # optional: this workload's own platforms
     first = 2000                         # and convert's options: start_s, end_s,
                                          # missing_estimate, over_estimate, zero_runtime
+    moldable = "scojo-p"                 # optional: every job moldable with this speedup
+                                         # model (mold-annotate: downey, linear, scojo-p)
     [[workloads]]
     generate = "downey"                  # Downey's model: days, load, seed, sigma_max
     days = 2
@@ -26,6 +33,11 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
     long_s = 36000.0
     wide_hosts = 16
     collect = ["bsld_mean", "wait_mean_s", "utilization"]
+
+A scheduler entry names one of adaptsched's schedulers, a pybatsim built-in or a ``.py`` plugin
+(``name``), or gives a plugin file (``plugin``); a plugin's file travels to the workers with
+the run, by content (:meth:`adaptsched.engines.spec.RunSpec.with_plugin_in`), so a remote
+worker needs no copy of it.
 
 Every value given as a list is an axis of the grid (no option of any scheduler takes a list):
 the runs are the product of each scheduler entry's option axes with the workloads (and their
@@ -55,9 +67,9 @@ else:  # pragma: no cover
 
 ENGINES = ("embedded", "batsim")
 TOP_KEYS = ("title", "engine", "platforms", "schedulers", "workloads", "metrics")
-SCHEDULER_KEYS = ("name", "options", "label")
-CONVERT_KEYS = ("first", "start_s", "end_s", "missing_estimate", "over_estimate", "zero_runtime")
-GENERATORS = {"downey": ("days", "load", "seed", "sigma_max")}
+SCHEDULER_KEYS = ("name", "plugin", "options", "label")
+CONVERT_KEYS = ("first", "start_s", "end_s", "missing_estimate", "over_estimate", "zero_runtime", "moldable")
+GENERATORS = {"downey": ("days", "load", "seed", "sigma_max", "moldable")}
 METRIC_KEYS = ("bound_s", "short_s", "long_s", "wide_hosts", "collect")
 OVERALL_METRICS = (
     "bsld_mean",
@@ -109,6 +121,7 @@ class WorkloadPoint:
     params: dict = field(hash=False)
     label: str = ""
     key: str = ""
+    platforms: tuple[PlatformPoint, ...] = ()  # its own machines, instead of the spec's
 
 
 @dataclass(frozen=True)
@@ -213,20 +226,39 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
         if engine not in ENGINES:
             check.fail("engine", f"unknown engine {engine!r}: choose among {', '.join(ENGINES)}")
 
-    if "platforms" not in data:
+    metrics = _metrics(check, data.get("metrics", {}))
+    schedulers = _schedulers(check, data.get("schedulers"))
+    workloads = _workloads(check, data.get("workloads"))
+    if "platforms" in data:
+        platforms = _platforms(check, data["platforms"], "platforms")
+    elif all(w.platforms for w in workloads):
+        platforms = []
+    else:
         check.fail("platforms", "missing: give host counts and/or SimGrid XML files, e.g. platforms = [430]")
+
+    points = []
+    for label, name, options, parsed in schedulers:
+        for workload in workloads:
+            for platform in workload.platforms or platforms:
+                for engine in engines:
+                    points.append(Point(name, options, workload, platform, engine, label, parsed))
+    return Spec(Path(path), title, points, metrics, tuple(engines))
+
+
+def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
+    """Host counts and/or SimGrid XML files (a list, or one of them)."""
     platforms = []
-    check.not_empty(data["platforms"], "platforms")
-    for i, value in enumerate(_axis(data["platforms"]), 1):
-        key = f"platforms[{i}]"
-        if isinstance(value, bool) or not isinstance(value, (int, str)):
-            check.fail(key, f"expected a host count or a SimGrid XML file, got {value!r}")
-        if isinstance(value, int):
-            if value < 1:
-                check.fail(key, f"a platform needs at least one host, got {value}")
-            platforms.append(PlatformPoint(hosts=value))
+    check.not_empty(value, where)
+    for i, item in enumerate(_axis(value), 1):
+        key = f"{where}[{i}]"
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            check.fail(key, f"expected a host count or a SimGrid XML file, got {item!r}")
+        if isinstance(item, int):
+            if item < 1:
+                check.fail(key, f"a platform needs at least one host, got {item}")
+            platforms.append(PlatformPoint(hosts=item))
         else:
-            file = check.file(value, key)
+            file = check.file(item, key)
             try:
                 from adaptsched.platforms.simgrid import read_platform
 
@@ -234,18 +266,7 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
             except AdaptschedError as error:
                 check.fail(key, f"not a usable platform: {error}")
             platforms.append(PlatformPoint(file=file))
-
-    metrics = _metrics(check, data.get("metrics", {}))
-    schedulers = _schedulers(check, data.get("schedulers"))
-    workloads = _workloads(check, data.get("workloads"))
-
-    points = []
-    for label, name, options, parsed in schedulers:
-        for workload in workloads:
-            for platform in platforms:
-                for engine in engines:
-                    points.append(Point(name, options, workload, platform, engine, label, parsed))
-    return Spec(Path(path), title, points, metrics, tuple(engines))
+    return platforms
 
 
 def _metrics(check: _Checker, table: Any) -> Metrics:
@@ -293,20 +314,17 @@ def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str,
     for i, entry in enumerate(entries, 1):
         key = f"schedulers[{i}]"
         check.only(entry, SCHEDULER_KEYS, key)
-        name = entry.get("name")
-        if not isinstance(name, str) or not name:
-            check.fail(f"{key}.name", "missing: the scheduler's name (adaptsched schedulers lists them)")
-        if name.endswith(".py"):
-            name = check.file(name, f"{key}.name")
+        name, where = _scheduler_name(check, entry, key)
         try:
-            _, core_class = resolve_scheduler(name)
+            plugin, core_class = resolve_scheduler(name)
+            options_class = core_class.Options if core_class is not None else plugin_options_class(plugin)
         except AdaptschedError as error:
-            check.fail(f"{key}.name", str(error))
+            check.fail(where, str(error))
         label = entry.get("label", "")
         if not isinstance(label, str):
             check.fail(f"{key}.label", f"expected a string, got {label!r}")
         options = check.table(entry.get("options", {}), f"{key}.options")
-        known = {spec.name for spec in core_class.Options.specs()} if core_class is not None else None
+        known = {spec.name for spec in options_class.specs()} if options_class is not None else None
         for option, value in options.items():
             if known is not None and option not in known:
                 check.fail(
@@ -316,12 +334,37 @@ def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str,
             check.not_empty(value, f"{key}.options.{option}")
         for combo in _product(options):
             try:
-                parsed = parse_options(combo, core_class)
+                parsed = parse_options(combo, core_class, plugin)
             except SchedulerOptionError as error:
                 check.fail(f"{key}.options" + (f".{error.option}" if error.option else ""), str(error))
             typed = {option: value for option, value in parsed.values().items() if option in combo}
             out.append((label, name, typed, parsed))
     return out
+
+
+def _scheduler_name(check: _Checker, entry: dict[str, Any], key: str) -> tuple[str, str]:
+    """(the entry's scheduler: a name or a plugin file's absolute path, the key naming it)."""
+    if ("name" in entry) == ("plugin" in entry):
+        check.fail(key, "give exactly one of name (a scheduler) or plugin (a .py scheduler file of one's own)")
+    where = f"{key}.name" if "name" in entry else f"{key}.plugin"
+    name = entry.get("name", entry.get("plugin"))
+    if not isinstance(name, str) or not name:
+        check.fail(where, "missing: the scheduler's name (adaptsched schedulers lists them), or a plugin file")
+    if "plugin" in entry and not name.endswith(".py"):
+        check.fail(where, f"expected a .py scheduler file, got {name!r}")
+    if name.endswith(".py"):
+        name = check.file(name, where)
+    return name, where
+
+
+def plugin_options_class(plugin: str) -> Any:
+    """The options class of a plugin file made with ``adaptsched.api.plugin`` (None otherwise)."""
+    if not plugin.endswith(".py"):
+        return None
+    from adaptsched.schedulers.loader import load_plugin, mentions_adaptsched
+
+    core = load_plugin(plugin).core_class if mentions_adaptsched(plugin) else None
+    return core.Options if core is not None else None
 
 
 def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
@@ -340,7 +383,8 @@ def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
         label = entry.get("label", "")
         if not isinstance(label, str):
             check.fail(f"{key}.label", f"expected a string, got {label!r}")
-        params = {k: v for k, v in entry.items() if k not in (kind, "label")}
+        params = {k: v for k, v in entry.items() if k not in (kind, "label", "platforms")}
+        own = tuple(_platforms(check, entry["platforms"], f"{key}.platforms")) if "platforms" in entry else ()
         if kind == "file":
             check.only(params, (), key)
             source = check.file(entry["file"], f"{key}.file")
@@ -365,7 +409,7 @@ def _workloads(check: _Checker, entries: Any) -> list[WorkloadPoint]:
             check.not_empty(value, f"{key}.{name}")
         for combo in _product(params):
             _check_workload_params(check, key, kind, combo)
-            out.append(WorkloadPoint(kind, source, combo, label, key))
+            out.append(WorkloadPoint(kind, source, combo, label, key, own))
     return out
 
 
@@ -395,7 +439,13 @@ def _check_workload_params(check: _Checker, key: str, kind: str, params: dict[st
             )
         except AdaptschedError as error:
             check.fail(key, str(error))
-    elif kind == "generate":
+    if "moldable" in params:
+        from adaptsched.workloads.moldable import MODELS
+
+        if params["moldable"] not in MODELS:
+            model = params["moldable"]
+            check.fail(f"{key}.moldable", f"unknown speedup model {model!r}: choose among {', '.join(MODELS)}")
+    if kind == "generate":
         number("days", 1, whole=True)
         number("load", 0, strict=True)
         number("seed", 0, whole=True)
@@ -431,15 +481,20 @@ def make_workload(workload: WorkloadPoint, nb_hosts: int, folder: Path) -> Path:
     path = folder / f"workload-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
     if path.is_file():
         return path
+    params = dict(workload.params)
+    moldable = params.pop("moldable", None)
     if workload.kind == "trace":
         from adaptsched.workloads.convert import convert_swf
 
-        data, _ = convert_swf(workload.source, hosts=nb_hosts, **workload.params)
+        data, _ = convert_swf(workload.source, hosts=nb_hosts, **params)
     else:
         from adaptsched.workloads.downey import generate
 
-        params = dict(workload.params)
         data = generate(params.pop("days"), params.pop("load"), hosts=nb_hosts, **params)
+    if moldable is not None:
+        from adaptsched.workloads.moldable import annotate
+
+        data, _ = annotate(data, model=moldable, seed=params.get("seed", 0))
     tmp = path.with_suffix(".tmp")
     write_workload(data, tmp)
     tmp.replace(path)
@@ -453,5 +508,6 @@ def workload_label(workload: WorkloadPoint) -> str:
         base = workload.source
     else:
         base = Path(workload.source).name.split(".")[0]
-    extras = [f"{k}{v}" for k, v in workload.params.items() if k not in ("missing_estimate", "over_estimate")]
+    quiet = ("missing_estimate", "over_estimate") + (("moldable",) if workload.label else ())  # a label names it
+    extras = [f"{k}{v}" for k, v in workload.params.items() if k not in quiet]
     return "-".join([base] + extras)

@@ -221,7 +221,7 @@ def execute(task: RunTask, workload: Shipped, platform: Shipped) -> dict[str, An
             platform=materialise(platform),
             prefix=str(prefix),
             progress=False,
-        )
+        ).with_plugin_in(_worker_folder() / "adaptsched-plugins")  # a plugin file travels by its contents
         out = _run_and_analyse(task, spec)
         outputs = None if task.shared_fs else pack(prefix)
         out["task_s"] = time.perf_counter() - begin

@@ -1,7 +1,8 @@
 """The layers import only downwards, and no module imports itself back through others.
 
 Layers, lowest first (docs/architecture.md): the root's ``errors`` and ``__init__``; ``core``;
-``formats``; ``workloads`` and ``platforms``; ``schedulers`` and ``engines``; ``analysis``;
+``formats``; ``workloads`` and ``platforms``; ``schedulers``, ``engines`` and ``api`` (the public
+API for scheduler files, which re-exports core, a workload helper and the plugin helper); ``analysis``;
 ``sweep``; ``reproduce``; the command line (``cli``, ``demo``, ``__main__``). A module may
 import its own layer and those below it. Every import counts, at the top of a module or
 inside a function (a lazy import is still a dependency), except those under
@@ -22,14 +23,14 @@ LAYERS = (
     ("core",),
     ("formats",),
     ("workloads", "platforms"),
-    ("schedulers", "engines"),
+    ("schedulers", "engines", "api"),
     ("analysis",),
     ("sweep",),
     ("reproduce",),
     ("cli", "demo", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
-SKIP = {"tests", "benchmarks", "build", "dist", "docs"}
+SKIP = {"tests", "benchmarks", "build", "dist", "docs", "examples"}  # examples: users' code, on adaptsched.api
 
 
 def modules() -> dict[str, Path]:

@@ -337,8 +337,10 @@ def test_write_workload(tmp_path):
     # Deterministic.
     again = write_workload(convert_swf(GOOD)[0], tmp_path / "w2.json")
     assert again.read_bytes() == out.read_bytes()
+    deep = write_workload(workload, tmp_path / "new" / "dir" / "w.json")  # its folder made, as run's
+    assert deep.read_bytes() == out.read_bytes()
     with pytest.raises(AdaptschedError, match="cannot write"):
-        write_workload(workload, tmp_path / "no" / "such" / "dir.json")
+        write_workload(workload, tmp_path / "w.json" / "under-a-file.json")
 
 
 # ------------------------------------------------------------------------------------------

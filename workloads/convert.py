@@ -785,6 +785,7 @@ def write_workload(workload: dict, path: str | os.PathLike) -> Path:
     text = "{\n" + ",\n".join(chunks) + "\n}\n"
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # as run --out does: results/x/w.json just works
         tmp.write_text(text, encoding="ascii")
         os.replace(tmp, path)
     except OSError as exc:

@@ -53,7 +53,13 @@ MODELS = ("downey", "linear", "scojo-p")
 
 
 def model_of(job: dict, machine_hosts: int) -> SpeedupModel:
-    """The speedup model of an annotated job description (ValueError if malformed)."""
+    """The speedup model of an annotated job description (ValueError if malformed); in a
+    scheduler, ``model_of(job.fields, self.nb_hosts)``.
+
+    >>> model = model_of({"id": 1, "moldable": {"model": "linear", "t1_s": 400.0}}, machine_hosts=64)
+    >>> model, model.runtime(8)
+    (Linear(t1_s=400.0), 50.0)
+    """
     spec = job.get("moldable")
     if not isinstance(spec, dict):
         raise ValueError(f"job {job.get('id')!r} has no 'moldable' object")

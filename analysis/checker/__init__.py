@@ -1,0 +1,211 @@
+"""``adaptsched check``: a scheduler held to the checks adaptsched's own schedulers pass.
+
+:func:`check_scheduler` runs the scheduler (an adaptsched name or a plugin file) on small
+workloads, the built-in cases (:mod:`.cases`) or the user's, on the embedded engine, real
+Batsim or both (:mod:`.runs`), and checks every run with :mod:`adaptsched.analysis.invariants`:
+
+* no host runs two jobs at once, no job starts before its submission, every allocation has
+  the requested size (unless molded) on hosts of the machine;
+* every job of the workload ends; no job completes twice, nor after running past its walltime;
+* no job starts after the reservation its scheduler recorded in its metadata (if it records any);
+* the engine accepts every decision, and the scheduler runs without an error;
+* with both engines, both write the same ``_jobs.csv``.
+
+Then, for ``fuzz_s`` seconds, random small workloads (:mod:`.fuzz`). The first violation found
+is shrunk to the smallest workload that still shows it (:mod:`.shrink`; hypothesis shrinks its
+own), written as a Batsim JSON workload that ``adaptsched run`` replays. The built-in cases all
+run even after a violation (a report of what passes); shrinking and fuzzing stop at the first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adaptsched.analysis.invariants import Violation
+
+from .cases import Case, builtin_cases, declared_needs, given_case, prepared, subset
+from .fuzz import FuzzResult, fuzz
+from .runs import Target, violations
+from .shrink import shrink
+
+__all__ = ["CaseResult", "CheckReport", "Target", "check_scheduler"]
+
+Say = Callable[..., None]
+
+
+@dataclass
+class CaseResult:
+    name: str
+    about: str
+    jobs: int
+    nb_hosts: int
+    seconds: float
+    violations: list[Violation]
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check_scheduler` found; ``first`` is the violation reported, ``smallest`` the
+    file of the smallest workload showing it (``smallest_jobs`` jobs on ``smallest_hosts``)."""
+
+    target: Target
+    cases: list[CaseResult] = field(default_factory=list)
+    fuzz: FuzzResult | None = None
+    first: Violation | None = None
+    first_case: str = ""
+    smallest: Path | None = None
+    smallest_jobs: int = 0
+    smallest_hosts: int = 0
+    minimal: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.first is None
+
+
+def target_needs(target: Target) -> list[Any]:
+    """What the target's options declare its input must carry (none for a pybatsim plugin)."""
+    from adaptsched import schedulers as registry
+    from adaptsched.engines.spec import SchedulerOptionError, resolve_scheduler
+    from adaptsched.schedulers.loader import load_plugin
+
+    plugin, core = resolve_scheduler(target.scheduler)
+    if core is None and plugin.endswith(".py"):
+        core = load_plugin(plugin).core_class
+    if core is None:
+        return []
+    try:
+        options = core.Options.parse(target.options)
+    except ValueError as error:
+        name = target.scheduler if target.scheduler in registry.SCHEDULERS else Path(plugin).name
+        raise SchedulerOptionError(name, error) from None  # type: ignore[arg-type]
+    return declared_needs(options)
+
+
+def check_scheduler(
+    target: Target,
+    out: Path,
+    *,
+    workload: str | Path | None = None,
+    nb_hosts: int | None = None,
+    platform: str | int | None = None,
+    fuzz_s: float = 0.0,
+    shrink_s: float = 120.0,
+    seed: int = 0,
+    say: Say = print,
+) -> CheckReport:
+    """Checks the scheduler (module doc); the run outputs and workloads go under ``out``."""
+    needs = target_needs(target)
+    cases = (
+        [given_case(workload, nb_hosts)] if workload is not None else builtin_cases(needs, nb_hosts=nb_hosts, seed=seed)
+    )
+    report = CheckReport(target)
+    for case in cases:
+        begin = time.perf_counter()
+        found = violations(target, case.workload, platform or case.nb_hosts, out / "cases", case.name)
+        result = CaseResult(
+            case.name, case.about, len(case.workload["jobs"]), case.nb_hosts, time.perf_counter() - begin, found
+        )
+        report.cases.append(result)
+        say_case(result, target, say)
+        if found and report.first is None:
+            report.first, report.first_case = found[0], case.name
+            first_case = case
+    if report.first is not None:
+        say(f"shrinking the {report.first_case} workload to the fewest jobs that still show: {report.first.rule} ...")
+        smallest_of_case(report, first_case, platform, out, shrink_s)
+    elif fuzz_s > 0:
+        run_fuzz(report, needs, out, nb_hosts=nb_hosts, platform=platform, seconds=fuzz_s, seed=seed, say=say)
+    return report
+
+
+def say_case(result: CaseResult, target: Target, say: Say) -> None:
+    engines = " and ".join(target.engines)
+    head = f"  {result.name:<10} {result.jobs:>4} jobs, {result.nb_hosts:>4} hosts, {engines}: "
+    if not result.violations:
+        say(f"{head}ok ({result.seconds:.1f} s)")
+        return
+    say(f"{head}FAILED, {len(result.violations)} violation(s)")
+    for violation in result.violations[:3]:
+        say(f"      {violation.kind}: {_short(violation.message)}")
+
+
+def _short(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def smallest_of_case(report: CheckReport, case: Case, platform: str | int | None, out: Path, budget_s: float) -> None:
+    """Shrinks the first failing case's workload (same kind of violation) and writes it."""
+    assert report.first is not None
+    kind = report.first.kind
+    hosts = platform or case.nb_hosts
+    tries = [0]
+
+    def fails(jobs: list[dict[str, Any]]) -> bool:
+        tries[0] += 1
+        found = violations(report.target, subset(case.workload, jobs), hosts, out / "shrink", "try")
+        return any(v.kind == kind for v in found)
+
+    jobs, report.minimal = shrink(list(case.workload["jobs"]), fails, budget_s=budget_s)
+    smallest = subset(case.workload, jobs)
+    found = violations(report.target, smallest, hosts, out / "shrink", "try")
+    report.first = next((v for v in found if v.kind == kind), report.first)
+    write_smallest(report, smallest, case.nb_hosts, out)
+
+
+def write_smallest(report: CheckReport, workload: dict[str, Any], nb_hosts: int, out: Path) -> None:
+    from adaptsched.workloads.convert import write_workload
+
+    assert report.first is not None
+    workload = dict(workload, nb_res=nb_hosts)
+    report.smallest = write_workload(workload, out / f"violation-{report.first.kind}.json")
+    report.smallest_jobs, report.smallest_hosts = len(workload["jobs"]), nb_hosts
+
+
+def run_fuzz(
+    report: CheckReport,
+    needs: list[Any],
+    out: Path,
+    *,
+    nb_hosts: int | None,
+    platform: str | int | None,
+    seconds: float,
+    seed: int,
+    say: Say,
+) -> None:
+    """Random small workloads for ``seconds`` (:mod:`.fuzz`), prepared for the declared inputs."""
+    target = report.target
+
+    def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
+        return violations(target, workload, platform or hosts, out / "fuzz", "fuzz")
+
+    def prepare(workload: dict[str, Any]) -> dict[str, Any]:
+        for need in needs:
+            annotated = prepared(workload, need, seed) if need.field != "evolving" else None
+            workload = annotated if annotated is not None else workload
+        return workload
+
+    from .runs import REFUSED_INPUTS
+
+    say(f"  fuzzing for {seconds:g} s: random workloads of 1 to 12 jobs ...")
+    refused_before = len(REFUSED_INPUTS)
+    result = report.fuzz = fuzz(check, seconds, nb_hosts=nb_hosts, prepare=prepare, seed=seed)
+    refused = len(REFUSED_INPUTS) - refused_before
+    if refused:
+        say(
+            f"  fuzz       {refused} of {result.workloads} workloads refused up front by the scheduler's declared "
+            "needs (not run, not checked)"
+        )
+    if result.violation is None:
+        say(f"  fuzz       {result.workloads - refused} random workloads run in {result.seconds:.0f} s: ok")
+        return
+    report.first, report.first_case, report.minimal = result.violation, "fuzz", True
+    assert result.workload is not None
+    violation = result.violation
+    say(f"  fuzz       FAILED after {result.workloads} workloads: {violation.kind}: {_short(violation.message)}")
+    write_smallest(report, result.workload, result.nb_hosts, out)

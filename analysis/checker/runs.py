@@ -1,0 +1,108 @@
+"""One workload through the scheduler, on one engine or both, and what its run breaks.
+
+A run is an ordinary :class:`~adaptsched.engines.spec.RunSpec` (the embedded engine in-process,
+or real Batsim with the plugin under pybatsim); its ``_jobs.csv`` is checked by
+:func:`adaptsched.analysis.invariants.run_violations`. A run the engine stops (a decision it refuses,
+the scheduler's exception, a deadlock) is a violation too
+(:func:`~adaptsched.analysis.invariants.run_failure`). With both engines, each run is checked
+and their ``_jobs.csv`` compared (:func:`~adaptsched.analysis.invariants.same_jobs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adaptsched.analysis.invariants import Violation, run_failure, run_violations, same_jobs
+from adaptsched.errors import AdaptschedError
+
+from .cases import job_ids
+
+
+@dataclass(frozen=True)
+class Target:
+    """The scheduler under check: its name or plugin file, its options (as given), the engines
+    (``embedded``, ``batsim`` or both) and the real Batsim executable."""
+
+    scheduler: str
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    engines: tuple[str, ...] = ("embedded",)
+    batsim: str | None = None
+
+
+#: Inputs the scheduler refused up front (its declared needs), in this process's checks.
+REFUSED_INPUTS: list[str] = []
+
+
+def run_once(
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, engine: str
+) -> list[Violation]:
+    """The violations of one run of ``workload`` (written to ``folder/NAME.json``; outputs
+    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file."""
+    from adaptsched.engines.run import run
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.errors import InputRefused
+    from adaptsched.workloads.convert import write_workload
+
+    folder.mkdir(parents=True, exist_ok=True)
+    path = write_workload(workload, folder / f"{name}.json")
+    prefix = folder / f"{name}-{engine}"
+    spec = RunSpec.make(
+        target.scheduler, path, platform, prefix, options=target.options, engine=engine, batsim=target.batsim
+    )
+    for suffix in ("_jobs.csv", "_schedule.csv"):  # never read a previous run's outputs
+        Path(f"{prefix}{suffix}").unlink(missing_ok=True)
+    try:
+        run(spec, say=lambda *args: None)
+    except InputRefused as error:
+        # the scheduler's declared needs (core/needs.py) refuse this input before the first
+        # event, with a message naming the command that prepares it: the rule working, not a
+        # fault; counted, so that a report never calls an unchecked workload checked
+        REFUSED_INPUTS.append(str(error))
+        return []
+    except AdaptschedError as error:
+        return [run_failure(essence(str(error)))]
+    found = run_violations(f"{prefix}_jobs.csv", host_count(platform), workload_ids=job_ids(workload))
+    # Every rule on a finished run is called here, from analysis/invariants.py; the run's physics
+    # against its workload is checked by the engine at the end of every run (engines/physics.py):
+    # a violation stops the run, and run_failure names it "physics".
+    return found
+
+
+def host_count(platform: int | str) -> int:
+    """The compute hosts of a platform: a host count, or a SimGrid XML file's."""
+    if isinstance(platform, int):
+        return platform
+    from adaptsched.platforms.simgrid import read_platform
+
+    return read_platform(platform).nb_hosts
+
+
+def violations(
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str
+) -> list[Violation]:
+    """Every violation of the workload's runs on the target's engines (module doc)."""
+    found: list[Violation] = []
+    for engine in target.engines:
+        found += [
+            Violation(v.kind, f"{engine}: {v.message}")
+            for v in run_once(target, workload, platform, folder, name, engine)
+        ]
+    if len(target.engines) == 2 and not found:
+        a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
+        found += [
+            Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}") for d in same_jobs(a, b)
+        ]
+    return found
+
+
+def essence(message: str) -> str:
+    """A failed run's message with real Batsim's log tail reduced to its error line (the
+    engine's own words, as the embedded engine gives them), the rest kept after it."""
+    lines = message.splitlines()
+    critical = next((line for line in lines if "/CRITICAL]" in line), None)
+    if critical is None:
+        return message
+    words = critical.split("] ", 2)[-1].replace(" (rerun with --help to display the available options)", "")
+    return f"real Batsim: {words}\n{message}"

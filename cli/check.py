@@ -1,0 +1,96 @@
+"""``adaptsched check``: hold a scheduler (one's own plugin file, or one of ours) to the checks
+adaptsched's schedulers pass (:mod:`adaptsched.analysis.checker`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+
+from adaptsched.errors import UsageError
+
+from .common import EXIT_ERROR, EXIT_OK, Subparsers, add_engine_options, add_seed_option, output_folder, say
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser(
+        "check",
+        help="check a scheduler's schedules: invariants on small workloads, both engines, fuzzing",
+        description="Runs the scheduler on small workloads (built-in cases unless --workload) and checks "
+        "every schedule: no host used twice, every job ends, no start before submission, recorded "
+        "reservations kept, allocation sizes as requested; with --fuzz, random workloads too. The first "
+        "violation is shrunk to the smallest workload showing it, written as a JSON workload to replay. "
+        "Exit status 0: all checks pass; 1: a violation (the report says which).",
+    )
+    p.add_argument("scheduler", metavar="PLUGIN.py|NAME", help="a plugin file, or an adaptsched scheduler's name")
+    p.add_argument("--workload", help="check on this workload (Batsim JSON or SWF) instead of the built-in cases")
+    p.add_argument("--platform", help="SimGrid XML file or number of hosts (default: each case's own)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="scheduler option")
+    p.add_argument(
+        "--engine",
+        choices=("embedded", "batsim", "both"),
+        default="embedded",
+        help="embedded (default), batsim (real Batsim), or both: then both must write the same _jobs.csv",
+    )
+    add_engine_options(p, engine=False)
+    p.add_argument("--fuzz", type=float, default=0.0, metavar="SECONDS", help="fuzz with random workloads this long")
+    p.add_argument(
+        "--shrink-time",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="time to shrink a failing case (default 120)",
+    )
+    add_seed_option(p)
+    p.add_argument("--out", help="folder for the runs and the failing workload (default results/check/NAME)")
+    p.set_defaults(func=cmd_check)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from adaptsched.analysis.checker import Target, check_scheduler
+    from adaptsched.engines.run import find_batsim_or_fail
+    from adaptsched.engines.spec import host_count, option_values, resolve_scheduler
+    from adaptsched.platforms.simgrid import read_platform
+
+    if args.fuzz < 0 or args.shrink_time < 0:
+        raise UsageError("--fuzz and --shrink-time take a number of seconds >= 0")
+    resolve_scheduler(args.scheduler)  # a clear error for an unknown scheduler or a missing file
+    engines = ("embedded", "batsim") if args.engine == "both" else (args.engine,)
+    batsim = find_batsim_or_fail(args.batsim) if "batsim" in engines else None
+    target = Target(args.scheduler, option_values(args.option), engines, batsim)
+    platform = host_count(args.platform) if args.platform else None
+    nb_hosts = platform if isinstance(platform, int) else read_platform(platform).nb_hosts if platform else None
+    stem = Path(args.scheduler).name.split(".")[0]
+    out = output_folder(args.out or Path("results") / "check" / stem)
+    shown = " ".join(f"{k}={v}" for k, v in target.options.items())
+    say(f"adaptsched check {args.scheduler}" + (f" ({shown})" if shown else "") + f", outputs in {out}")
+    report = check_scheduler(
+        target,
+        out,
+        workload=args.workload,
+        nb_hosts=nb_hosts,
+        platform=platform,
+        fuzz_s=args.fuzz,
+        shrink_s=args.shrink_time,
+        seed=args.seed,
+        say=say,
+    )
+    if report.ok:
+        say("all checks passed")
+        return EXIT_OK
+    first = report.first
+    assert first is not None
+    say("")
+    say(f"FAILED: {first.rule} ({first.kind}), found in case {report.first_case}:")
+    say(f"  {first.message.strip()}")
+    if report.smallest is not None:
+        exact = "the smallest" if report.minimal else "a smaller one (shrinking ran out of time)"
+        size = f"{report.smallest_jobs} job(s) on {report.smallest_hosts} host(s)"
+        say(f"workload showing it, {exact}: {size}: {report.smallest}")
+        replay = ["adaptsched", "run", "--scheduler", args.scheduler, "--workload", str(report.smallest)]
+        replay += ["--platform", str(args.platform or report.smallest_hosts), "--out", str(out / "replay" / "run")]
+        replay += [word for option in args.option for word in ("--option", option)]
+        if "batsim" in engines and len(engines) == 1:
+            replay += ["--engine", "batsim"]
+        say(f"replay it: {shlex.join(replay)}")
+    return EXIT_ERROR

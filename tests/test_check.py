@@ -1,0 +1,152 @@
+"""``adaptsched check``: every scheduler we ship passes it; deliberately broken ones fail it, with
+the smallest workload that shows their violation, which replays.
+
+Fast tier: the built-in cases and two seconds of fuzzing per scheduler, on the embedded engine.
+With real Batsim (BATSIM or ``batsim`` on PATH), ``--engine both`` on every shipped scheduler
+(slow) and on the broken examples.
+"""
+
+import json
+
+import pandas as pd
+import pytest
+from helpers import NO_BATSIM, NO_BATSIM_HELP, PLUGINS, REPO, find_batsim
+
+from adaptsched import schedulers as registry
+from adaptsched.analysis.checker import Target, check_scheduler
+from adaptsched.analysis.checker.cases import builtin_cases, subset
+from adaptsched.analysis.checker.shrink import shrink
+from adaptsched.analysis.invariants import kind_of, run_failure, same_jobs, unended_jobs
+from adaptsched.cli import main
+
+BATSIM = find_batsim()
+needs_batsim = pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}")
+BROKEN = REPO / "examples" / "schedulers" / "broken"
+FUZZ_S = "2"
+
+
+@pytest.mark.parametrize("name", list(registry.SCHEDULERS))
+def test_every_shipped_scheduler_passes(name, tmp_path, capsys):
+    status = main(["check", name, "--fuzz", FUZZ_S, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    # its built-in cases (those its declared needs accept) and the fuzzing
+    assert "all checks passed" in out and out.count(": ok") >= 2, out
+
+
+@pytest.mark.parametrize(
+    "plugin, kind",
+    [("shared_host.py", "host-twice"), ("prefetch.py", "before-submission")],
+)
+def test_broken_examples_fail_with_the_smallest_workload(plugin, kind, tmp_path, capsys):
+    status = main(["check", str(BROKEN / plugin), "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert "FAILED: " in out and f"({kind})" in out, out
+    smallest = tmp_path / f"violation-{kind}.json"
+    workload = json.loads(smallest.read_text())
+    assert len(workload["jobs"]) == 2, workload  # two jobs at once: the least that shows either bug
+    assert "the smallest: 2 job(s)" in out and "replay it: adaptsched run" in out
+    # the file replays: the same violation again
+    replay = main(
+        ["run", "--scheduler", str(BROKEN / plugin), "--workload", str(smallest)]
+        + ["--platform", str(workload["nb_res"]), "--out", str(tmp_path / "replay" / "run")]
+    )
+    assert replay == 1
+
+
+def test_a_broken_promise_is_caught(tmp_path):
+    report = check_scheduler(Target(str(PLUGINS / "brokenPromise.py")), tmp_path, shrink_s=60, say=lambda *a: None)
+    assert not report.ok and report.first.kind == "guarantee"
+    assert report.minimal and report.smallest_jobs < 300
+
+
+def test_fuzzing_finds_a_job_that_never_ends(tmp_path):
+    tiny = {
+        "nb_res": 8,
+        "jobs": [{"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}],
+        "profiles": {"p": {"type": "delay", "delay": 10}},
+    }
+    (tmp_path / "tiny.json").write_text(json.dumps(tiny))
+    target = Target(str(PLUGINS / "forgetful.py"))
+    report = check_scheduler(target, tmp_path, workload=tmp_path / "tiny.json", fuzz_s=20, say=lambda *a: None)
+    assert report.cases[0].violations == []  # the given workload passes ...
+    assert report.first.kind == "never-ends" and report.first_case == "fuzz"  # ... random ones do not
+    smallest = json.loads(report.smallest.read_text())
+    [job] = smallest["jobs"]  # shrunk by hypothesis to one job wider than half the machine
+    assert 2 * job["res"] > smallest["nb_res"]
+
+
+def test_options_are_checked_before_anything_runs(tmp_path, capsys):
+    assert main(["check", "easy", "--option", "order=nonsense", "--out", str(tmp_path)]) in (1, 2)
+    assert "order" in capsys.readouterr().err
+    assert not (tmp_path / "cases").exists()
+
+
+# -- the pieces -------------------------------------------------------------------------------
+def test_shrink_finds_the_two_jobs_that_matter():
+    jobs = [{"id": str(i)} for i in range(40)]
+    ids = lambda js: {j["id"] for j in js}  # noqa: E731
+    smallest, minimal = shrink(jobs, lambda js: {"3", "31"} <= ids(js))
+    assert ids(smallest) == {"3", "31"} and minimal
+
+
+def test_builtin_cases():
+    cases = {case.name: case for case in builtin_cases([])}
+    assert list(cases) == ["ctc", "lublin", "walltime"]
+    assert all(len(case.workload["jobs"]) == 300 for case in cases.values())
+    walltime = cases["walltime"].workload
+    delays = {name: p["delay"] for name, p in walltime["profiles"].items()}
+    past = [j for j in walltime["jobs"] if delays[j["profile"]] > j["walltime"]]
+    assert len(past) >= 90 and any(delays[j["profile"]] == j["walltime"] for j in walltime["jobs"])
+    kept = subset(walltime, walltime["jobs"][:2])
+    assert len(kept["jobs"]) == 2 and set(kept["profiles"]) == {j["profile"] for j in kept["jobs"]}
+
+
+def test_violations_are_classified():
+    assert kind_of("host 3 runs jobs w0!1 and w0!2 at once (5.0 < 9.0)") == "host-twice"
+    assert kind_of("job w0!4 starts at 1.0 before its submission 2.0") == "before-submission"
+    assert kind_of("job w0!4 starts at 9.0 after its guarantee 2.0") == "guarantee"
+    assert run_failure("Cannot execute job 'w0!2': its state (NOT_SUBMITTED) is not JOB_STATE_SUBMITTED").kind == (
+        "before-submission"
+    )
+    assert run_failure("the simulation deadlocked at t=0.000000").kind == "never-ends"
+    assert run_failure("something else").kind == "refused"
+
+
+def test_unended_jobs_and_same_jobs(tmp_path):
+    header = "job_id,workload_name,submission_time,requested_number_of_resources,requested_time,final_state,"
+    header += "starting_time,finish_time,allocated_resources,metadata\n"
+    (tmp_path / "a.csv").write_text(header + "1,w0,0,1,10,COMPLETED_SUCCESSFULLY,0,5,0,\n")
+    (tmp_path / "b.csv").write_text(header + "1,w0,0,1,10,COMPLETED_SUCCESSFULLY,0,5.000001,0,\n")
+    (tmp_path / "c.csv").write_text(header + "1,w0,0,1,10,COMPLETED_SUCCESSFULLY,0,6,0,\n")
+    raw = pd.read_csv(tmp_path / "a.csv", dtype=str, keep_default_na=False)
+    assert unended_jobs(raw, ["w0!1", "w0!2"]) == ["job w0!2 never ended (no row in _jobs.csv)"]
+    assert same_jobs(tmp_path / "a.csv", tmp_path / "b.csv") == []  # within Batsim's 6 decimals
+    assert same_jobs(tmp_path / "a.csv", tmp_path / "c.csv") == ["job w0!1: finish_time '5' against '6'"]
+
+
+# -- with real Batsim -------------------------------------------------------------------------
+@needs_batsim
+@pytest.mark.parametrize("plugin, kind", [("shared_host.py", "host-twice"), ("prefetch.py", "before-submission")])
+def test_broken_examples_fail_on_real_batsim(plugin, kind, tmp_path):
+    target = Target(str(BROKEN / plugin), engines=("batsim",), batsim=BATSIM)
+    report = check_scheduler(target, tmp_path, shrink_s=60, say=lambda *a: None)
+    assert report.first.kind == kind and report.smallest_jobs == 2
+
+
+@needs_batsim
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(registry.SCHEDULERS))
+def test_every_shipped_scheduler_passes_on_both_engines(name, tmp_path, capsys):
+    status = main(["check", name, "--engine", "both", "--batsim", BATSIM, "--out", str(tmp_path)])
+    assert status == 0, capsys.readouterr().out
+
+
+def test_a_run_the_engine_stops_for_its_physics_is_a_physics_violation():
+    """The engines check every run's physics at its end (engines/physics.py); `check` names the
+    rule that check enforces rather than calling it a refused decision."""
+    from adaptsched.analysis.invariants import KINDS, run_failure
+
+    found = run_failure("w_jobs.csv breaks the run's physics (1 violation): job 2 ran 10 s; its profile's time is 5 s")
+    assert found.kind == "physics" and "physics" in KINDS

@@ -1,0 +1,260 @@
+"""docs/writing-a-scheduler.md cannot rot: every code block in it is a file under ``examples/``
+(byte for byte), a command this test runs, or an output a command prints; every example
+scheduler passes ``adaptsched check`` (on real Batsim too, when it is there); and the claims the
+page makes about them hold.
+
+The commands run as a newcomer types them, from a folder that has the repository's
+``examples/``, ``workloads/`` and ``platforms/`` (``results/`` is written there, not in the
+checkout). Fast tier: the page's blocks, its outputs, ``check`` on every example (embedded
+engine) and step 4; slow: steps 1 and 6 (its sweep with the spec as committed but on the first
+150 jobs of each trace: the page's result is committed with its date), ``check --engine both``
+and the two-shell run under real Batsim.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, REPO, find_batsim
+
+from adaptsched.cli import main
+
+DOC = REPO / "docs" / "writing-a-scheduler.md"
+EXAMPLES = REPO / "examples" / "schedulers"
+BATSIM = find_batsim()
+needs_batsim = pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}")
+BLOCK = re.compile(r"(?:<!-- (?P<marker>[^\n]*?) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)```", re.S)
+SECONDS = re.compile(r"\(\d+(\.\d+)? s\)")  # a case's time, which varies
+
+
+def blocks() -> list[tuple[str, str, str]]:
+    """(marker, language, body) of every fenced block of the page."""
+    return [(m["marker"] or "", m["lang"], m["body"]) for m in BLOCK.finditer(DOC.read_text())]
+
+
+def commands(step: str) -> list[str]:
+    """The command lines of the page's ``<!-- run: STEP -->`` block."""
+    [body] = [body for marker, _, body in blocks() if marker == f"run: {step}"]
+    return [line for line in body.splitlines() if line.strip()]
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """A folder laid out as the checkout, as far as the page's commands read it."""
+    for name in ("examples", "workloads", "platforms"):
+        (tmp_path / name).symlink_to(REPO / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run_line(line: str) -> int:
+    """Runs one of the page's command lines as typed (``.venv/bin/adaptsched`` in-process)."""
+    words = shlex.split(line)
+    if words[0] == ".venv/bin/adaptsched":
+        return main(words[1:])
+    assert words[0] == ".venv/bin/python", f"the page runs only adaptsched and the venv's python: {line}"
+    return subprocess.run([sys.executable, *words[1:]], check=False).returncode
+
+
+# -- the page is made of files, commands and their outputs ----------------------------------------
+def test_every_block_is_a_file_a_command_or_an_output():
+    shown = set()
+    for marker, lang, body in blocks():
+        if lang in ("python", "toml"):
+            assert marker.startswith("file: "), f"a {lang} block not marked as a file: {body[:80]}"
+            path = REPO / marker.removeprefix("file: ")
+            assert path.read_text() == body, f"{path.relative_to(REPO)} differs from its block in the page"
+            shown.add(path)
+        elif lang == "sh":
+            assert marker.startswith("run: "), f"a command block not marked as run: {body[:80]}"
+        else:
+            assert lang == "text", f"a block of an unknown kind: {lang!r}"
+    examples = {p for p in EXAMPLES.glob("*.py") if p.name != "__init__.py"}
+    assert examples - {EXAMPLES / "my_depth.py", EXAMPLES / "my_depth_fixed.py"} <= shown
+    assert examples <= shown, f"examples the page never shows: {sorted(p.name for p in examples - shown)}"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [m for m, _, _ in blocks() if m.startswith("output of: ")],
+)
+def test_the_outputs_shown_are_what_the_commands_print(marker, sandbox, capsys):
+    [shown] = [body for m, _, body in blocks() if m == marker]
+    line = marker.removeprefix("output of: ")
+    status = run_line(line)
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert SECONDS.sub("(s)", out) == SECONDS.sub("(s)", shown)
+
+
+# -- every example passes check -------------------------------------------------------------------
+EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.py"))
+
+
+@pytest.mark.parametrize("example", EXAMPLE_FILES)
+def test_each_example_passes_check(example, tmp_path, capsys):
+    status = main(["check", str(EXAMPLES / example), "--fuzz", "2", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "all checks passed" in out, out
+
+
+@pytest.mark.slow
+@needs_batsim
+@pytest.mark.parametrize("example", EXAMPLE_FILES)
+def test_each_example_passes_check_on_both_engines(example, tmp_path, capsys):
+    """Under stock pybatsim and real Batsim, with the same ``_jobs.csv`` as the embedded engine."""
+    status = main(["check", str(EXAMPLES / example), "--engine", "both", "--batsim", BATSIM, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "all checks passed" in out, out
+
+
+# -- what the page claims of them -----------------------------------------------------------------
+@pytest.mark.slow
+def test_depth_one_is_easy_and_a_deep_depth_is_conservative(tmp_path):
+    """Step 2's claim, on the CTC-SP2 excerpt the page runs."""
+
+    import pandas as pd
+
+    def jobs_csv(scheduler: str, *options: str) -> pd.DataFrame:
+        out = tmp_path / scheduler.replace("/", "_") / "_".join(options or ("default",))
+        args = ["run", "--scheduler", scheduler, "--workload", str(CTC_EXCERPT), "--platform", "338"]
+        assert main(args + [a for o in options for a in ("--option", o)] + ["--out", str(out)]) == 0
+        return pd.read_csv(f"{out}_jobs.csv", dtype=str).drop(columns="metadata")  # reservations recorded differ
+
+    depth = str(EXAMPLES / "my_depth.py")
+    assert jobs_csv(depth, "depth=1").equals(jobs_csv("easy"))
+    assert jobs_csv(depth, "depth=1000000").equals(jobs_csv("conservative"))
+
+
+def test_a_wrong_option_is_refused_as_the_page_says(sandbox, capsys):
+    line = commands("step 1")[0].replace("my_fcfs", "my_depth") + " --option depth=0"
+    assert run_line(line) != 0
+    assert "scheduler 'my_depth.py': option depth=0: must be in [1, inf]" in capsys.readouterr().err
+
+
+# -- the page's commands, as typed -----------------------------------------------------------------
+@pytest.mark.slow
+def test_step_1(sandbox):
+    for line in commands("step 1"):
+        assert run_line(line) == 0, line
+    assert (sandbox / "results" / "tutorial" / "my_fcfs_jobs.csv").stat().st_size > 0
+
+
+def test_step_4(sandbox):
+    for line in commands("step 4"):
+        assert run_line(line) == 0, line
+    jobs = (sandbox / "results" / "tutorial" / "my_moldable_jobs.csv").read_text()
+    assert "molded" in jobs  # some job did run on another size
+
+
+@pytest.mark.slow
+def test_step_5(sandbox):
+    for line in commands("step 5"):
+        assert run_line(line) == 0, line
+    assert len((sandbox / "results" / "tutorial" / "my_whatif_jobs.csv").read_text().splitlines()) == 1 + 300
+
+
+@pytest.mark.slow
+def test_step_6_sweep_on_small_excerpts(sandbox):
+    """The page's sweep spec as committed, on the first 150 jobs of each trace."""
+    import tomllib
+
+    spec = tomllib.loads((REPO / "examples" / "mine-vs-papers.toml").read_text())
+    for workload in spec["workloads"]:  # paths as the spec's folder reads them
+        workload["first"] = 150
+        workload["trace"] = str((REPO / "examples" / workload["trace"]).resolve())
+    for scheduler in spec["schedulers"]:
+        if "plugin" in scheduler:
+            scheduler["plugin"] = str(REPO / "examples" / scheduler["plugin"])
+    (sandbox / "small.toml").write_text(toml_text(spec))
+    small = [line.replace("examples/mine-vs-papers.toml", "small.toml") for line in commands("step 6, sweep")]
+    for line in small:
+        assert run_line(line) == 0, line
+    table = (sandbox / "results" / "mine-vs-papers" / "summary" / "table.md").read_text()
+    for name in ("my-depth (backfill=fcfs)", "my-depth (backfill=sjf)", "easy", "conservative", "R/L-NG", "scojo-p"):
+        assert f"| {name} |" in table, table
+    assert "3 seeds" in table
+
+
+def toml_text(data: dict) -> str:
+    """A sweep spec as TOML (tomllib reads only; the spec's shapes are few)."""
+
+    def value(v: object) -> str:
+        if isinstance(v, str):
+            return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        return repr(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, (dict, list)) or k == "engines"]
+    for key, v in data.items():
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            for entry in v:
+                lines += [f"[[{key}]]"] + [f"{k} = {value(x)}" for k, x in entry.items()]
+        elif isinstance(v, dict):
+            lines += [f"[{key}]"] + [f"{k} = {value(x)}" for k, x in v.items()]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.slow
+def test_step_6_compare(sandbox):
+    for line in commands("step 6, compare"):
+        assert run_line(line) == 0, line
+    assert (sandbox / "results" / "tutorial" / "explore.html").stat().st_size > 0
+
+
+@needs_batsim
+@pytest.mark.slow
+def test_step_6_real_batsim(sandbox, monkeypatch):
+    monkeypatch.setenv("BATSIM", BATSIM)
+    for line in commands("step 6, real Batsim"):
+        assert run_line(line) == 0, line
+
+
+@pytest.mark.slow
+@needs_batsim
+def test_step_6_by_hand(tmp_path):
+    """The two shells, as typed, from a folder laid out as the checkout (the socket moved into
+    it, ``.venv/bin/`` and ``batsim`` the test's own)."""
+    for name in ("examples", "workloads", "platforms"):
+        (tmp_path / name).symlink_to(REPO / name)
+    venv_bin = f"{Path(sys.executable).parent}/"
+
+    def adapt(line: str) -> str:
+        line = line.replace("ipc:///tmp/my-depth.sock", f"ipc://{tmp_path}/s.sock").replace(".venv/bin/", venv_bin)
+        return re.sub(r"^batsim ", f"{BATSIM} ", line)
+
+    shell1 = [adapt(line) for line in commands("step 6, by hand, shell 1")]
+    shell2 = [adapt(line) for line in commands("step 6, by hand, shell 2")]
+
+    def bash(line: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=3600)
+
+    assert bash(shell1[0]).returncode == 0
+    with open(tmp_path / "pybatsim.log", "w") as log:
+        scheduler = subprocess.Popen(["bash", "-c", shell1[1]], cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        batsim = bash(shell2[0])
+        assert batsim.returncode == 0, batsim.stdout + batsim.stderr
+        assert scheduler.wait(timeout=3600) == 0, (tmp_path / "pybatsim.log").read_text()
+    finally:
+        if scheduler.poll() is None:
+            scheduler.kill()
+    metrics = bash(shell2[1])
+    assert metrics.returncode == 0 and "| jobs | 1,000 |" in metrics.stdout, metrics.stdout + metrics.stderr
+
+
+def test_the_api_reference_command():
+    """The page's inline ``.venv/bin/python -m pydoc adaptsched.api``."""
+    assert "`.venv/bin/python -m pydoc adaptsched.api`" in DOC.read_text()
+    done = subprocess.run([sys.executable, "-m", "pydoc", "adaptsched.api"], capture_output=True, text=True)
+    assert done.returncode == 0 and "ReservationPlanner" in done.stdout and "def plugin" not in done.stderr

@@ -44,14 +44,18 @@ HANDLERS = (
 )
 
 
-def main(argv=None):
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scheduler", default="easy")
     parser.add_argument("--trace", default=str(DEFAULT_TRACE))
     parser.add_argument("--hosts", type=int, default=338)
     parser.add_argument("--first", type=int, help="only the first N jobs")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "breakdown"))
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     workload, _ = convert_swf(args.trace, hosts=args.hosts, first=args.first)

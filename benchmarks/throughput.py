@@ -149,7 +149,7 @@ def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Pa
         finally:
             decisions.append(time.process_time() - start)
 
-    inprocess.InProcessConnection.exchange = timed
+    inprocess.InProcessConnection.exchange = timed  # type: ignore[method-assign]
     jobs, cpu = 0, 0.0
     try:
         for i, path in enumerate(paths):
@@ -161,7 +161,7 @@ def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Pa
             cpu += time.process_time() - start
             jobs += result.nb_jobs
     finally:
-        inprocess.InProcessConnection.exchange = exchange
+        inprocess.InProcessConnection.exchange = exchange  # type: ignore[method-assign]
     decisions.sort()
     n = len(decisions)
     return {

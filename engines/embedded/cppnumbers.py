@@ -161,7 +161,11 @@ def rapidjson_number(text: str) -> float:
     if not use_double:
         value = float(i64 if use64 else i)
         return -value if minus else value
-    p = exp + exp_frac
+    return _scaled(d, exp + exp_frac, minus)
+
+
+def _scaled(d: float, p: int, minus: bool) -> float:
+    """``d`` x 10^``p`` as RapidJSON computes it (in two steps below 1e-308), with its sign."""
     if p < -308:
         d = _fast_path(_fast_path(d, -308), p + 308)
     else:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes from
 PAPER_HOSTS = 430
@@ -42,7 +43,7 @@ FLURRY_ORDERS = (("D", True), ("P/L", False), ("R/L", False))
 #: Alternative readings of the paper's text (docs/perkovic-keleher.md, "Readings"): name ->
 #: the ``backfill`` options that take it. Each acts on the -NG orders only (BF runs under
 #: each as well, a check that it does not move).
-READINGS = {
+READINGS: dict[str, dict[str, Any]] = {
     "starvation_weight=0": {"starvation_weight": 0.0},  # "a small constant": none at all
     "ng_passes=paper": {"ng_passes": "paper"},  # rebuild (redraw R) only at arrivals, early ends
     "priority_levels=1e9": {"priority_levels": 10**9},  # a real-valued P drawn once

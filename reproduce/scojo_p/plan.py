@@ -162,7 +162,7 @@ def workload(kind: Kind, seed: int, inputs: Path, *, jobs: int, a_max: str) -> P
     path = inputs / f"{kind.label}{tail}_seed{seed}_{jobs}.json"
     if not path.is_file():
         base = base_workload(kind.load, seed, jobs)
-        shape = (
+        shape: dict[str, Any] = (
             {"efficiencies": kind.efficiencies, "interpolation": kind.interpolation} if kind.model == "scojo-p" else {}
         )
         annotated, _ = annotate(base, model=kind.model, fraction=kind.fraction, seed=seed, a_max=a_max, **shape)

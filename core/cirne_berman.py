@@ -1,7 +1,7 @@
 """Cirne & Berman's size choice at submission, in SCOJO-P's common frame.
 
 Barsanti & Sodan, "Adaptive Job Scheduling via Predictive Job Resource Allocation" (JSSPP
-2006), sec. 3 and 5.2 (``../shared/seeds/000_29d07e17dbcfb843.txt``): the comparison's
+2006, LNCS 4376), sec. 3 and 5.2: the comparison's
 Cirne-Berman scheduler takes, when a moldable job arrives, the size of earliest completion
 in a what-if of the current state, in the same frame as the others
 (:class:`adaptsched.core.scojo.PriorityEasy`: priorities by class, aging, EASY with exact
@@ -244,7 +244,7 @@ class CirneBerman(PriorityEasy):
     replays the frame itself once per size (:func:`adaptsched.core.replay.replay`), the
     reference they are tested against.
 
-    ``expand=idle`` (ours, not in the paper; issue 24 sec. 2): a size above N_opt is a candidate
+    ``expand=idle`` (ours, not in the paper; docs/scojo-p.md): a size above N_opt is a candidate
     only when the what-if starts the job on it at once, i.e. its extra hosts are idle at the
     decision and no job ahead needs them; otherwise sizes up to N_opt compete as in the
     paper's rule. The paper's PWS remark (sec. 4.6: "no larger size should be chosen unless

@@ -1,5 +1,5 @@
 """Which waiting jobs a compression must re-place: the index behind conservative
-backfilling's incremental compression (issue 26).
+backfilling's incremental compression (docs/engines.md).
 
 Mu'alem & Feitelson (2001), "Utilization, predictability, workloads, and user runtime
 estimates in scheduling the IBM SP2 with backfilling", sec. 2: when a job ends early,

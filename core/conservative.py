@@ -38,7 +38,7 @@ arrival is admitted (QoPS may refuse it), how a job is placed (adaptation may re
 it), and which jobs may move (a job whose speculative copy runs may not).
 :class:`ConservativeBackfilling` is the template with no hook changed.
 
-Incremental compression (issue 26). Re-placing every waiting job at every early completion
+Incremental compression (docs/engines.md). Re-placing every waiting job at every early completion
 costs Q earliest-fit scans per event, quadratic on a deep queue (a backlog of a thousand
 jobs). With the default hooks, the pass re-places only the jobs that may move, found by
 :class:`~adaptsched.core.compression.Candidates` from where capacity grew (its module doc

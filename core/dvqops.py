@@ -27,7 +27,7 @@ window's start: the jobs then running (each until its actual end if known, else 
 estimate; planned until start + estimate) and the accepted queue, in QoPS order, each job
 keeping the reservation it held then (so its deadline guarantee); the arrivals of the window
 (accepted or rejected in the real schedule) are then offered to VQoPS(candidate factor).
-With ``empty`` (the reading before issue 15) each replay starts from an empty machine, which
+With ``empty`` (our first reading, docs/qops.md) each replay starts from an empty machine, which
 underestimates contention at high load. Our interpretation where the paper is silent: a job
 runs for its actual runtime if it has completed by now, else for its estimate; the revenue
 counts every simulated job of the window, and with ``recorded`` also every inherited waiting

@@ -7,8 +7,8 @@ walltimes, which jobs never exceed (Batsim kills them there). QoPS is the reserv
 planner of :mod:`adaptsched.core.conservative` with its own queue order and admission
 control (:meth:`Qops.admit`) as hooks.
 
-**QoPS** (sec. 3; the details below, not in the seed, are our interpretation, after
-``../shared/reference/workload-models.md`` sec. 4.3). Accepted jobs wait in an ordered
+**QoPS** (sec. 3; the details below, not in the seed, are our interpretation, docs/qops.md
+gives each). Accepted jobs wait in an ordered
 queue, planned like conservative backfilling: each at its earliest fit, in queue order,
 after the running jobs. A new job is tried at about log2(N) + 1 queue positions, 0, N/2,
 3N/4, 7N/8, ..., N. At a position, the job and every job behind it are re-planned in order;

@@ -1,7 +1,7 @@
 """SCOJO-P, Cirne-Berman and traditional scheduling under one frame.
 
 Barsanti & Sodan, "Adaptive Job Scheduling via Predictive Job Resource Allocation" (JSSPP
-2006), ``../shared/seeds/000_29d07e17dbcfb843.txt``; issue 11 gives the readings taken where
+2006), LNCS 4376; docs/scojo-p.md gives the readings taken where
 the paper is vague or garbled (each is marked "reading" below, most are options).
 
 Common frame (:class:`PriorityEasy`, sec. 4.1 and 5.2; the ``scojo-trad`` scheduler):
@@ -407,7 +407,7 @@ class ScojoPOptions(ScojoOptions):
 
 
 class ScojoP(PriorityEasy):
-    """SCOJO-P (sec. 4.2-4.4), at each event in priority order (readings of issue 11, sec. 4):
+    """SCOJO-P (sec. 4.2-4.4), at each event in priority order (readings: docs/scojo-p.md):
 
     (a) :meth:`target` (Fig. 1) of a moldable job J: the load W / (MN T) over J's runtime T
         at size n = clamp(round(s N_opt), lo_J, N_max), W counting J (n T), the running jobs

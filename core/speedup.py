@@ -19,7 +19,7 @@ sequential time ``t1_s``).
       S(n) = n A (sigma + 1) / (sigma (n + A - 1) + A)  1 <= n <= A + A sigma - sigma
            = A                                          beyond
 
-  (formulas as in ``../shared/reference/workload-models.md`` sec. 2.1, from Cirne's port).
+  (formulas from Cirne's port of the model; docs/scojo-p.md).
   Runtimes are real numbers here; the reference port's ``ceil`` is the caller's choice.
 * :class:`ScojoP`: Barsanti & Sodan, SCOJO-P (sec. 4.6, Table 1): the speedup interpolated
   linearly through (N_opt / 2, 0.4 N_opt), (N_opt, 0.65 N_opt) and (2 N_opt, 0.8 N_opt), that

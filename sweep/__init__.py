@@ -1,4 +1,4 @@
-"""Experiment sweeps on Dask distributed (issue 13).
+"""Experiment sweeps on Dask distributed (docs/sweeps.md).
 
 ``adaptsched sweep SPEC.toml --out DIR``: a grid declared in TOML (:mod:`.spec`), made into
 runs (:mod:`.plan`), run on a Dask cluster (:mod:`.run`, whose :func:`~.run.run_grid` also

@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-import adaptsched.engines.embedded.kernel as kernel
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
@@ -94,17 +93,8 @@ def main(argv=None):
             clocks["exchange"] += clock() - start
             clocks["exchanges"] += 1
 
-    kernel_run = kernel.Kernel.run
-
-    def counted_run(self):
-        try:
-            kernel_run(self)
-        finally:  # the kernel's work, counted for free: sub-rounds and clock advances
-            clocks["sub_rounds"], clocks["advances"] = self.sub_rounds, len(self._steps)
-
     inprocess.load_scheduler = loading_and_wrapping
     inprocess.InProcessConnection.exchange = timed_exchange
-    kernel.Kernel.run = counted_run
     start = clock()
     try:
         run(
@@ -114,7 +104,6 @@ def main(argv=None):
     finally:
         inprocess.load_scheduler = load_scheduler
         inprocess.InProcessConnection.exchange = exchange
-        kernel.Kernel.run = kernel_run
     wall = clock() - start
     loading = clocks["first_message"] - start
     scheduler = clocks["scheduler"]
@@ -126,9 +115,6 @@ def main(argv=None):
     print("|---|---:|---:|---:|")
     for name, value in (("loading", loading), ("engine", engine), ("pybatsim", pybatsim), ("scheduler", scheduler)):
         print(f"| {name} | {value:.2f} | {100 * value / wall:.0f}% | {1e6 * value / n:.1f} |")
-    print(
-        f"kernel: {clocks['sub_rounds'] / n:.2f} sub-rounds and {clocks['advances'] / n:.2f} clock advances per message"
-    )
     return 0
 
 

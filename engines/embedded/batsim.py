@@ -169,9 +169,9 @@ class EmbeddedBatsim:
         self.nb_hosts = platform.nb_hosts
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.uniform_speed = self.speeds[0] if self.speeds and len(set(self.speeds)) == 1 else None
-        # hosts as runs (docs/scale.md): a job's cost does not grow with its width
-        # (the job computing on each host, the host's last state change): one map, one assign per run
-        self.host_job: IntervalMap[tuple[str | None, float]] = IntervalMap(self.nb_hosts, (None, 0.0))
+        # hosts as runs (issue 14): a job's cost does not grow with its width
+        self.host_job: IntervalMap[str | None] = IntervalMap(self.nb_hosts, None)  # the job computing on each host
+        self.host_busy_since = IntervalMap(self.nb_hosts, 0.0)  # last state change of each host
         # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())
         self.tracer = JobsTracer(export_prefix, self.nb_hosts + len(platform.storage_hosts))
         self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
@@ -219,7 +219,7 @@ class EmbeddedBatsim:
         finally:
             gc.unfreeze()
             self.machine_states.close()
-            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.last_changes())
+            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.host_busy_since.counts())
         return self
 
     @property
@@ -264,23 +264,21 @@ class EmbeddedBatsim:
     # -- machines -------------------------------------------------------------
     def hosts_start(self, job: JobRecord, hosts: IntervalSet) -> None:
         now = self.kernel.now
-        assign, state = self.host_job.assign, (job.id, now)
+        busy_since, host_job = self.host_busy_since, self.host_job
         for low, high in hosts.runs:
-            assign(low, high, state)
+            busy_since.assign(low, high, now)
+            host_job.assign(low, high, job.id)
         self.nb_computing += len(hosts)
         self.machine_states.write(now, self.nb_computing)
 
     def hosts_end(self, hosts: IntervalSet) -> None:
         now = self.kernel.now
-        assign, state = self.host_job.assign, (None, now)
+        busy_since, host_job = self.host_busy_since, self.host_job
         for low, high in hosts.runs:
-            assign(low, high, state)
+            busy_since.assign(low, high, now)
+            host_job.assign(low, high, None)
         self.nb_computing -= len(hosts)
         self.machine_states.write(now, self.nb_computing)
-
-    def last_changes(self) -> list[tuple[float, int]]:
-        """(time, number of hosts) of the hosts' last state changes."""
-        return [(since, count) for (_, since), count in self.host_job.counts()]
 
     # -- messages to the scheduler --------------------------------------------
     def append_job_completed(self, job: JobRecord) -> None:
@@ -368,10 +366,8 @@ class EmbeddedBatsim:
             "SUBMITTER_HELLO": None,
             "SUBMITTER_BYE": self.on_submitter_bye,
         }
-        receive = (GET, self.mbox)  # get(): inline, one generator less
-        pending = self.mbox.pending
         while not self.end_ack:
-            message = yield receive
+            message = yield (GET, self.mbox)  # get(): inline, one generator less
             handler = handlers[message[0]]
             if handler is not None:
                 creation = handler(message)
@@ -379,8 +375,8 @@ class EmbeddedBatsim:
                     actor = yield creation
                     if creation[0] == CREATE and len(creation) > 3:
                         creation[3].actor = actor  # the job this actor executes
-            if self.sched_ready and not self.end_ack and not pending:  # the mailbox is empty
-                if self.events.events:
+            if self.sched_ready and not self.end_ack and self.mbox.empty():
+                if not self.events.empty():
                     yield from self.generate_and_send()
                     if self.jobs_to_delete:
                         self.delete_jobs()
@@ -612,7 +608,7 @@ class EmbeddedBatsim:
         self.nb_running += 1
         pieces = self.host_job.pieces
         for low, high in hosts.runs:
-            for host, _, (other, _since) in pieces(low, high):
+            for host, _, other in pieces(low, high):
                 if other is not None:
                     self.fail(
                         f"job '{job.id}': invalid allocation ('{alloc_text}'): machine {host} "

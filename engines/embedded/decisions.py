@@ -62,10 +62,6 @@ class DecisionParser:
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
         """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""
-        if type(event) is dict and event.get("type") == "EXECUTE_JOB":
-            fast = self.execute_job_fast(event, now)
-            if fast is not None:
-                return fast
         engine = self.engine
         where = f"invalid JSON message: event {number}"
         if not isinstance(event, dict):
@@ -94,29 +90,6 @@ class DecisionParser:
         if not isinstance(data, dict):
             engine.fail(f"{where}: the 'data' value should be an object")
         return timestamp, getattr(self, "parse_" + etype.lower())(where, data)
-
-    def execute_job_fast(self, event: dict[str, Any], now: float) -> tuple[float, Message] | None:
-        """A valid EXECUTE_JOB as pybatsim writes it (float timestamp, ``job_id`` and ``alloc``
-        strings) -> what :meth:`parse_event` returns for it, without building its error texts;
-        None for anything else (:meth:`parse_event` then checks it in full, and fails as Batsim)."""
-        timestamp = event.get("timestamp")
-        data = event.get("data")
-        if type(timestamp) is not float or not timestamp <= now or type(data) is not dict or len(data) != 2:
-            return None
-        job_id, alloc = data.get("job_id"), data.get("alloc")
-        if type(job_id) is not str or type(alloc) is not str:
-            return None
-        engine = self.engine
-        job = engine.jobs.get(job_id)
-        if job is None:
-            return None
-        try:
-            hosts = parse_runs(alloc)
-        except ValueError:
-            return None
-        if not hosts or hosts.max() >= engine.nb_hosts:
-            return None
-        return timestamp, ("SCHED_EXECUTE_JOB", job, hosts, alloc)
 
     def _job_id(self, where: str, data: dict[str, Any], key: str = "job_id") -> str:
         engine = self.engine

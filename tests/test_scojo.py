@@ -467,9 +467,12 @@ def check_scojo_rows(prefix, workload):
 def small_scojo_workload(tmp_path_factory):
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.downey import generate
+    from adaptsched.workloads.estimates import annotate as estimates
     from adaptsched.workloads.moldable import annotate
 
-    workload, _ = annotate(generate(1, 0.8, hosts=32, seed=11), model="scojo-p", fraction=0.8, seed=3)
+    # exact estimates: Barsanti & Sodan's frame plans on walltimes, and refuses jobs without one
+    exact = estimates(generate(1, 0.8, hosts=32, seed=11), model="exact")[0]
+    workload, _ = annotate(exact, model="scojo-p", fraction=0.8, seed=3)
     for job in workload["jobs"]:  # the exact runtimes of Batsim's messages
         if "moldable" in job:
             job["moldable"]["runtime_opt_s"] = round(job["moldable"]["runtime_opt_s"], 6)

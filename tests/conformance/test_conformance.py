@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, PLUGINS, find_batsim, schedule_violations
 
+from adaptsched.analysis.invariants import SAME_COLUMNS
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -42,17 +43,7 @@ pytestmark = pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM
 TORTURE = str(Path(__file__).parent / "plugins" / "tortureSched.py")
 FILLER = str(PLUGINS / "orderedFillerSched.py")  # fillerSched in submission order
 SCHEDULER_IDS = lambda scheduler: Path(scheduler).stem  # noqa: E731
-KEYS = (
-    "job_id",
-    "submission_time",
-    "requested_number_of_resources",
-    "requested_time",
-    "final_state",
-    "starting_time",
-    "finish_time",
-    "allocated_resources",
-    "metadata",
-)
+KEYS = SAME_COLUMNS  # the columns both engines must write alike (analysis/invariants.py)
 TIMES = ("submission_time", "requested_time", "starting_time", "finish_time")
 SUMMARY = (
     "makespan",

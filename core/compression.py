@@ -54,6 +54,8 @@ SCAN_SLACK_S = 1.0
 #: Seconds added to a run's length before comparing walltimes with it: a window of w fits a run
 #: [x, y) when x + w <= y in floating point, which y - x < w does not rule out.
 SPAN_SLACK_S = 1e-3
+#: Seconds added to the longest walltime where :meth:`AvailabilityProfile.widened` may stop its walks.
+HORIZON_SLACK_S = 1.0
 
 
 class Candidates:
@@ -69,12 +71,14 @@ class Candidates:
         "jobs",
         "key",
         "long",
+        "longest",
         "profile",
         "rank",
         "seq",
         "shortest",
         "start",
         "times",
+        "walltimes",
         "widths",
     )
 
@@ -90,6 +94,8 @@ class Candidates:
         self.widths: list[int] = []  # the distinct widths of indexed jobs, sorted
         self.by_width: dict[int, list[tuple[float, Rank, str]]] = {}  # width -> (walltime, rank, id), sorted
         self.shortest: list[float] = []  # the shortest walltime of each width, in the order of ``widths``
+        self.walltimes: dict[float, int] = {}  # walltime -> number of indexed jobs with it
+        self.longest = 0.0  # the longest walltime of an indexed job
         self.dirty: dict[str, float] = {}  # job id -> start of the earliest region that marked it
         self.long: set[str] = set()  # dirty jobs marked through the L case
         self.heap: list[tuple[Rank, str]] = []  # this pass's dirty jobs still to re-place
@@ -105,8 +111,12 @@ class Candidates:
         """Indexes a job reserved (settled) at ``start``."""
         self.jobs[job.id] = job
         self._at(job, start)
-        n = job.res
-        entry = (job.walltime_s, self.rank[job.id], job.id)
+        n, walltime = job.res, job.walltime_s
+        walltimes = self.walltimes
+        walltimes[walltime] = walltimes.get(walltime, 0) + 1
+        if walltime > self.longest:
+            self.longest = walltime
+        entry = (walltime, self.rank[job.id], job.id)
         bucket = self.by_width.get(n)
         if bucket is None:
             self.by_width[n] = [entry]
@@ -127,7 +137,14 @@ class Candidates:
         if job is None or rank is None:
             return
         self._off(job_id, self.start.pop(job_id))
-        n = job.res
+        n, walltime, walltimes = job.res, job.walltime_s, self.walltimes
+        left = walltimes[walltime] - 1
+        if left:
+            walltimes[walltime] = left
+        else:
+            del walltimes[walltime]
+            if walltime == self.longest:
+                self.longest = max(walltimes, default=0.0)
         bucket = self.by_width[n]
         i = bisect_left(bucket, (job.walltime_s, rank, job_id))
         del bucket[i]
@@ -246,7 +263,11 @@ class Candidates:
         low = max(fewest - hosts, widths[0] - 1)  # no width up to low was free on all of it before
         if low >= cap:
             return
-        left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1)
+        i, j = bisect_right(widths, low), bisect_right(widths, cap)
+        if i == j:
+            return  # no indexed job has a width in (low, cap]
+        # no walltime of an indexed job is longer than the horizon: a run is compared with those only
+        left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
         widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
         if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
             for t in self.times[first:]:
@@ -257,9 +278,8 @@ class Candidates:
                         if job.walltime_s <= _longest(times, free, lo, hi, n, fewest, left, right):
                             self.mark(job_id, a, True)
             return
-        i, j = bisect_right(widths, low), bisect_right(widths, cap)
         shortest = self.shortest
-        if i == j or min(shortest[i:j]) > widest:
+        if min(shortest[i:j]) > widest:
             return
         by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
         li, ri = len(left_min), len(right_min)

@@ -49,6 +49,7 @@ pass, move for move.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
@@ -206,32 +207,58 @@ class ReservationPlanner(ReservingScheduler):
         return new
 
     def compress_incrementally(self, now: float) -> None:
-        """The same pass as the full compression, re-placing only the dirty jobs (in queue order)."""
+        """The same pass as the full compression, re-placing only the dirty jobs (in queue order).
+        The hot loop of a deep queue: the profile's scans (``free_before``, ``step_start`` then
+        ``fit_before``) are inlined."""
         profile, reservation, compressible = self.profile, self.reservation, self.compressible
         freed = profile.freed
         assert freed is not None
         released = sum(n for _, _, n in freed)  # (before, at most that many fewer hosts were free anywhere)
+        grew = compressible.grew
         for a, b, _ in freed:
-            compressible.grew(a, b, now, released)
+            grew(a, b, now, released)
         freed.clear()
         compressible.begin_pass()
-        while (found := compressible.next_dirty(now)) is not None:
+        times, free = profile.times, profile.free  # changed in place by shift: the same lists
+        jobs, next_dirty, moved, shift = compressible.jobs, compressible.next_dirty, compressible.moved, profile.shift
+        while (found := next_dirty(now)) is not None:
             job_id, a, long = found
-            job, old = compressible.jobs[job_id], reservation[job_id]
+            job, old = jobs[job_id], reservation[job_id]
             n, w = job.res, job.walltime_s
-            if not long and profile.free_before(old) < n:
+            if not long and free[bisect_left(times, old) - 1] < n:
                 continue  # only a window reaching its start could fit it, and none does (compression's doc)
-            # no window ending before the earliest region that marked it fits it now (ditto)
-            new = profile.fit_before(n, w, profile.step_start(a - w - SCAN_SLACK_S), old)
+            # no window ending before the earliest region that marked it fits it now (ditto): the scan
+            # starts at the step holding a - w (fit_before from step_start(a - w - SCAN_SLACK_S))
+            i = bisect_right(times, a - w - SCAN_SLACK_S) - 1
+            if i < 0:
+                i = 0
+            size = len(times)
+            new = times[i]
+            while new < old:
+                end = new + w
+                if end > old:
+                    end = old
+                j = i
+                while j < size and times[j] < end:
+                    if free[j] < n:
+                        break
+                    j += 1
+                else:
+                    break  # fits at new
+                i = j + 1  # step j is too busy: the job can only start after it
+                if i >= size:
+                    new = old
+                    break
+                new = times[i]
             if new < old:
-                profile.shift(n, old, new, w)
+                shift(n, old, new, w)
                 reservation[job_id] = new
-                compressible.moved(job, old, new)
+                moved(job, old, new)
                 if new < self.next_start:
                     self.next_start = new
                 if self.audit is not None:
                     self.audit.append((job_id, old, new))
-                compressible.grew(max(old, new + w), old + w, now, n)  # the slot it left
+                grew(max(old, new + w), old + w, now, n)  # the slot it left
 
     # -- a what-if replay's initial state ---------------------------------------------
     def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:

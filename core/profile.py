@@ -235,9 +235,12 @@ class AvailabilityProfile:
         self._add(new, end if end < old else old, -n)
         self._add(end if end > old else old, old + duration_s, n)
 
-    def widened(self, a: float, b: float, floor: int) -> Widening:
+    def widened(self, a: float, b: float, floor: int, horizon_s: float = INF) -> Widening:
         """The runs of free hosts on either side of [a, b), for the widths of at least ``floor``
-        (:class:`Widening`).
+        (:class:`Widening`). With ``horizon_s``, each walk stops at the first step that ends (or
+        starts, going left) at least ``horizon_s`` from the interval: a stretch longer than that is
+        then cut there, so every left(n) or right(n) is either exact or at least ``horizon_s``
+        away from the interval (enough to compare it with walltimes up to ``horizon_s``).
 
         >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
         >>> w = p.widened(30.0, 35.0, 2); w.left_min, w.left_at, w.right_min, w.right_at
@@ -247,6 +250,7 @@ class AvailabilityProfile:
         left_min: list[int] = []
         left_at: list[float] = []
         i, low = bisect_left(times, a) - 1, self.nb_hosts + 1  # the step holding the instant before a
+        far_left = a - horizon_s
         while i >= 0:
             if free[i] < low:
                 low = free[i]
@@ -256,11 +260,14 @@ class AvailabilityProfile:
                 left_at.append(times[i])
             else:
                 left_at[-1] = times[i]
+            if times[i] <= far_left:
+                break
             i -= 1
         right_min: list[int] = []
         right_at: list[float] = []
         size = len(times)
         j, low = bisect_right(times, b) - 1, self.nb_hosts + 1  # the step holding b
+        far_right = b + horizon_s
         while j < size and b < INF:
             end = times[j + 1] if j + 1 < size else INF
             if free[j] < low:
@@ -271,6 +278,8 @@ class AvailabilityProfile:
                 right_at.append(end)
             else:
                 right_at[-1] = end
+            if end >= far_right:
+                break
             j += 1
         return Widening(left_min, left_at, right_min, right_at)
 
@@ -324,13 +333,20 @@ class AvailabilityProfile:
                 free.insert(last, free[j])
         else:
             last = len(times)
-        changed = free[first:last]
-        if delta < 0 and min(changed) + delta < 0:
-            for k in range(first, last):  # as far as it goes, then says where it went wrong
-                free[k] += delta
-                if free[k] < 0:
-                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({free[k]} free hosts)")
-        free[first:last] = [f + delta for f in changed]
+        if last - first <= 4:  # most updates change a few steps: no slices
+            for k in range(first, last):
+                f = free[k] + delta
+                free[k] = f
+                if f < 0:  # as far as it goes, then says where it went wrong
+                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({f} free hosts)")
+        else:
+            changed = free[first:last]
+            if delta < 0 and min(changed) + delta < 0:
+                for k in range(first, last):  # as far as it goes, then says where it went wrong
+                    free[k] += delta
+                    if free[k] < 0:
+                        raise ValueError(f"over-subscribed profile at t={times[k]:g} ({free[k]} free hosts)")
+            free[first:last] = [f + delta for f in changed]
         if last < len(times) and free[last] == free[last - 1]:
             del times[last], free[last]
         if first > 0 and free[first] == free[first - 1]:

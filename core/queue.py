@@ -17,7 +17,7 @@ saf      smallest area (hosts x requested time) first
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -45,7 +45,7 @@ class WaitingQueue:
     (['b', 'c', 'a'], 1)
     """
 
-    __slots__ = ("_arrivals", "_entries", "_key", "_min_res", "jobs", "order")
+    __slots__ = ("_arrivals", "_entries", "_key", "_min_res", "_where", "jobs", "order")
 
     def __init__(self, order: str = "fcfs"):
         if order not in ORDERS:
@@ -56,6 +56,9 @@ class WaitingQueue:
         self.jobs: list[Job] = []  # the jobs alone, same order: iterate over this
         self._arrivals = 0
         self._min_res: int | None = None  # smallest request among waiting jobs, None when unknown
+        #: id of a waiting job -> its (key, arrival number), where bisection finds it; None once the
+        #: same job object was pushed twice (then removals filter the whole queue)
+        self._where: dict[int, tuple[Any, int]] | None = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -69,6 +72,12 @@ class WaitingQueue:
     def push(self, job: Job) -> None:
         self._arrivals += 1
         entry = (self._key(job), self._arrivals, job)
+        where = self._where
+        if where is not None:
+            if id(job) in where:
+                self._where = None
+            else:
+                where[id(job)] = entry[:2]
         entries = self._entries
         if not entries or entries[-1][:2] < entry[:2]:  # arrival order: the common case
             entries.append(entry)
@@ -88,9 +97,26 @@ class WaitingQueue:
         return self._min_res
 
     def remove_all(self, jobs: Iterable[Job]) -> None:
-        """Removes the given jobs (an iterable of job objects) in one pass."""
-        gone = {id(job) for job in jobs}
-        if gone:
-            self._entries = [e for e in self._entries if id(e[2]) not in gone]
-            self.jobs = [e[2] for e in self._entries]
+        """Removes the given jobs (job objects; those not waiting are ignored), each found by
+        bisection. The lists are replaced, not changed: a caller may be iterating over ``jobs``."""
+        where = self._where
+        if where is None:
+            gone = {id(job) for job in jobs}
+            if gone:
+                self._entries = [e for e in self._entries if id(e[2]) not in gone]
+                self.jobs = [e[2] for e in self._entries]
+                self._min_res = None
+            return
+        entries: list[tuple[Any, int, Job]] | None = None
+        queued: list[Job] = self.jobs
+        for job in jobs:
+            place = where.pop(id(job), None)
+            if place is None:
+                continue
+            if entries is None:
+                entries, queued = self._entries[:], self.jobs[:]
+            i = bisect_left(entries, place)  # (key, arrival) sorts just before its own entry, after all others
+            del entries[i], queued[i]
+        if entries is not None:
+            self._entries, self.jobs = entries, queued
             self._min_res = None

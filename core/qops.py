@@ -163,15 +163,19 @@ class Qops(ReservationPlanner):
     # -- admission ---------------------------------------------------------------------
     def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
         """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
-        that misses its deadline or None)."""
-        profile = base.copy()
+        that misses its deadline or None). (The copy is made at the first job planned that
+        another follows: the last job planned is not reserved.)"""
+        profile, deadline, last = base, self.deadline, len(sequence) - 1
         starts: list[float] = []
         for i, job in enumerate(sequence):
             start = profile.earliest_fit(job.res, job.walltime_s, now)
-            if start is None or start + job.walltime_s > self.deadline(job) + EPS_S:
+            if start is None or start + job.walltime_s > deadline(job) + EPS_S:
                 return starts, i
-            profile.reserve(start, start + job.walltime_s, job.res)
             starts.append(start)
+            if i < last:
+                if profile is base:
+                    profile = base.copy()
+                profile.reserve(start, start + job.walltime_s, job.res)
         return starts, None
 
     def candidates(self, new: Job, now: float) -> list[Candidate]:
@@ -231,11 +235,11 @@ class Qops(ReservationPlanner):
             self.decisions_log.append((now, job.id, False, None))
             return False
         if self.value_aware:
-            current = self.revenue(self.waiting, [self.reservation[j.id] for j in self.waiting])
-            total, _, best = max(
-                (self.revenue(f[1], [self.reservation[j.id] for j in f[1]]) + self.revenue(f[2], f[3]), -f[0], f)
-                for f in found
-            )
+            # each waiting job's value at its reservation, once: the current schedule's revenue,
+            # and that of each candidate's prefix (the same sums, of the same values in order)
+            held = [self.value(j, self.reservation[j.id] + j.walltime_s) for j in self.waiting]
+            current = sum(held)
+            total, _, best = max((sum(held[: f[0]]) + self.revenue(f[2], f[3]), -f[0], f) for f in found)
             if self.value_tests is not None:
                 self.value_tests.append((total - current, job.res, job.walltime_s))
             if total - current <= self.oc_factor * job.res * job.walltime_s:

@@ -131,6 +131,7 @@ class Loopback:
         self.scheduler_file = folder / "scheduler" / "scheduler.json"
         self.processes: list[subprocess.Popen[bytes]] = []
         self.workers: list[subprocess.Popen[bytes]] = []
+        self.folders: dict[int, Path] = {}  # worker pid -> its folder (its log)
         self.started = 0
 
     def start_scheduler(self) -> str:
@@ -161,10 +162,22 @@ class Loopback:
         )
         self.workers.append(worker)
         self.processes.append(worker)
+        self.folders[worker.pid] = folder
         return worker
 
-    def kill_random_worker(self, rng: random.Random) -> int:
-        alive = [w for w in self.workers if w.poll() is None]
+    def registered(self, worker: subprocess.Popen[bytes]) -> bool:
+        """Whether the worker's current process has registered with the scheduler (its log
+        says so once per process its nanny started): a worker still starting, which the
+        scheduler never saw, cannot be lost, so the chaos kills only registered ones."""
+        log = self.folders[worker.pid] / "log.txt"
+        text = log.read_text(errors="replace") if log.is_file() else ""
+        return text.count("Registered to:") > text.count("was killed by signal")
+
+    def kill_random_worker(self, rng: random.Random) -> int | None:
+        """Kills a random registered worker (nanny and worker); None if none is registered yet."""
+        alive = [w for w in self.workers if w.poll() is None and self.registered(w)]
+        if not alive:
+            return None
         victim = rng.choice(alive)
         stop(victim)
         self.workers.remove(victim)
@@ -206,6 +219,9 @@ def chaos_sweep(
                 next_kill = now + period_s
             if next_kill is not None and now >= next_kill and len(killed) < kills:
                 pid = cluster.kill_random_worker(rng)
+                if pid is None:  # every worker is still starting (a loaded machine): next tick
+                    time.sleep(0.1)
+                    continue
                 cluster.start_worker()
                 if watch:
                     watch([p.pid for p in cluster.processes])

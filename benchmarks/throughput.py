@@ -23,10 +23,13 @@ evolving               Klein & Perez's tests (``generate evolving``), the first 
 =====================  ==========================================================  =========
 
     .venv/bin/python benchmarks/throughput.py [--jobs 10000] [--days 120] [--tests 200]
-        [--cases easy,dvqops,...] [--out DIR] [--report docs/results/engines]
+        [--cases easy,dvqops,...] [--base COMMIT] [--out DIR] [--report docs/results/engines]
 
 Writes ``throughput.md`` and ``throughput.json`` to ``--report`` (with the date, machine,
-commit and load average before and after), rewritten after each case.
+commit and load average before and after), rewritten after each case. ``--base COMMIT``: before
+each case, the same case measured the same way with the code of COMMIT (a detached git worktree
+under ``--out``, imported through ``PYTHONPATH`` by a child process running this script), in a
+row of its own: before and after in one run, each row with the load average at its end.
 """
 
 from __future__ import annotations
@@ -177,6 +180,35 @@ def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Pa
     }
 
 
+def checkout(rev: str, where: Path) -> tuple[str, Path]:
+    """The code of commit ``rev`` (``git archive``) and a folder whose ``adaptsched`` is it."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", rev], capture_output=True, text=True, check=True)
+    sha_text = sha.stdout.strip()
+    path = where / f"code-{sha_text[:10]}"
+    tree = path / "adaptsched"
+    if not tree.is_dir():
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha_text], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return sha_text, path
+
+
+def measure_at(rev: str, name: str, args, out: Path, inputs: Path) -> dict:
+    """One case measured by this script in a child process with the code of commit ``rev``, on
+    the workloads already in ``inputs``."""
+    sha, path = checkout(rev, out / "base")
+    report = out / "base" / f"report-{sha[:10]}"
+    argv = [sys.executable, __file__, "--cases", name, "--jobs", str(args.jobs), "--days", str(args.days)]
+    argv += ["--tests", str(args.tests), "--out", str(out / "base" / sha[:10]), "--report", str(report)]
+    argv += ["--inputs", str(inputs)]  # the same workloads, written by this side
+    done = subprocess.run(argv, env={**os.environ, "PYTHONPATH": str(path)}, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"throughput.py: {name} at {rev}: {done.stderr.strip()[-600:]}")
+    row = json.loads((report / "throughput.json").read_text())["rows"][name]
+    row["base"] = sha[:7]
+    return row
+
+
 def write(report: Path, rows: dict, context: dict) -> str:
     lines = [
         "# Every scheduler's throughput, each on its paper's trace",
@@ -196,17 +228,28 @@ def write(report: Path, rows: dict, context: dict) -> str:
             f"{r['jobs_per_cpu_s']:,.0f} | {r['us_per_message']:.0f} | {100 * r['deciding_s'] / r['cpu_s']:.0f} % | "
             f"{r['decision_p50_ms']:.2f} / {r['decision_p99_ms']:.2f} / {r['decision_max_ms']:.1f} |"
         )
-    if rows:
-        slowest = min(rows, key=lambda k: rows[k]["jobs_per_cpu_s"])
-        r = rows[slowest]
+    ours = {name: r for name, r in rows.items() if "base" not in r}
+    pairs = [(r, ours[r["case"]]) for r in rows.values() if "base" in r and r["case"] in ours]
+    if pairs:
+        lines += ["", "Before and after, in this run (a row named with a commit ran that commit's code):", ""]
+        for before, after in pairs:
+            lines.append(
+                f"- {after['case']}: {before['jobs_per_cpu_s']:,.0f} -> {after['jobs_per_cpu_s']:,.0f} jobs per CPU "
+                f"second ({after['jobs_per_cpu_s'] / before['jobs_per_cpu_s']:.1f}x), p99 decision "
+                f"{before['decision_p99_ms']:.2f} -> {after['decision_p99_ms']:.2f} ms, max "
+                f"{before['decision_max_ms']:.0f} -> {after['decision_max_ms']:.0f} ms."
+            )
+    if ours:
+        slowest = min(ours, key=lambda k: ours[k]["jobs_per_cpu_s"])
+        r = ours[slowest]
         lines += [
             "",
             f"Slowest: **{slowest}**, {r['jobs_per_cpu_s']:,.0f} jobs per CPU second; "
             f"{100 * r['deciding_s'] / r['cpu_s']:.0f} % of its time is the scheduler deciding "
             f"(p99 decision {r['decision_p99_ms']:.2f} ms).",
         ]
-        if "dvqops" in rows:
-            p99 = rows["dvqops"]["decision_p99_ms"]
+        if "dvqops" in ours:
+            p99 = ours["dvqops"]["decision_p99_ms"]
             lines.append(f"DVQoPS p99 decision: {p99:.2f} ms ({'met' if p99 < 5 else 'NOT met'}: target under 5 ms).")
     text = "\n".join(lines) + "\n"
     report.mkdir(parents=True, exist_ok=True)
@@ -223,6 +266,8 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated (default: all)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "throughput"))
     parser.add_argument("--report", default=str(REPO / "docs" / "results" / "engines"))
+    parser.add_argument("--base", help="also measure each case with the code of this commit, just before it")
+    parser.add_argument("--inputs", help="where the workloads are written (default: OUT/inputs)")
     args = parser.parse_args(argv)
     out, report = Path(args.out), Path(args.report)
     chosen = [c for c in args.cases.split(",") if c]
@@ -237,15 +282,21 @@ def main(argv=None) -> int:
         "command": "benchmarks/throughput.py " + " ".join(argv if argv is not None else sys.argv[1:]),
     }
     rows: dict = {}
+    inputs = Path(args.inputs) if args.inputs else out / "inputs"
     for name in chosen:
         scheduler, options, kind = CASES[name]
-        paths = workloads(kind, out / "inputs", args)
-        options = scheduler_options(name, options, out / "inputs", args)
+        paths = workloads(kind, inputs, args)
+        options = scheduler_options(name, options, inputs, args)
+        if args.base:
+            row = measure_at(args.base, name, args, out, inputs)
+            row.update(case=name, load_at_end=load())
+            rows[f"{name} @ {row['base']}"] = row
+            print(f"{name} at {args.base}: {row['cpu_s']:.1f} s CPU, p99 decision {row['decision_p99_ms']:.2f} ms")
         case_out = out / name.replace(" ", "_").replace("/", "").replace(",", "").replace("%", "")
         case_out.mkdir(parents=True, exist_ok=True)
         row = measure(scheduler, options, paths, HOSTS[kind], case_out)
         row.update(trace=TRACE_TEXT[kind].format(jobs=args.jobs, days=args.days, tests=args.tests), hosts=HOSTS[kind])
-        row["load_at_end"] = load()
+        row.update(case=name, load_at_end=load())
         rows[name] = row
         print(
             f"{name}: {row['jobs']:,} jobs, {row['cpu_s']:.1f} s CPU, {row['jobs_per_cpu_s']:,.0f} jobs/s, "

@@ -44,7 +44,9 @@ the trajectory can be plotted from the output.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -52,6 +54,7 @@ from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
 from adaptsched.core.qops import Qops, QopsOptions, job_value
+from adaptsched.core.qos import QosTerms
 from adaptsched.core.replay import replay
 from adaptsched.core.units import HOUR_S, INF
 
@@ -64,7 +67,7 @@ class Arrival:
     job: Job  # a copy of the job as it arrived
     runtime_s: float | None = None  # its actual runtime, once it has completed
     start_s: float | None = None  # when it started, if it did
-    hosts: list[int] = field(default_factory=list)
+    hosts: IntervalSet | list[int] = field(default_factory=list)  # its allocation (never changed)
 
 
 @dataclass
@@ -73,7 +76,7 @@ class MachineState:
     expected end, hosts, actual end), and the accepted queue in QoPS order, (job, runtime,
     reserved start). Empty: the empty machine."""
 
-    running: list[tuple[Job, float, float, list[int], float]] = field(default_factory=list)
+    running: list[tuple[Job, float, float, IntervalSet | list[int], float]] = field(default_factory=list)
     waiting: list[tuple[Job, float, float]] = field(default_factory=list)
 
 
@@ -90,11 +93,14 @@ def same_decisions(tests: list[tuple[float, int, float]], oc_a: float, oc_b: flo
 class WhatIf(NamedTuple):
     """A what-if replay's values: those earned by the window's arrivals and by the inherited
     queue (each done job's value at its simulated completion, in arrival, then queue, order),
-    and its opportunity-cost tests."""
+    and its opportunity-cost tests. ``beaten_below``: if not None, the replay was given up as
+    soon as its revenue could no longer exceed this bound (:class:`WhatIfQops`); its values are
+    then empty and its tests those made so far."""
 
     arrivals: list[float]
     waiting: list[float]
     tests: list[tuple[float, int, float]]
+    beaten_below: float | None = None
 
 
 class SwitchingQops(Qops):
@@ -113,6 +119,92 @@ class SwitchingQops(Qops):
         return super().admit(job, now)
 
 
+class Beaten(Exception):
+    """Raised by :class:`WhatIfQops` when its revenue can no longer exceed its bound."""
+
+
+#: Relative slack of a what-if bound: a replay is given up only if even its revenue's upper bound
+#: plus this share of the revenues compared stays below the bound (the sums' rounding is far smaller).
+BOUND_SLACK = 1e-9
+
+
+class WhatIfQops(SwitchingQops):
+    """The VQoPS of a what-if replay that gives up (raises :class:`Beaten`) as soon as the revenue
+    of the jobs it counts can no longer exceed ``bound``: then the choice it is a candidate of
+    cannot fall on it, whatever the rest of the replay.
+
+    ``counted``: job id -> (price, true runtime) of the jobs whose values make the revenue.
+    After each scheduling call the revenue is at most the values of the counted jobs started so
+    far (each known at its start: the replay runs it for its true runtime, or kills it at its
+    walltime, which earns nothing) plus a cap on the value of each counted job neither started
+    nor rejected: its price (a value never exceeds it), or, once every counted job has arrived,
+    for a waiting job its value if it started now (it starts no earlier, and a value never
+    grows with the completion time)."""
+
+    def __init__(
+        self,
+        nb_hosts: int,
+        changes: list[tuple[float, float]],
+        bound: float,
+        counted: dict[str, tuple[float, float]],
+        **options: Any,
+    ):
+        super().__init__(nb_hosts, changes, **options)
+        self.bound = bound
+        self.runtime = {job_id: runtime for job_id, (_, runtime) in counted.items()}
+        self.cap = {job_id: price for job_id, (price, _) in counted.items()}
+        self.unseen = len(counted)  # counted jobs not arrived yet
+        self.earned = 0.0  # values of the counted jobs started
+        self.open = sum(self.cap.values())  # caps of the others not rejected
+
+    def on_submit(self, job: Job, now: float) -> None:
+        if job.id in self.cap:
+            self.unseen -= 1
+        super().on_submit(job, now)
+
+    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
+        if job.id in self.cap:
+            self.unseen -= 1
+        super().assume_waiting(job, now, reserved_s)
+
+    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
+        running = super().start(job, now, hosts)
+        cap = self.cap.pop(job.id, None)
+        if cap is not None:
+            self.open -= cap
+            runtime = self.runtime[job.id]
+            if runtime < job.walltime_s:
+                self.earned += self.value(job, now + runtime)
+        return running
+
+    def reject(self, job: Job) -> None:
+        super().reject(job)
+        cap = self.cap.pop(job.id, None)
+        if cap is not None:
+            self.open -= cap
+
+    def plan(self, now: float) -> None:
+        super().plan(now)
+        if not self.unseen:  # every counted job has arrived: the waiting ones' caps as of now
+            cap, runtime = self.cap, self.runtime
+            for job in self.waiting:
+                old = cap.get(job.id)
+                if old:
+                    new = self.value(job, now + runtime[job.id]) if runtime[job.id] < job.walltime_s else 0.0
+                    if new < old:
+                        cap[job.id] = new
+                        self.open -= old - new
+        most = self.earned + self.open
+        if most + BOUND_SLACK * (abs(most) + abs(self.bound)) < self.bound:
+            raise Beaten
+
+
+@cache
+def vqops_options(k_factor: int, oc_factor: float) -> QopsOptions:
+    """VQoPS's options at ``oc_factor``, parsed once (a what-if builds a scheduler per replay)."""
+    return QopsOptions.parse({"k_factor": k_factor, "value_aware": True, "oc_factor": oc_factor})
+
+
 def what_if_values(
     nb_hosts: int,
     history: History,
@@ -123,11 +215,16 @@ def what_if_values(
     state: MachineState = EMPTY,
     submit_times: list[float] | None = None,
     changes: list[tuple[float, float]] | None = None,
+    bound: float | None = None,
+    count_waiting: bool = True,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
     never decrease (the window is then found by bisection). ``changes``: (time, factor), the
-    OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``."""
+    OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``. ``bound``:
+    give the replay up (a beaten :class:`WhatIf`) as soon as the revenue of the window's
+    arrivals (and, with ``count_waiting``, of the inherited queue) can no longer exceed it
+    (:class:`WhatIfQops`)."""
     if submit_times is not None:
         window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
     else:
@@ -135,23 +232,31 @@ def what_if_values(
     jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
-    if changes:
-        scheduler: Qops = SwitchingQops(nb_hosts, changes, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+    options = {"options": vqops_options(k_factor, oc_factor)}
+    if bound is not None:
+        counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
+        prices = {job.id: (QosTerms.of(job.fields, job.walltime_s).price, runtime) for job, runtime in jobs + counted}
+        scheduler: Qops = WhatIfQops(nb_hosts, changes or [], bound, prices, **options)
+    elif changes:
+        scheduler = SwitchingQops(nb_hosts, changes, **options)
     else:
-        scheduler = Qops(nb_hosts, k_factor=k_factor, value_aware=True, oc_factor=oc_factor)
+        scheduler = Qops(nb_hosts, **options)
     scheduler.value_tests = []
-    if state is EMPTY:
-        out = replay(scheduler, jobs)
-    else:
-        out = replay(
-            scheduler,
-            jobs,
-            running=[(job, start, end, hosts) for job, start, end, hosts, _ in state.running],
-            actual_end_s={job.id: actual for job, _, _, _, actual in state.running},
-            waiting=[(job, runtime) for job, runtime, _ in state.waiting],
-            reserved={job.id: reserved for job, _, reserved in state.waiting},
-            start_s=start_s,
-        )
+    try:
+        if state is EMPTY:
+            out = replay(scheduler, jobs)
+        else:
+            out = replay(
+                scheduler,
+                jobs,
+                running=[(job, start, end, hosts) for job, start, end, hosts, _ in state.running],
+                actual_end_s={job.id: actual for job, _, _, _, actual in state.running},
+                waiting=[(job, runtime) for job, runtime, _ in state.waiting],
+                reserved={job.id: reserved for job, _, reserved in state.waiting},
+                start_s=start_s,
+            )
+    except Beaten:
+        return WhatIf([], [], scheduler.value_tests, beaten_below=bound)
 
     def values(ids: list[str]) -> list[float]:
         return [
@@ -233,6 +338,13 @@ class Dvqops(Qops):
             self.window_s = window_h * HOUR_S
         self.history: list[Arrival] = []  # every arrival, accepted or not
         self.by_id: dict[str, Arrival] = {}
+        # What the what-ifs read of the history, kept up to date as jobs arrive and end rather
+        # than rebuilt at each retune: (job, runtime) of every arrival (:meth:`_known`), the
+        # index of each job's entry, the submission times, and whether they never decrease.
+        self.known: History = []
+        self.known_at: dict[str, int] = {}
+        self.submit_times: list[float] = []
+        self.in_order = True
         self.origin_s: float | None = None  # the first arrival
         self.next_oc_s = INF  # when the OC-factor is chosen again
         self.next_window_s = INF  # when the window is chosen again
@@ -258,12 +370,18 @@ class Dvqops(Qops):
         entry = Arrival(Job(job.id, job.submit_s, job.res, job.walltime_s, job.fields))
         self.history.append(entry)
         self.by_id[job.id] = entry
+        self.known_at[job.id] = len(self.known)
+        self.known.append((entry.job, entry.job.walltime_s * (1 - 1e-9)))
+        if self.submit_times and job.submit_s < self.submit_times[-1]:
+            self.in_order = False
+        self.submit_times.append(job.submit_s)
         super().on_submit(job, now)
 
     def on_complete(self, running: Running, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         entry = self.by_id.get(running.job.id)
         if entry is not None:
             entry.runtime_s = now - running.start_s
+            self.known[self.known_at[running.job.id]] = (entry.job, entry.runtime_s)
         super().on_complete(running, now, state)
 
     def _record_state(self, now: float) -> None:
@@ -286,54 +404,72 @@ class Dvqops(Qops):
         i = bisect_left(self.state_times, t) - 1
         if not self.recorded or i < 0:
             return EMPTY
-        if self._runtimes is None or self._runtimes[0] is not history:
-            self._runtimes = (history, {job.id: r for job, r in history})
-        runtime = self._runtimes[1]
+        runtime: Callable[[str], float]
+        if history is self.known:
+            known, at = self.known, self.known_at
+            runtime = lambda job_id: known[at[job_id]][1]  # noqa: E731
+        else:
+            if self._runtimes is None or self._runtimes[0] is not history:
+                self._runtimes = (history, {job.id: r for job, r in history})
+            runtime = self._runtimes[1].__getitem__
         running_ids, waiting = self.states[i]
         state = MachineState()
         for job_id in running_ids:
             a = self.by_id.get(job_id)
             if a is None or a.start_s is None:
                 continue
-            actual = a.start_s + runtime[job_id]
+            actual = a.start_s + runtime(job_id)
             if actual > t:  # (a job ended at t has been reported before t's arrivals)
                 state.running.append((a.job, a.start_s, a.start_s + a.job.walltime_s, a.hosts, actual))
         for job_id, reserved_s in waiting:
             a = self.by_id[job_id]
-            state.waiting.append((a.job, runtime[job_id], reserved_s))
+            state.waiting.append((a.job, runtime(job_id), reserved_s))
         return state
 
     def _known(self) -> History:
-        """(job, runtime) of the history: actual runtime if done, else (just under) the estimate."""
-        return [
-            (a.job, a.runtime_s if a.runtime_s is not None else a.job.walltime_s * (1 - 1e-9)) for a in self.history
-        ]
+        """(job, runtime) of the history: actual runtime if done, else (just under) the estimate
+        (kept up to date as jobs arrive and end: read it, never change it)."""
+        return self.known
 
     # -- the two what-if choices --------------------------------------------------------
-    #: Whether a retune reuses its what-if replays: the same replay (factor, window, state)
-    #: asked again in the same retune (the revenue of one window in the choice of the window
-    #: is one of the next window's OC-factor replays), or one at another factor that would
-    #: decide every opportunity-cost test alike (:func:`same_decisions`: at high load the
-    #: factors 0.1 to 0.4 often turn away the same jobs). False only to check that the
-    #: decisions do not depend on it.
+    #: Whether a retune takes the shortcuts that leave every choice unchanged. It reuses its
+    #: what-if replays: the same replay (factor, window, state) asked again in the same retune
+    #: (the revenue of one window in the choice of the window is one of the next window's
+    #: OC-factor replays), or one at another factor that would decide every opportunity-cost
+    #: test alike (:func:`same_decisions`: at high load the factors 0.1 to 0.4 often turn away
+    #: the same jobs). And it gives a candidate's replay up as soon as its revenue can no longer
+    #: exceed the best candidate's so far (:class:`WhatIfQops`), the candidate in force being
+    #: replayed first (it is often the best). False only to check that the choices do not
+    #: depend on them.
     reuse_replays = True
 
-    def _values(self, history: History, oc_factor: float, start_s: float, end_s: float) -> WhatIf:
-        """:func:`what_if_values` from the state recorded at ``start_s``, each replayed once per retune."""
+    def _values(
+        self, history: History, oc_factor: float, start_s: float, end_s: float, bound: float | None = None
+    ) -> WhatIf:
+        """:func:`what_if_values` from the state recorded at ``start_s``, each replayed once per
+        retune; with ``bound``, beaten if its revenue cannot exceed it (a replay beaten below a
+        bound is beaten below any higher one, and so is one at a factor deciding alike every
+        test it made before it was given up: the two replays were the same until then)."""
         done = self._replays.setdefault((start_s, end_s), {})
         found = done.get(oc_factor)
         if found is None and self.reuse_replays:
             found = next((w for oc, w in done.items() if same_decisions(w.tests, oc, oc_factor)), None)
-        if found is None:
+        below = None if found is None else found.beaten_below
+        if found is None or (below is not None and (bound is None or bound < below)):
             state = self.state_at(start_s, history)
             submits = self._submit_times(history)
-            found = what_if_values(self.nb_hosts, history, oc_factor, self.k_factor, start_s, end_s, state, submits)
+            bound = bound if self.reuse_replays else None
+            found = what_if_values(
+                self.nb_hosts, history, oc_factor, self.k_factor, start_s, end_s, state, submits, bound=bound
+            )
         if self.reuse_replays:
             done[oc_factor] = found
         return found
 
     def _submit_times(self, history: History) -> list[float] | None:
         """The submission times of ``history`` if they never decrease (else None), once per history."""
+        if history is self.known:
+            return self.submit_times if self.in_order else None
         if self._submits is None or self._submits[0] is not history:
             times = [job.submit_s for job, _ in history]
             self._submits = (history, times if all(a <= b for a, b in pairwise(times)) else None)
@@ -342,10 +478,14 @@ class Dvqops(Qops):
     def _best_oc_factor(self, history: History, start_s: float, end_s: float, current: float) -> float:
         """The OC-factor of highest what-if revenue over [start_s, end_s), replayed from the state
         recorded at ``start_s``, the inherited queue's revenue included (ties: ``ties``)."""
-        revenues = []
-        for oc in self.oc_factors:
-            arrivals, waiting, _ = self._values(history, oc, start_s, end_s)
-            revenues.append((sum(arrivals + waiting), -oc))
+        revenues: list[tuple[float, float]] = []
+        best = None
+        for oc in sorted(self.oc_factors, key=lambda oc: oc != current):  # (the one in force first)
+            arrivals, waiting, _, beaten = self._values(history, oc, start_s, end_s, best)
+            if beaten is None:
+                revenue = sum(arrivals + waiting)
+                revenues.append((revenue, -oc))
+                best = revenue if best is None else max(best, revenue)
         return self._tie(revenues, current)
 
     def _tie(self, scores: list[tuple[float, float]], current: float) -> float:
@@ -356,12 +496,15 @@ class Dvqops(Qops):
             return current
         return -best[1]
 
-    def simulate_dvqops(self, history: History, window_s: float, start_s: float, end_s: float) -> float:
+    def simulate_dvqops(
+        self, history: History, window_s: float, start_s: float, end_s: float, bound: float | None = None
+    ) -> float | None:
         """Revenue of the arrivals of [start_s, end_s) under DVQoPS with a fixed window: the
         OC-factor is re-chosen every window from the window before (the first one keeps the
         current). ``window_choice``: one replay over the whole span, the factor changing at
         each window (``continuous``), or one replay per window, each from the state recorded
-        at its start (``piecewise``)."""
+        at its start (``piecewise``). ``bound`` (``continuous``): None if the revenue cannot
+        exceed it (the replay is given up as soon as it is sure)."""
         changes, t, oc = [], start_s, self.oc_factor
         while t < end_s:
             if t - window_s >= (self.origin_s or 0.0):
@@ -371,25 +514,46 @@ class Dvqops(Qops):
         if self.continuous:
             state = self.state_at(start_s, history)
             submits = self._submit_times(history)
-            arrivals, _, _ = what_if_values(
-                self.nb_hosts, history, changes[0][1], self.k_factor, start_s, end_s, state, submits, changes
+            arrivals, _, _, beaten = what_if_values(
+                self.nb_hosts,
+                history,
+                changes[0][1],
+                self.k_factor,
+                start_s,
+                end_s,
+                state,
+                submits,
+                changes,
+                bound=bound if self.reuse_replays else None,
+                count_waiting=False,
             )
-            return sum(arrivals)
+            return None if beaten is not None else sum(arrivals)
         total = 0.0
         for t, oc in changes:
             # (the queue inherited at t is counted with the window it arrived in)
-            arrivals, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
+            arrivals, _, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
             total += sum(arrivals)
         return total
+
+    def _best_window(self, history: History, now: float) -> float:
+        """The window of highest simulated revenue over the last ``max_window_h`` hours (ties:
+        ``ties``), the one in force simulated first."""
+        start = now - self.max_window_s
+        scores: list[tuple[float, float]] = []
+        best = None
+        for w in sorted(self.windows_s, key=lambda w: w != self.window_s):
+            revenue = self.simulate_dvqops(history, w, start, now, best)
+            if revenue is not None:
+                scores.append((revenue, -w))
+                best = revenue if best is None else max(best, revenue)
+        return self._tie(scores, self.window_s)
 
     def retune(self, now: float) -> None:
         history = None
         self._replays = {}
         if now >= self.next_window_s and not self.fixed_window:
             history = self._known()
-            start = now - self.max_window_s
-            scores = [(self.simulate_dvqops(history, w, start, now), -w) for w in self.windows_s]
-            self.window_s = self._tie(scores, self.window_s)
+            self.window_s = self._best_window(history, now)
             self.next_window_s = now + self.max_window_s
         if now >= self.next_oc_s:
             history = history or self._known()
@@ -411,5 +575,5 @@ class Dvqops(Qops):
         running = super().start(job, now, hosts)
         entry = self.by_id.get(job.id)
         if entry is not None:
-            entry.start_s, entry.hosts = now, list(running.hosts)
+            entry.start_s, entry.hosts = now, running.hosts
         return running

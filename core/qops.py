@@ -128,6 +128,24 @@ class Qops(ReservationPlanner):
     def compression_order(self, now: float) -> list[Job]:
         return self.waiting
 
+    def compress(self, now: float) -> None:
+        """The planner's full compression in QoPS order, each job's earliest fit no later than
+        its reservation found without giving its slot back (:meth:`AvailabilityProfile.fit_before`:
+        the same start) and the profile changed only for the jobs that move (most do not)."""
+        profile, reservation = self.profile, self.reservation
+        for job in self.waiting:
+            old = reservation.get(job.id)
+            if old is None or old <= now:
+                continue
+            new = profile.fit_before(job.res, job.walltime_s, now, old)
+            if new < old:
+                profile.shift(job.res, old, new, job.walltime_s)
+                reservation[job.id] = new
+                if new < self.next_start:
+                    self.next_start = new
+                if self.audit is not None:
+                    self.audit.append((job.id, old, new))
+
     def start_order(self) -> list[Job]:
         return self.waiting
 
@@ -145,40 +163,66 @@ class Qops(ReservationPlanner):
     # -- admission ---------------------------------------------------------------------
     def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
         """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
-        that misses its deadline or None)."""
-        profile = base.copy()
+        that misses its deadline or None). (The copy is made at the first job planned that
+        another follows: the last job planned is not reserved.)"""
+        profile, deadline, last = base, self.deadline, len(sequence) - 1
         starts: list[float] = []
         for i, job in enumerate(sequence):
             start = profile.earliest_fit(job.res, job.walltime_s, now)
-            if start is None or start + job.walltime_s > self.deadline(job) + EPS_S:
+            if start is None or start + job.walltime_s > deadline(job) + EPS_S:
                 return starts, i
-            profile.reserve(start, start + job.walltime_s, job.res)
             starts.append(start)
+            if i < last:
+                if profile is base:
+                    profile = base.copy()
+                profile.reserve(start, start + job.walltime_s, job.res)
         return starts, None
 
     def candidates(self, new: Job, now: float) -> list[Candidate]:
-        """Feasible schedules with ``new`` inserted, one per position tried (QoPS: the first)."""
+        """Feasible schedules with ``new`` inserted, one per position tried (QoPS: the first).
+
+        VQoPS tries every position: their bases (the profile without the re-planned suffix)
+        are built from the last position back, each from the next one's by giving back the
+        jobs between them (a profile's steps depend only on its function: the same bases as
+        giving back each suffix from the profile), and the schedules found are listed in
+        position order."""
+        if not self.value_aware:
+            for pos in positions(len(self.waiting)):
+                base = self.profile.copy()
+                for job in self.waiting[pos:]:  # the suffix is re-planned
+                    start = self.reservation[job.id]
+                    base.release(start, start + job.walltime_s, job.res)
+                candidate = self._insert(base, new, pos, now)
+                if candidate is not None:
+                    return [candidate]  # QoPS: the first feasible position
+            return []
         found: list[Candidate] = []
-        for pos in positions(len(self.waiting)):
-            prefix, suffix = self.waiting[:pos], self.waiting[pos:]
-            base = self.profile.copy()
-            for job in suffix:  # the suffix is re-planned
+        base, end = self.profile.copy(), len(self.waiting)
+        for pos in reversed(positions(len(self.waiting))):
+            for job in self.waiting[pos:end]:
                 start = self.reservation[job.id]
                 base.release(start, start + job.walltime_s, job.res)
-            sequence = [new, *suffix]
-            for _ in range(self.k_factor + 1):
-                starts, miss = self._try(base, sequence, now)
-                if miss is None:
-                    found.append((pos, prefix, sequence, starts))
-                    break
-                at = sequence.index(new)
-                if miss <= at:
-                    break  # the new job itself (or a job moved ahead of it) cannot make it
-                late = sequence.pop(miss)
-                sequence.insert(at, late)
-            if found and not self.value_aware:
-                break  # QoPS: the first feasible position
+            end = pos
+            candidate = self._insert(base, new, pos, now)
+            if candidate is not None:
+                found.append(candidate)
+        found.reverse()
         return found
+
+    def _insert(self, base: AvailabilityProfile, new: Job, pos: int, now: float) -> Candidate | None:
+        """``new`` at queue position ``pos``, the suffix re-planned into ``base`` (left as it is):
+        late jobs moved ahead of it, at most ``k_factor`` times; None if it cannot be done."""
+        sequence = [new, *self.waiting[pos:]]
+        for _ in range(self.k_factor + 1):
+            starts, miss = self._try(base, sequence, now)
+            if miss is None:
+                return (pos, self.waiting[:pos], sequence, starts)
+            at = sequence.index(new)
+            if miss <= at:
+                return None  # the new job itself (or a job moved ahead of it) cannot make it
+            late = sequence.pop(miss)
+            sequence.insert(at, late)
+        return None
 
     def revenue(self, jobs: list[Job], starts: list[float]) -> float:
         return sum(self.value(j, s + j.walltime_s) for j, s in zip(jobs, starts))
@@ -191,11 +235,11 @@ class Qops(ReservationPlanner):
             self.decisions_log.append((now, job.id, False, None))
             return False
         if self.value_aware:
-            current = self.revenue(self.waiting, [self.reservation[j.id] for j in self.waiting])
-            total, _, best = max(
-                (self.revenue(f[1], [self.reservation[j.id] for j in f[1]]) + self.revenue(f[2], f[3]), -f[0], f)
-                for f in found
-            )
+            # each waiting job's value at its reservation, once: the current schedule's revenue,
+            # and that of each candidate's prefix (the same sums, of the same values in order)
+            held = [self.value(j, self.reservation[j.id] + j.walltime_s) for j in self.waiting]
+            current = sum(held)
+            total, _, best = max((sum(held[: f[0]]) + self.revenue(f[2], f[3]), -f[0], f) for f in found)
             if self.value_tests is not None:
                 self.value_tests.append((total - current, job.res, job.walltime_s))
             if total - current <= self.oc_factor * job.res * job.walltime_s:

@@ -136,3 +136,23 @@ def test_assess_reads_only_the_profiles(tmp_path):
     assert read_profiles(tricky) == {"p": {"type": "smpi"}}
     fidelity = assess(read_platform(write_cluster(2, tmp_path / "p.xml")), tricky)
     assert fidelity.refusals and not fidelity.differences
+
+
+def test_assess_decodes_the_profiles_only_when_one_may_be_refused(tmp_path, monkeypatch):
+    """Every "type" plainly modelled: no profile decoded (the cost of a run's first look at a
+    77,000-job trace); an escaped type, or parallel profiles on a platform without links (which
+    may send bytes to their own host), take the full reading."""
+    from adaptsched.engines import fidelity as module
+
+    decoded = []
+    real = module.read_profiles
+    monkeypatch.setattr(module, "read_profiles", lambda path: decoded.append(path) or real(path))
+    generated = read_platform(write_cluster(2, tmp_path / "p.xml"))
+    plain = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
+    assert module.assess(generated, plain).exact and not decoded
+    escaped = tmp_path / "e.json"  # "smpi" written with an escape: found only by decoding
+    escaped.write_text(plain.read_text().replace('"delay", "delay"', '"\\u0073mpi", "delay"'))
+    assert module.assess(generated, escaped).refusals and decoded == [escaped]
+    loop = workload(tmp_path / "l.json", {"p": {"type": "parallel", "cpu": [1, 1], "com": [1, 0, 0, 0]}})
+    assert module.assess(generated, loop).refusals and decoded[-1] == loop
+    assert module.assess(read_platform(FIXTURES / "cluster_bb.xml"), loop).exact

@@ -299,16 +299,80 @@ def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, mon
 
     calls = []
     original = dvqops.what_if_values
-    monkeypatch.setattr(dvqops, "what_if_values", lambda *a, **k: calls.append(1) or original(*a, **k))
+
+    def counted(*args, **kwargs):
+        found = original(*args, **kwargs)
+        calls.append(found.beaten_below is not None)
+        return found
+
+    monkeypatch.setattr(dvqops, "what_if_values", counted)
     runs = {}
     for cls in (dvqops.Dvqops, Anew):
         calls.clear()
         sched = cls(16, max_window_h=4, what_if_start=start)
         out = replay(sched, jobs)
-        runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, len(calls))
+        runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, list(calls))
     assert len({oc for _, oc, _ in runs[Anew][0]}) > 1  # (the window is chosen every 4 h)
     assert runs[dvqops.Dvqops][:2] == runs[Anew][:2]
-    assert runs[dvqops.Dvqops][2] < runs[Anew][2]
+    assert len(runs[dvqops.Dvqops][2]) < len(runs[Anew][2])
+    assert any(runs[dvqops.Dvqops][2]) and not any(runs[Anew][2])  # replays given up, or none
+
+
+def test_a_what_if_replay_is_given_up_only_below_its_bound():
+    # VQoPS at factor 0 over a busy morning on 8 hosts, from an empty machine: with a bound no
+    # revenue can reach, the replay is given up at once (a prefix of its tests); with one just
+    # below its revenue, or equal to it, it runs to the end and gives the same values as without.
+    import random
+
+    from adaptsched.core.dvqops import what_if_values
+
+    rnd = random.Random(3)
+    history = []
+    for i in range(40):
+        t, estimate = i * 300.0, rnd.uniform(600, 3600)
+        urgent, res = rnd.random() < 0.3, rnd.choice((2, 4, 8))
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        history.append((qjob(str(i), t, res, estimate, t + 3 * estimate, price=price, urgent=urgent), estimate / 2))
+    full = what_if_values(8, history, 0.0, 5, 0.0, 40 * 300.0)
+    revenue = sum(full.arrivals + full.waiting)
+    assert revenue > 0 and full.beaten_below is None
+    most = 1.01 * sum(job.fields["price"] for job, _ in history)  # beyond every job's full price
+    high = what_if_values(8, history, 0.0, 5, 0.0, 40 * 300.0, bound=most)
+    assert high.beaten_below == most and high.arrivals == []
+    assert len(high.tests) < len(full.tests) and high.tests == full.tests[: len(high.tests)]
+    assert what_if_values(8, history, 0.0, 5, 0.0, 40 * 300.0, bound=revenue * (1 - 1e-6)) == full
+    assert what_if_values(8, history, 0.0, 5, 0.0, 40 * 300.0, bound=revenue).beaten_below is None  # a tie: kept
+
+
+def test_qops_compression_moves_the_same_jobs_as_the_planners_pass():
+    # QoPS re-places its waiting jobs without giving their slots back first (fit_before): the
+    # same moves, reservations and schedule as the reservation planner's pass, on a busy day
+    # of jobs ending well before their estimates.
+    import random
+
+    from adaptsched.core.conservative import ReservationPlanner
+
+    class PlannersPass(Qops):
+        def compress(self, now):
+            ReservationPlanner.compress(self, now)
+
+    rnd = random.Random(5)
+    jobs = []
+    for i in range(300):
+        t, estimate = i * 200.0, rnd.uniform(300, 7200)
+        res, urgent = rnd.choice((1, 2, 4, 6, 8, 12)), rnd.random() < 0.3
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        jobs.append((qjob(str(i), t, res, estimate, t + 5 * estimate, price=price, urgent=urgent), estimate))
+    jobs = [(j, rt * rnd.choice((1.0, 0.9, 0.5, 0.1))) for j, rt in jobs]
+    for options in ({}, {"value_aware": True, "oc_factor": 0.05}):
+        results = []
+        for cls in (Qops, PlannersPass):
+            sched = cls(16, **options)
+            sched.audit = []
+            out = replay(sched, jobs)
+            results.append((sched.audit, sched.decisions_log, {k: (o.start_s, o.end_s) for k, o in out.items()}))
+        assert results[0] == results[1]
+        assert len(results[0][0]) > 20  # jobs did move
 
 
 def test_switching_qops_decides_each_arrival_with_the_factor_then_in_force():

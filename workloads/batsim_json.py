@@ -19,13 +19,14 @@ Other types load only for real Batsim (``--engine batsim``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import InputError
 from adaptsched.formats.jsontext import dumps, is_int, is_number
+from adaptsched.formats.rapidjson import batsim_float
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
@@ -231,7 +232,9 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     type and skips what only the embedded engine needs.
     """
     path = str(path)
-    doc = read_json(path, "workload")
+    # the embedded engine reads numbers as Batsim's RapidJSON does: a subtime of 17 digits may be
+    # one ulp away from Python's, which moves the clock by that much (formats/rapidjson.py)
+    doc = read_json(path, "workload", parse_float=batsim_float if embedded else None)
     if not isinstance(doc, dict):
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
@@ -274,11 +277,11 @@ class _Constant:
         return self.name
 
 
-def read_json(path: str, what: str = "file"):
+def read_json(path: str, what: str = "file", parse_float: Callable[[str], float] | None = None):
     """A JSON file's document, or an :class:`InputError` naming what is wrong in the user's
     terms: a missing file, one that is not text (binary, gzip-compressed), a UTF-8 byte-order
     mark, invalid JSON (line and column), or NaN / Infinity, which Batsim refuses (the field's
-    path and line)."""
+    path and line). ``parse_float`` reads fractional numbers (``float`` when None)."""
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -302,7 +305,7 @@ def read_json(path: str, what: str = "file"):
         return found[-1]
 
     try:
-        doc = json.loads(text, parse_constant=constant)
+        doc = json.loads(text, parse_constant=constant, parse_float=parse_float)
     except json.JSONDecodeError as error:
         raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
     if found:

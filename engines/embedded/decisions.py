@@ -14,10 +14,11 @@ from __future__ import annotations
 from typing import Any, NoReturn, Protocol
 
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.engines.embedded.cppnumbers import batsim_double, rapidjson_number
+from adaptsched.engines.embedded.cppnumbers import batsim_double
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
+from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
 
 

@@ -46,29 +46,13 @@ pytestmark = [
 ]
 
 
-#: Known differences, not yet modelled: on these Vivaldi platforms without links, jobs submitted at
-#: fractional times start within an ulp of their submission, and the sign of the zero waiting
-#: time printed differs ("-0.000000" against "0.000000") on a few jobs (measured under easy).
-UNMODELLED = {
-    (f"energy_platform_homogeneous_no_net_{n}.xml", w)
-    for n in (128, 256, 512)
-    for w in ("example_workload_hpc_seed4_jobs250.json", "test_batsim_paper_workload_seed1.json")
-}
-
-
 def corpus() -> list[object]:
     """(platform, workload) file names of Batsim's tree, or none without it."""
     if TREE is None:
         return []
     platforms = sorted(p.name for p in (TREE / "platforms").glob("*.xml"))
     workloads = sorted(w.name for w in (TREE / "workloads").glob("*.json"))
-    return [
-        pytest.param(p, w, marks=pytest.mark.xfail(reason="sub-microsecond clock difference: docs/conformance.md"))
-        if (p, w) in UNMODELLED
-        else (p, w)
-        for p in platforms
-        for w in workloads
-    ]
+    return [(p, w) for p in platforms for w in workloads]
 
 
 @cache

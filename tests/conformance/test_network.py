@@ -2,7 +2,9 @@
 ``_machine_states.csv`` are byte-identical to real Batsim 4.2.1's on platforms whose messages
 take time. Platforms of our own (tests/fixtures/platforms): ``cluster_bb.xml``, two clusters
 with backbones joined by a zone route; ``slow_shared.xml``, where kB/s links make Batsim's
-simultaneous messages share bandwidth (max-min sharing, limiter, loopback, FATPIPE backbone).
+simultaneous messages share bandwidth (max-min sharing, limiter, loopback, FATPIPE backbone);
+``mixed_speeds.xml`` and ``mixed_speeds_net.xml``, compute hosts of four speeds in one file,
+without links and behind them.
 Workloads: delay jobs, and every profile the engine models (parallel tasks that compute and
 communicate, composed profiles, walltimes that cut them: a parallel task past its walltime keeps
 its hosts and links until its job is deleted, as in SimGrid). Batsim's own platforms and
@@ -195,3 +197,19 @@ def test_self_communication_hangs_real_batsim_and_is_refused(tmp_path):
         scheduler.kill()
         scheduler.close()
         endpoint.close()
+
+
+@pytest.mark.parametrize("platform", ["mixed_speeds.xml", "mixed_speeds_net.xml"])
+@pytest.mark.parametrize("scheduler", ["easy", FILLER], ids=lambda s: Path(s).stem)
+@pytest.mark.parametrize("seed", [5, 8])
+def test_hosts_of_different_speeds_in_one_platform_file(tmp_path, platform, scheduler, seed):
+    """Compute hosts at 1, 3, 0.7 and 2.5 Gflop/s in one file, without links (the engine's
+    network-less kernel: a parallel task lasts its slowest host's flops / speed) and behind
+    links (SimGrid's ptask_L07 model: the least of each host's speed / flops): every modelled
+    profile, durations that are not whole seconds."""
+    workload = profile_workload(tmp_path / "w.json", seed, 8)
+    prefix = both_engines(tmp_path, scheduler, workload, PLATFORMS / platform)
+    if prefix is None:
+        return
+    starts_and_ends = [line.split(",")[8:11] for line in Path(f"{prefix}_jobs.csv").read_text().splitlines()[1:]]
+    assert any(e and not e.endswith("000000") for _, _, e in starts_and_ends), "no fractional end: speeds unused"

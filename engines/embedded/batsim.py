@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 
 from adaptsched.core.intervals import IntervalMap, IntervalSet
 from adaptsched.engines.embedded import profiles
-from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference, rapidjson_number
+from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference
 from adaptsched.engines.embedded.decisions import DecisionParser, Message
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.engines.embedded.kernel import (
@@ -54,6 +54,7 @@ from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
 from adaptsched.formats.intervals import hosts_text, parse_runs
 from adaptsched.formats.jsontext import RawJson, dumps
+from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload
 
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")

@@ -17,6 +17,8 @@ overhead would distort the small functions of the engine):
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
 import sys
 import time
 from pathlib import Path
@@ -110,7 +112,11 @@ def main(argv=None):
     pybatsim = clocks["exchange"] - scheduler
     engine = wall - loading - clocks["exchange"]
     n = clocks["exchanges"]
-    print(f"{args.scheduler}, {len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages")
+    print(
+        f"{args.scheduler}, {len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages "
+        f"({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+    )
     print("| part | s | share | us per message |")
     print("|---|---:|---:|---:|")
     for name, value in (("loading", loading), ("engine", engine), ("pybatsim", pybatsim), ("scheduler", scheduler)):

@@ -79,10 +79,10 @@ class Comm:
     __slots__ = ("done", "is_send", "payload", "waiters")
     precision = TIMING_PRECISION_S  # transfers end at a solve like sleeps
 
-    def __init__(self, is_send: bool, payload: Any = None) -> None:
+    def __init__(self, is_send: bool, payload: Any = None, waiter: Actor | None = None) -> None:
         self.is_send = is_send
         self.payload = payload
-        self.waiters: list[Actor] = []
+        self.waiters: list[Actor] = [] if waiter is None else [waiter]
         self.done = False
 
 
@@ -155,12 +155,15 @@ class Kernel:
         heappush = heapq.heappush
         seq = self._seq
         transfers = self._transfers
+        steps = self._steps  # only ever appended to
+        solve = self._solve
         while True:
-            while self._ready:
-                ready = self._ready
+            ready = self._ready
+            while ready:
                 self._ready = []
                 self.sub_rounds += 1
-                ran = []
+                ran: list[Actor] = []
+                ran_append = ran.append
                 for actor in ready:  # every ready actor runs up to its next simcall...
                     if actor.dead:
                         continue
@@ -170,7 +173,7 @@ class Kernel:
                         actor.dead = True
                         continue
                     actor.answer = None
-                    ran.append(actor)
+                    ran_append(actor)
                 for actor in ran:  # ...then the simcalls are handled, in that order
                     if actor.dead:
                         continue
@@ -184,24 +187,30 @@ class Kernel:
                             if is_send:
                                 comm.payload = call[2]
                             transfers.append((next(seq), comm))  # a zero-time transfer
+                            comm.waiters.append(actor)
                         else:
-                            comm = Comm(is_send, call[2] if is_send else None)
+                            comm = Comm(is_send, call[2] if is_send else None, actor)
                             pending.append(comm)
-                        comm.waiters.append(actor)
                         actor.waiting_on = comm
                     elif op == SLEEP:
-                        action = TimedAction("sleep", actor, call[1], len(self._steps))
+                        duration = call[1]
+                        action = TimedAction("sleep", actor, duration, len(steps))
                         actor.action = action
-                        heappush(heap, (self.now + call[1], next(seq), action))
+                        heappush(heap, (self.now + duration, next(seq), action))
+                    elif op == CREATE:  # as _handle: the created actor is ready before its creator
+                        created = Actor(call[1], call[2], call[3] if len(call) > 3 else None)
+                        self._ready += (created, actor)
+                        actor.answer = created
                     else:
                         handle(actor, call)
                 if self._ended:  # actions cancelled by simcalls end after them
                     ended, self._ended = self._ended, []
                     for action in ended:
                         self._finish(action, cancelled=True)
+                ready = self._ready
             if not heap and not transfers:
                 return
-            self._solve()
+            solve()
 
     def remaining(self, action: TimedAction) -> float:
         """The action's remaining duration now, as SimGrid computes it.
@@ -264,8 +273,15 @@ class Kernel:
             if not heap or heap[0][0] - self.now >= WINDOW_S:  # the common case
                 if delta:
                     self._step(delta)
-                for _, comm in batch:
-                    self._finish(comm)
+                ready = self._ready
+                for _, comm in batch:  # self._finish(comm), inline: the engine's most frequent event
+                    comm.done = True
+                    payload = comm.payload
+                    for waiter in comm.waiters:
+                        if not waiter.dead:
+                            waiter.waiting_on = None
+                            waiter.answer = payload
+                            ready.append(waiter)
                 return
             finished: list[tuple[int, TimedAction | Comm]] = list(batch)
             candidates = self._candidates(heap[0][0])

@@ -47,6 +47,13 @@ def repeated(values: tuple[float, ...], count: int) -> Iterator[float]:
         k <<= 1
 
 
+#: A row of ``_jobs.csv`` (``JOBS_COLUMNS``): doubles printed with ``%f`` (the execution time
+#: column always -1), integers and texts with ``%s``, the metadata between double quotes.
+ROW = '%s,%s,%s,%f,%s,%f,%s,%s,%f,%f,%f,%f,%f,%f,%s,-1.000000,"%s"\n'
+#: A rejected job's row: its time columns empty.
+REJECTED_ROW = '%s,%s,%s,%f,%s,%f,0,%s,,,,,,,%s,,"%s"\n'
+
+
 class JobsTracer:
     def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512) -> None:
         self.jobs_path = f"{prefix}_jobs.csv"
@@ -75,7 +82,20 @@ class JobsTracer:
         success = 1 if state == "COMPLETED_SUCCESSFULLY" else 0
         if rejected:
             self.nb_rejected += 1
-            times = ["", "", "", "", "", "", ""]
+            self._file.write(
+                REJECTED_ROW
+                % (
+                    job.name,
+                    workload_name,
+                    job.profile,
+                    job.subtime,
+                    job.res,
+                    job.walltime,
+                    state,
+                    allocation_text,
+                    job.metadata,
+                )
+            )
         else:
             self.nb_finished += 1
             if success:
@@ -101,35 +121,27 @@ class JobsTracer:
             self.max_wait = max(self.max_wait, wait)
             self.max_turnaround = max(self.max_turnaround, turnaround)
             self.max_slowdown = max(self.max_slowdown, slowdown)
-            times = [
-                "%f" % start,
-                "%f" % runtime,
-                "%f" % finish,
-                "%f" % wait,
-                "%f" % turnaround,
-                "%f" % slowdown,
-                "%f" % -1.0,
-            ]
-        row = [
-            job.name,
-            workload_name,
-            job.profile,
-            "%f" % job.subtime,
-            str(job.res),
-            "%f" % job.walltime,
-            str(success),
-            state,
-            times[0],
-            times[1],
-            times[2],
-            times[3],
-            times[4],
-            times[5],
-            allocation_text,
-            times[6],
-            '"' + job.metadata + '"',
-        ]
-        self._file.write(",".join(row) + "\n")
+            self._file.write(
+                ROW
+                % (
+                    job.name,
+                    workload_name,
+                    job.profile,
+                    job.subtime,
+                    job.res,
+                    job.walltime,
+                    success,
+                    state,
+                    start,
+                    runtime,
+                    finish,
+                    wait,
+                    turnaround,
+                    slowdown,
+                    allocation_text,
+                    job.metadata,
+                )
+            )
         self._pending += 1
         if self._pending >= self._flush_every:
             self._file.flush()

@@ -483,6 +483,9 @@ def _hosts(p: Physics, out: Outputs, nb_hosts: int, limit: int) -> None:
     for k in np.flatnonzero((high >= nb_hosts) | (high < low))[:limit]:
         p.add(f"job {out.id(row[k])} runs on hosts {low[k]}-{high[k]}, beyond the platform's {nb_hosts}", limit)
     width = np.maximum(high - low + 1, 0)
+    if int(width.sum()) > EXPAND_MAX_HOSTS:  # 10,000 jobs of 6,000 hosts: 60 M entries, 3 GB
+        _sweep_clashes(p, out, start, end, row, low, np.minimum(high, nb_hosts - 1), limit)
+        return
     first = np.repeat(np.cumsum(width) - width, width)
     host = np.repeat(low, width) + (np.arange(int(width.sum())) - first)
     owner = np.repeat(row, width)
@@ -499,6 +502,75 @@ def _hosts(p: Physics, out: Outputs, nb_hosts: int, limit: int) -> None:
             limit,
         )
     p.count += max(0, len(clash) - limit)
+
+
+#: Above this many (attempt, host) pairs, the host check sweeps over runs of hosts instead of
+#: listing every host of every attempt (memory in the runs, not in the hosts times the jobs).
+EXPAND_MAX_HOSTS = 2_000_000
+
+
+def _sweep_clashes(
+    p: Physics,
+    out: Outputs,
+    start: np.ndarray,
+    end: np.ndarray,
+    row: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    limit: int,
+) -> None:
+    """The same clashes as :func:`_hosts`'s listing (each host against the attempt that started
+    on it last, the attempts in order of start), found by a sweep: the runs of busy hosts are
+    kept sorted and disjoint, each owned by the attempt that started on them last; an attempt
+    ends for the others once its end (less the tolerance) is not after their start."""
+    import bisect
+    import heapq
+
+    lows: list[int] = []
+    busy: dict[int, tuple[int, int]] = {}  # first host -> (last host, owner)
+    running: list[tuple[float, int]] = []  # (end less the tolerance, attempt)
+    spans: dict[int, list[tuple[int, int]]] = {}  # attempt -> its runs
+    clashes = added = 0
+    for k in range(len(row)):
+        b, lo, hi = int(row[k]), int(low[k]), int(high[k])
+        if hi < lo:
+            continue
+        if b not in spans:  # its first run: the attempts ended by its start give their hosts back
+            while running and running[0][0] <= start[b]:
+                _, a = heapq.heappop(running)
+                for a_lo, a_hi in spans.pop(a, ()):
+                    i = bisect.bisect_left(lows, a_lo)
+                    while i < len(lows) and lows[i] <= a_hi:
+                        if busy[lows[i]][1] == a:
+                            del busy[lows[i]], lows[i]
+                        else:
+                            i += 1
+            spans[b] = []
+            heapq.heappush(running, (float(end[b]) - ABS_EPS_S, b))
+        spans[b].append((lo, hi))
+        i = bisect.bisect_right(lows, hi) - 1
+        while i >= 0 and busy[lows[i]][0] >= lo:  # the busy runs it meets, right to left
+            b_lo = lows[i]
+            b_hi, a = busy.pop(b_lo)
+            del lows[i]
+            first, last = max(lo, b_lo), min(hi, b_hi)
+            if a != b or start[b] < end[a] - ABS_EPS_S:  # not one attempt's host twice for no time
+                clashes += last - first + 1
+                if added < limit:
+                    added += 1
+                    p.add(
+                        f"host {first} runs jobs {out.id(a)} and {out.id(b)} at once "
+                        f"({out.id(b)} starts at {start[b]:.6f}, {out.id(a)} ends at {end[a]:.6f})",
+                        limit,
+                    )
+            for piece in ((b_lo, lo - 1), (hi + 1, b_hi)):  # what it keeps of that run
+                if piece[0] <= piece[1]:
+                    busy[piece[0]] = (piece[1], a)
+                    bisect.insort(lows, piece[0])
+            i = bisect.bisect_right(lows, hi) - 1
+        busy[lo] = (hi, b)
+        bisect.insort(lows, lo)
+    p.count += clashes - added
 
 
 def check_physics(

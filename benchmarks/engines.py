@@ -53,6 +53,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from adaptsched.analysis.invariants import SAME_COLUMNS
 from adaptsched.engines.real import batsim_version, find_batsim
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -64,21 +65,11 @@ ENGINES = ("inprocess", "zmq", "batsim")
 TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
 README = REPO / "README.md"
 BEGIN, END = "<!-- speed-table: begin (benchmarks/engines.py --readme) -->", "<!-- speed-table: end -->"
-KEYS = (
-    "submission_time",
-    "requested_number_of_resources",
-    "requested_time",
-    "final_state",
-    "starting_time",
-    "finish_time",
-    "allocated_resources",
-    "metadata",
-)
 
 
 def same_jobs(a: str, b: str) -> tuple[int, int]:
     """(rows, rows that differ) between two _jobs.csv on the conformance columns."""
-    rows = lambda p: {r["job_id"]: tuple(r[k] for k in KEYS) for r in csv.DictReader(open(p))}  # noqa: E731
+    rows = lambda p: {r["job_id"]: tuple(r[k] for k in SAME_COLUMNS) for r in csv.DictReader(open(p))}  # noqa: E731
     first, second = rows(a), rows(b)
     differ = sum(1 for j in first.keys() | second.keys() if first.get(j) != second.get(j))
     return len(first), differ

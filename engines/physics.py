@@ -48,7 +48,9 @@ the list of violations out.
 from __future__ import annotations
 
 import ast
+import bisect
 import csv
+import heapq
 import math
 import re
 import warnings
@@ -496,17 +498,21 @@ def _hosts(p: Physics, out: Outputs, nb_hosts: int, limit: int) -> None:
     clash = np.flatnonzero((host[1:] == host[:-1]) & (start[owner[1:]] < end[owner[:-1]] - ABS_EPS_S))
     for k in clash[:limit]:
         a, b = owner[k], owner[k + 1]
-        p.add(
-            f"host {host[k]} runs jobs {out.id(a)} and {out.id(b)} at once "
-            f"({out.id(b)} starts at {start[b]:.6f}, {out.id(a)} ends at {end[a]:.6f})",
-            limit,
-        )
+        p.add(_clash(out, host[k], a, b, start, end), limit)
     p.count += max(0, len(clash) - limit)
 
 
 #: Above this many (attempt, host) pairs, the host check sweeps over runs of hosts instead of
 #: listing every host of every attempt (memory in the runs, not in the hosts times the jobs).
 EXPAND_MAX_HOSTS = 2_000_000
+
+
+def _clash(out: Outputs, host: int, a: int, b: int, start: np.ndarray, end: np.ndarray) -> str:
+    """The violation: attempt ``b`` starts on ``host`` before attempt ``a`` there has ended."""
+    return (
+        f"host {host} runs jobs {out.id(a)} and {out.id(b)} at once "
+        f"({out.id(b)} starts at {start[b]:.6f}, {out.id(a)} ends at {end[a]:.6f})"
+    )
 
 
 def _sweep_clashes(
@@ -523,9 +529,6 @@ def _sweep_clashes(
     on it last, the attempts in order of start), found by a sweep: the runs of busy hosts are
     kept sorted and disjoint, each owned by the attempt that started on them last; an attempt
     ends for the others once its end (less the tolerance) is not after their start."""
-    import bisect
-    import heapq
-
     lows: list[int] = []
     busy: dict[int, tuple[int, int]] = {}  # first host -> (last host, owner)
     running: list[tuple[float, int]] = []  # (end less the tolerance, attempt)
@@ -558,11 +561,7 @@ def _sweep_clashes(
                 clashes += last - first + 1
                 if added < limit:
                     added += 1
-                    p.add(
-                        f"host {first} runs jobs {out.id(a)} and {out.id(b)} at once "
-                        f"({out.id(b)} starts at {start[b]:.6f}, {out.id(a)} ends at {end[a]:.6f})",
-                        limit,
-                    )
+                    p.add(_clash(out, first, a, b, start, end), limit)
             for piece in ((b_lo, lo - 1), (hi + 1, b_hi)):  # what it keeps of that run
                 if piece[0] <= piece[1]:
                     busy[piece[0]] = (piece[1], a)

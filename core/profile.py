@@ -245,7 +245,7 @@ class AvailabilityProfile:
         away from the interval (enough to compare it with walltimes up to ``horizon_s``).
 
         >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
-        >>> w = p.widened(30.0, 35.0, 2); w.left_min, w.left_at, w.right_min, w.right_at
+        >>> p.widened(30.0, 35.0, 2)  # left_min, left_at, right_min, right_at
         ([6], [0.0], [10, 2], [40.0, inf])
         """
         times, free = self.times, self.free

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+import adaptsched.engines.dispatch as dispatch
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
@@ -51,6 +52,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--trace", default=str(DEFAULT_TRACE))
     parser.add_argument("--hosts", type=int, default=338)
     parser.add_argument("--first", type=int, help="only the first N jobs")
+    parser.add_argument(
+        "--stock-pybatsim",
+        action="store_true",
+        help="pybatsim's own _read_bat_msg for every message, not engines/dispatch.py's mirror (for A/B)",
+    )
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "breakdown"))
     return parser.parse_args(argv)
 
@@ -95,6 +101,7 @@ def main(argv=None):
             clocks["exchange"] += clock() - start
             clocks["exchanges"] += 1
 
+    dispatch.ENABLED = not args.stock_pybatsim
     inprocess.load_scheduler = loading_and_wrapping
     inprocess.InProcessConnection.exchange = timed_exchange
     start = clock()
@@ -113,7 +120,8 @@ def main(argv=None):
     engine = wall - loading - clocks["exchange"]
     n = clocks["exchanges"]
     print(
-        f"{args.scheduler}, {len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages "
+        f"{args.scheduler}{' (stock pybatsim)' if args.stock_pybatsim else ''}, "
+        f"{len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages "
         f"({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )

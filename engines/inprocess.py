@@ -46,6 +46,8 @@ import traceback
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from adaptsched.engines import dispatch
+from adaptsched.engines.dispatch import Dispatcher
 from adaptsched.errors import AdaptschedError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
@@ -161,6 +163,7 @@ class InProcessConnection:
         self.log = open(self.log_path, "w", buffering=1)
         self.handler = InProcessHandler()
         self.bs = None
+        self.dispatcher: Dispatcher | None = None
         self.exchanges = 0
         self._in_plugin = False
         self._timed_out = False
@@ -190,19 +193,23 @@ class InProcessConnection:
     # -- the exchange -----------------------------------------------------------
     def exchange(self, message):
         handler = self.handler
-        if self.short_repr:
-            message = Message(message)
-        handler.inbox = message
         handler.outbox = None
         self.exchanges += 1
         out, err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = self.log
         self._in_plugin = True
         try:
-            if self.bs is None:
-                self.bs = self._start_batsim()
+            bs, dispatcher = self.bs, self.dispatcher
+            if dispatcher is not None and dispatcher.route(bs, message):
+                handler.inbox = message
+                dispatcher.read_bat_msg(bs)
             else:
-                self.bs._read_bat_msg()
+                handler.inbox = Message(message) if self.short_repr else message
+                if bs is None:
+                    self.bs = self._start_batsim()
+                    self.dispatcher = self._dispatcher()
+                else:
+                    bs._read_bat_msg()
         except _Timeout:
             self._report("did not answer", traceback.format_exc())
             raise SimulationError(
@@ -246,6 +253,20 @@ class InProcessConnection:
             return module.Batsim(self.scheduler, "inprocess", None)
         finally:
             module.NetworkHandler = saved
+
+    def _dispatcher(self) -> Dispatcher | None:
+        """The mirror of ``_read_bat_msg`` (engines/dispatch.py) when the installed pybatsim is the
+        one it copies; else None (pybatsim's own code reads every message, as fast as before, and
+        the log says why: the run's outputs do not depend on it, only its speed)."""
+        import batsim.batsim as module
+
+        if not dispatch.ENABLED:
+            return None
+        problem = dispatch.check_pybatsim(module)
+        if problem is not None:
+            print(f"[adaptsched] pybatsim's own _read_bat_msg reads every message: {problem}", file=self.log)
+            return None
+        return Dispatcher(module, self.handler)
 
     def _report(self, what: str, trace: str):
         print(f"[adaptsched] the scheduler plugin {what} at t={self.now():f}:\n{trace}", file=self.log)

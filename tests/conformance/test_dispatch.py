@@ -1,7 +1,9 @@
 """engines/dispatch.py's mirror of pybatsim's ``Batsim._read_bat_msg`` against pybatsim's own code.
 
 Every scheduler and workload of the conformance suite (as tests/conformance/test_transports.py
-lists them), plus an example user plugin and pybatsim's built-ins, runs twice in-process: once
+lists them), plus an example user plugin, a plugin written for stock pybatsim and pybatsim's
+built-ins that run on the embedded engine (the others use pybatsim's ``batsim.sched`` API or
+resource states the engine does not support, on either dispatcher), runs twice in-process: once
 with pybatsim's own ``_read_bat_msg`` for every message, once with the mirror. Between the two:
 
 - every reply, message by message, is equal (``now`` and the events, in order);
@@ -14,7 +16,7 @@ with pybatsim's own ``_read_bat_msg`` for every message, once with the mirror. B
   two wall-clock columns;
 - the mirror read most messages (it is not silently off).
 
-pybatsim's fillerSched picks jobs from a set of objects, in an order that depends on their
+pybatsim's fillerSched (and fillerSchedWithEvents) picks jobs from a set of objects, in an order that depends on their
 memory addresses, which differ between two runs: for it only the messages up to its first
 choice, and the validity of both schedules, are compared (test_transports.py says more).
 
@@ -161,7 +163,7 @@ def both_dispatchers(monkeypatch, tmp_path, scheduler, workload, platform, min_s
     read = mirror.connection.dispatcher.messages
     messages = sum(1 for step in mirror.trace if step[0] == "reply")
     assert read >= min_share * messages, f"the mirror read only {read} of {messages} messages"
-    if scheduler in ADDRESS_DEPENDENT:
+    if scheduler in (*ADDRESS_DEPENDENT, "fillerSchedWithEvents"):
         first_choice = next(i for i, step in enumerate(stock.trace) if step[0] == "reply" and "EXECUTE" in step[1])
         assert stock.trace[: first_choice + 1] == mirror.trace[: first_choice + 1]
         assert sorted(valid_schedule(tmp_path / "stock")) == sorted(valid_schedule(tmp_path / "mirror"))
@@ -185,6 +187,7 @@ def ctc(tmp_path_factory):
 
 CTC_CASES = {
     "fillerSched": ("fillerSched", {}),
+    "fillerSchedWithEvents": ("fillerSchedWithEvents", {}),
     "easyBackfill": ("easyBackfill", {}),
     "fcfs": ("fcfs", {}),
     "easy": ("easy", {}),

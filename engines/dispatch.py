@@ -151,22 +151,21 @@ class Dispatcher:
             or (bs.logger._cache.get(INFO, True) and bs.logger.isEnabledFor(INFO))  # type: ignore[attr-defined]
         ):
             return False
+        # The mirror does what pybatsim does in its order, so a malformed event fails alike on
+        # either; it only has to leave to pybatsim the events it does not copy.
         jobs = bs.jobs
         try:
-            if type(message["events"]) is not list:
+            events = message["events"]
+            if type(events) is not list:  # not read twice (a generator would be consumed here)
                 return False
-            for event in message["events"]:
+            for event in events:
                 kind = event["type"]
                 if kind == "JOB_SUBMITTED":
-                    data = event["data"]
-                    if type(data) is not dict or type(data["job"]) is not dict or data["job_id"] in jobs:
+                    if event["data"]["job_id"] in jobs:
                         return False
-                elif kind == "JOB_COMPLETED":
-                    if type(event["data"]) is not dict:
-                        return False
-                elif kind != "REQUESTED_CALL":
+                elif kind != "JOB_COMPLETED" and kind != "REQUESTED_CALL":
                     return False
-        except (KeyError, TypeError):  # pybatsim's code says what is wrong with it
+        except Exception:  # malformed: pybatsim's code says what is wrong with it
             return False
         return True
 

@@ -6,10 +6,16 @@ returns the message as ``json.loads`` decodes it and whose ``send`` takes the re
 Python structure (``json.dumps`` is inside it). :class:`InProcessHandler` stands in for that
 handler, so the engine hands each message to pybatsim's own ``Batsim`` as a Python structure
 and takes its reply the same way: no second process, no ZeroMQ, no JSON text per message.
-Everything else is pybatsim's own code, unchanged: the same ``Batsim`` object, the same
-plugin loader (``batsim.tools.launcher.instanciate_scheduler``), the same handlers called in
-the same order, so any pybatsim plugin (adaptsched's, pybatsim's own, a user's ``.py``) runs
-as it does under ``pybatsim`` against real Batsim.
+The rest is pybatsim's: the same ``Batsim`` object, the same plugin loader
+(``batsim.tools.launcher.instanciate_scheduler``), the same handlers called in the same order
+with the same ``Job`` objects, so any pybatsim plugin (adaptsched's, pybatsim's own, a user's
+``.py``) runs as it does under ``pybatsim`` against real Batsim. One part of it is a copy: the
+usual messages (job submissions and completions, requested calls) are read by
+:mod:`adaptsched.engines.dispatch`'s mirror of pybatsim's ``_read_bat_msg``, which does what it
+does without its overhead, only while the installed pybatsim is the one it copies and nothing
+replaces what it bypasses (its module doc says how that is checked; tests/conformance/
+test_dispatch.py proves both readers alike); every other message, and all of them when that
+check fails, are read by pybatsim's own ``_read_bat_msg``.
 
 What a separate process gave for free is kept here:
 
@@ -27,7 +33,7 @@ A plugin that calls ``os._exit`` or corrupts the interpreter itself can still ta
 engine down with it (the engine flushes ``_jobs.csv`` before each message to the plugin, so
 the rows written are on disk): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
 
-pybatsim logs every message it receives at INFO level (``"...".format(msg)``, computed even
+pybatsim's own ``_read_bat_msg`` logs every message it receives at INFO level (``"...".format(msg)``, computed even
 when INFO is off). When INFO is off (the default verbosity, ``warning``), the messages are
 handed over as :class:`Message`, a ``dict`` whose ``repr`` is short, so that this unused text
 is not built; with INFO on they are plain dicts and the log shows them in full.

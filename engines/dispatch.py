@@ -140,6 +140,7 @@ class Dispatcher:
             or "_read_bat_msg" in own
             or "get_job_and_profile" in own
             or self.module.Job is not job
+            or self.module.Batsim is not batsim  # Job.workload reads its separator there
             or job.from_json_dict is not self.from_json_dict
             or job.workload is not self.workload
             or job.State is not self.state

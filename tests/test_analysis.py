@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adaptsched.analysis import (
     bounded_slowdown,
@@ -590,10 +592,6 @@ def _attempts(draw_ints, n):
             }
         )
     return pd.DataFrame(rows)
-
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @given(st.data())

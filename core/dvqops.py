@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
-from adaptsched.core.qops import Qops, QopsOptions, job_value
+from adaptsched.core.qops import Qops, QopsOptions
 from adaptsched.core.qos import QosTerms
 from adaptsched.core.replay import replay
 from adaptsched.core.units import HOUR_S, INF
@@ -217,6 +217,7 @@ def what_if_values(
     changes: list[tuple[float, float]] | None = None,
     bound: float | None = None,
     count_waiting: bool = True,
+    terms_cache: dict[str, QosTerms] | None = None,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
@@ -224,7 +225,8 @@ def what_if_values(
     OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``. ``bound``:
     give the replay up (a beaten :class:`WhatIf`) as soon as the revenue of the window's
     arrivals (and, with ``count_waiting``, of the inherited queue) can no longer exceed it
-    (:class:`WhatIfQops`)."""
+    (:class:`WhatIfQops`). ``terms_cache``: job id -> QoS terms, read from it and added to
+    (:attr:`Qops.terms_cache`)."""
     if submit_times is not None:
         window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
     else:
@@ -233,15 +235,22 @@ def what_if_values(
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
     options = {"options": vqops_options(k_factor, oc_factor)}
+    cache: dict[str, QosTerms] = {} if terms_cache is None else terms_cache
     if bound is not None:
         counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
-        prices = {job.id: (QosTerms.of(job.fields, job.walltime_s).price, runtime) for job, runtime in jobs + counted}
+        prices = {}
+        for job, runtime in jobs + counted:
+            terms = cache.get(job.id)
+            if terms is None:
+                terms = cache[job.id] = QosTerms.of(job.fields, job.walltime_s)
+            prices[job.id] = (terms.price, runtime)
         scheduler: Qops = WhatIfQops(nb_hosts, changes or [], bound, prices, **options)
     elif changes:
         scheduler = SwitchingQops(nb_hosts, changes, **options)
     else:
         scheduler = Qops(nb_hosts, **options)
     scheduler.value_tests = []
+    scheduler.terms_cache = cache
     try:
         if state is EMPTY:
             out = replay(scheduler, jobs)
@@ -258,9 +267,11 @@ def what_if_values(
     except Beaten:
         return WhatIf([], [], scheduler.value_tests, beaten_below=bound)
 
+    value = scheduler.value  # (each job's terms read when it was submitted or handed over)
+
     def values(ids: list[str]) -> list[float]:
         return [
-            job_value(o.job, o.end_s)
+            value(o.job, o.end_s)
             for o in (out[i] for i in ids)
             if o.end_s is not None and not o.killed and not o.rejected
         ]
@@ -324,6 +335,7 @@ class Dvqops(Qops):
         super().__init__(nb_hosts, **options)
         o = self.options
         self.oc_factor = o.initial_oc_factor
+        self.terms_cache = {}  # every job's QoS terms, read once for the live run and its what-ifs
         self.oc_factors = [float(x) for x in o.oc_factors.split(",") if x.strip()]
         max_window_h, window_h = o.max_window_h, o.window_h
         self.max_window_s = max_window_h * HOUR_S
@@ -460,7 +472,16 @@ class Dvqops(Qops):
             submits = self._submit_times(history)
             bound = bound if self.reuse_replays else None
             found = what_if_values(
-                self.nb_hosts, history, oc_factor, self.k_factor, start_s, end_s, state, submits, bound=bound
+                self.nb_hosts,
+                history,
+                oc_factor,
+                self.k_factor,
+                start_s,
+                end_s,
+                state,
+                submits,
+                bound=bound,
+                terms_cache=self.terms_cache,
             )
         if self.reuse_replays:
             done[oc_factor] = found
@@ -526,6 +547,7 @@ class Dvqops(Qops):
                 changes,
                 bound=bound if self.reuse_replays else None,
                 count_waiting=False,
+                terms_cache=self.terms_cache,
             )
             return None if beaten is not None else sum(arrivals)
         total = 0.0

@@ -438,3 +438,34 @@ def test_dvqops_ties_keep_the_smallest_or_the_factor_in_force():
     assert keep._tie(scores, 0.4) == 0.4  # in force and among the best: kept
     assert keep._tie(scores, 0.1) == 0.0  # in force but worse: the smallest of the best
     assert keep._tie([(3.0, -3600.0), (3.0, -7200.0)], 7200.0) == 7200.0  # windows alike
+
+
+def test_a_what_if_replay_sharing_another_ones_admissions_gives_the_same_values():
+    # VQoPS over a busy morning on 8 hosts at two OC-factors that decide some tests apart: the
+    # replay at the second factor, taking the candidates of the admissions it shares with the
+    # first (shared_calls: up to the first test decided apart), gives the values and tests of
+    # the replay made anew, and takes some but not all of them.
+    import random
+
+    from adaptsched.core.dvqops import same_decisions, shared_calls, what_if_values
+
+    rnd = random.Random(3)
+    history = []
+    for i in range(40):
+        t, estimate = i * 300.0, rnd.uniform(600, 3600)
+        urgent, res = rnd.random() < 0.3, rnd.choice((2, 4, 8))
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        history.append((qjob(str(i), t, res, estimate, t + 3 * estimate, price=price, urgent=urgent), estimate / 2))
+    end = 40 * 300.0
+    first = what_if_values(8, history, 0.0, 5, 0.0, end, record=True)
+    assert first.script is not None and len(first.script) == 40
+    shared_some = False
+    for oc in (0.05, 0.1, 0.2, 0.4, 1.0):
+        anew = what_if_values(8, history, oc, 5, 0.0, end)
+        calls = shared_calls(first, 0.0, oc)
+        shared = what_if_values(8, history, oc, 5, 0.0, end, script=(first.script, calls))
+        assert shared == anew
+        if not same_decisions(first.tests, 0.0, oc):
+            assert 0 < calls < len(first.script)
+            shared_some = True
+    assert shared_some

@@ -510,8 +510,9 @@ class Dvqops(Qops):
     #: test alike (:func:`same_decisions`: at high load the factors 0.1 to 0.4 often turn away
     #: the same jobs). And it gives a candidate's replay up as soon as its revenue can no longer
     #: exceed the best candidate's so far (:class:`WhatIfQops`), the candidate in force being
-    #: replayed first (it is often the best). False only to check that the choices do not
-    #: depend on them.
+    #: replayed first (it is often the best). A replay at another factor also takes the candidate
+    #: schedules of the admissions it shares with one already made (:func:`shared_calls`)
+    #: instead of planning them again. False only to check that the choices do not depend on them.
     reuse_replays = True
 
     def _values(

@@ -77,6 +77,32 @@ def test_fuzzing_finds_a_job_that_never_ends(tmp_path):
     assert 2 * job["res"] > smallest["nb_res"]
 
 
+def test_two_checks_in_one_process_count_their_own_refused_inputs(tmp_path):
+    """Inputs the scheduler refuses up front (its declared needs) are counted in each check's
+    report, not in the process: evolving's needs refuse a rigid workload and every fuzzed one."""
+    tiny = {
+        "nb_res": 8,
+        "jobs": [{"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}],
+        "profiles": {"p": {"type": "delay", "delay": 10}},
+    }
+    (tmp_path / "tiny.json").write_text(json.dumps(tiny))
+    reports, said = [], []
+    for name, scheduler, fuzz_s in (("a", "evolving", 1), ("b", "easy", 0), ("c", "evolving", 1)):
+        lines: list[str] = []
+        target = Target(scheduler)
+        reports.append(
+            check_scheduler(target, tmp_path / name, workload=tmp_path / "tiny.json", fuzz_s=fuzz_s, say=lines.append)
+        )
+        said.append("\n".join(lines))
+    first, easy, second = reports
+    assert easy.refused_inputs == []
+    for report, out, name in ((first, said[0], "a"), (second, said[2], "c")):
+        fuzzed = report.fuzz.workloads
+        assert len(report.refused_inputs) == 1 + fuzzed > 1  # the given workload, then each random one
+        assert f"fuzz       {fuzzed} of {fuzzed} workloads refused up front" in out, out
+        assert all(str(tmp_path / name) in message for message in report.refused_inputs)
+
+
 def test_options_are_checked_before_anything_runs(tmp_path, capsys):
     assert main(["check", "easy", "--option", "order=nonsense", "--out", str(tmp_path)]) in (1, 2)
     assert "order" in capsys.readouterr().err

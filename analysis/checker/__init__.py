@@ -50,7 +50,9 @@ class CaseResult:
 @dataclass
 class CheckReport:
     """What :func:`check_scheduler` found; ``first`` is the violation reported, ``smallest`` the
-    file of the smallest workload showing it (``smallest_jobs`` jobs on ``smallest_hosts``)."""
+    file of the smallest workload showing it (``smallest_jobs`` jobs on ``smallest_hosts``);
+    ``refused_inputs`` the messages of the inputs the scheduler refused up front (its declared
+    needs: not run, not checked), in this check only."""
 
     target: Target
     cases: list[CaseResult] = field(default_factory=list)
@@ -61,6 +63,7 @@ class CheckReport:
     smallest_jobs: int = 0
     smallest_hosts: int = 0
     minimal: bool = False
+    refused_inputs: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -106,7 +109,9 @@ def check_scheduler(
     report = CheckReport(target)
     for case in cases:
         begin = time.perf_counter()
-        found = violations(target, case.workload, platform or case.nb_hosts, out / "cases", case.name)
+        found = violations(
+            target, case.workload, platform or case.nb_hosts, out / "cases", case.name, refused=report.refused_inputs
+        )
         result = CaseResult(
             case.name, case.about, len(case.workload["jobs"]), case.nb_hosts, time.perf_counter() - begin, found
         )
@@ -148,12 +153,14 @@ def smallest_of_case(report: CheckReport, case: Case, platform: str | int | None
 
     def fails(jobs: list[dict[str, Any]]) -> bool:
         tries[0] += 1
-        found = violations(report.target, subset(case.workload, jobs), hosts, out / "shrink", "try")
+        found = violations(
+            report.target, subset(case.workload, jobs), hosts, out / "shrink", "try", refused=report.refused_inputs
+        )
         return any(v.kind == kind for v in found)
 
     jobs, report.minimal = shrink(list(case.workload["jobs"]), fails, budget_s=budget_s)
     smallest = subset(case.workload, jobs)
-    found = violations(report.target, smallest, hosts, out / "shrink", "try")
+    found = violations(report.target, smallest, hosts, out / "shrink", "try", refused=report.refused_inputs)
     report.first = next((v for v in found if v.kind == kind), report.first)
     write_smallest(report, smallest, case.nb_hosts, out)
 
@@ -182,7 +189,7 @@ def run_fuzz(
     target = report.target
 
     def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
-        return violations(target, workload, platform or hosts, out / "fuzz", "fuzz")
+        return violations(target, workload, platform or hosts, out / "fuzz", "fuzz", refused=report.refused_inputs)
 
     def prepare(workload: dict[str, Any]) -> dict[str, Any]:
         for need in needs:
@@ -190,12 +197,10 @@ def run_fuzz(
             workload = annotated if annotated is not None else workload
         return workload
 
-    from .runs import REFUSED_INPUTS
-
     say(f"  fuzzing for {seconds:g} s: random workloads of 1 to 12 jobs ...")
-    refused_before = len(REFUSED_INPUTS)
+    refused_before = len(report.refused_inputs)
     result = report.fuzz = fuzz(check, seconds, nb_hosts=nb_hosts, prepare=prepare, seed=seed)
-    refused = len(REFUSED_INPUTS) - refused_before
+    refused = len(report.refused_inputs) - refused_before
     if refused:
         say(
             f"  fuzz       {refused} of {result.workloads} workloads refused up front by the scheduler's declared "

@@ -86,14 +86,18 @@ def host_count(platform: int | str) -> int:
 def violations(
     target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, *, refused: list[str]
 ) -> list[Violation]:
-    """Every violation of the workload's runs on the target's engines (module doc); inputs
-    refused up front go to ``refused`` (:func:`run_once`)."""
+    """Every violation of the workload's runs on the target's engines (module doc); an input
+    refused up front goes to ``refused`` once (:func:`run_once`; the same needs refuse it on
+    every engine), and nothing is compared."""
     found: list[Violation] = []
+    before = len(refused)
     for engine in target.engines:
         found += [
             Violation(v.kind, f"{engine}: {v.message}")
             for v in run_once(target, workload, platform, folder, name, engine, refused=refused)
         ]
+        if len(refused) > before:
+            return found
     if len(target.engines) == 2 and not found:
         a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
         found += [

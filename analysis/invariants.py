@@ -42,7 +42,7 @@ from adaptsched.core.units import EPS_S
 from adaptsched.platforms.simgrid import Platform
 from adaptsched.workloads.batsim_json import Workload
 
-from ..formats.intervals import parse_hosts
+from ..formats.intervals import parse_hosts, parse_runs
 from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
@@ -61,6 +61,50 @@ def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
         raw["finish_time"].to_numpy(dtype=float)[rows],
         rows,
     )
+
+
+def _listed_clashes(raw: pd.DataFrame, ran: np.ndarray, ids: np.ndarray, limit: int) -> list[str]:
+    """The first ``limit`` of two attempts at once on a host, listing every host of every
+    executed attempt (ordered by host, then start, then row)."""
+    host, begin, end, row = _host_rows(raw, ran)
+    order = np.lexsort((begin, host))
+    host, begin, end, row = host[order], begin[order], end[order], row[order]
+    clash = np.flatnonzero((host[1:] == host[:-1]) & (begin[1:] < end[:-1] - EPS_S))
+    return [_clash(host[k], ids[row[k]], ids[row[k + 1]], begin[k + 1], end[k]) for k in clash[:limit]]
+
+
+def _clash(host: int, a: object, b: object, begin: float, end: float) -> str:
+    """Attempt ``b`` (its id) starts on ``host`` at ``begin``, before attempt ``a`` there ends."""
+    return f"host {host} runs jobs {a} and {b} at once ({begin} < {end})"
+
+
+def _swept_clashes(raw: pd.DataFrame, ran: np.ndarray, ids: np.ndarray, limit: int) -> list[str]:
+    """:func:`_listed_clashes`' sentences, in its order, found by the physics check's sweep over
+    runs of hosts (:func:`adaptsched.engines.physics.sweep_clashes`): memory in the runs, not in
+    the hosts times the attempts. Only the first ``limit`` hosts of each clash are listed, and
+    only the ``limit`` first clashes (by host, then start) are kept."""
+    from ..engines.physics import sweep_clashes
+
+    begin = raw["starting_time"].to_numpy(dtype=float)
+    end = raw["finish_time"].to_numpy(dtype=float)
+    executed = np.flatnonzero(ran)
+    by_start = executed[np.argsort(begin[executed], kind="stable")]  # the listing's order on a host
+    rank = np.empty(len(raw), dtype=np.int64)
+    rank[by_start] = np.arange(len(by_start))
+    runs = [parse_runs(str(text)).runs for text in raw["allocated_resources"].to_numpy()[by_start]]
+    row = np.repeat(by_start, np.fromiter(map(len, runs), dtype=np.int64, count=len(runs)))
+    bounds = np.array(list(chain.from_iterable(runs)), dtype=np.int64).reshape(-1, 2)
+    # no finish time: the listing never finds it clashing with a later attempt (NaN compares
+    # false), as the sweep does not with an end at -inf
+    ending = np.where(np.isnan(end), -np.inf, end)
+    found: list[tuple[int, int, int, int]] = []  # (host, rank of the later attempt, earlier, later)
+    for first, last, a, b in sweep_clashes(begin, ending, row, bounds[:, 0], bounds[:, 1], EPS_S):
+        found += [(host, int(rank[b]), a, b) for host in range(first, min(last, first + limit - 1) + 1)]
+        if len(found) > 1000 + 4 * limit:
+            found.sort()
+            del found[limit:]
+    found.sort()
+    return [_clash(host, ids[a], ids[b], begin[b], end[a]) for host, _, a, b in found[:limit]]
 
 
 def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = False, limit: int = 5) -> list[str]:
@@ -86,14 +130,10 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
         for i in wrong[:limit]
     ]
 
-    host, begin, end, row = _host_rows(raw, ran)
-    order = np.lexsort((begin, host))
-    host, begin, end, row = host[order], begin[order], end[order], row[order]
-    clash = np.flatnonzero((host[1:] == host[:-1]) & (begin[1:] < end[:-1] - EPS_S))
-    problems += [
-        f"host {host[k]} runs jobs {ids[row[k]]} and {ids[row[k + 1]]} at once ({begin[k + 1]} < {end[k]})"
-        for k in clash[:limit]
-    ]
+    from ..engines import physics
+
+    listing = int(sizes[ran].sum()) <= physics.EXPAND_MAX_HOSTS  # else: 60 M pairs, 4.8 GB (docs/scale.md)
+    problems += (_listed_clashes if listing else _swept_clashes)(raw, ran, ids, limit)
 
     roots = root_keys(raw)
     if guarantees:

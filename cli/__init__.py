@@ -14,6 +14,8 @@ Exit status, the same for every command (docs/errors.md):
 * ``2``: usage error: unknown command or option, missing argument, argument value out of
   range or arguments that contradict each other (argparse's convention, which
   :class:`~adaptsched.errors.UsageError` follows);
+* ``3``: ``adaptsched check`` only: nothing was checked (every workload refused by the
+  scheduler's declared needs, or none to run);
 * ``130``: interrupted (Ctrl-C: 128 + SIGINT, as shells report it).
 
 Errors print one paragraph on stderr, ``adaptsched COMMAND: error: ...``, never a

@@ -6,10 +6,23 @@ from __future__ import annotations
 import argparse
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adaptsched.errors import UsageError
 
-from .common import EXIT_ERROR, EXIT_OK, Subparsers, add_engine_options, add_seed_option, output_folder, say
+if TYPE_CHECKING:
+    from adaptsched.analysis.checker import CheckReport
+
+from .common import (
+    EXIT_ERROR,
+    EXIT_NOTHING_CHECKED,
+    EXIT_OK,
+    Subparsers,
+    add_engine_options,
+    add_seed_option,
+    output_folder,
+    say,
+)
 
 
 def register(sub: Subparsers) -> None:
@@ -20,7 +33,9 @@ def register(sub: Subparsers) -> None:
         "every schedule: no host used twice, every job ends, no start before submission, recorded "
         "reservations kept, allocation sizes as requested; with --fuzz, random workloads too. The first "
         "violation is shrunk to the smallest workload showing it, written as a JSON workload to replay. "
-        "Exit status 0: all checks pass; 1: a violation (the report says which).",
+        "A workload the scheduler's declared needs refuse is not run: reported as refused, with the reason, "
+        "and not checked. Exit status 0: all checks pass on the workloads run; 1: a violation (the report says "
+        "which); 3: nothing was checked (every workload refused, or none to run).",
     )
     p.add_argument("scheduler", metavar="PLUGIN.py|NAME", help="a plugin file, or an adaptsched scheduler's name")
     p.add_argument("--workload", help="check on this workload (Batsim JSON or SWF) instead of the built-in cases")
@@ -75,8 +90,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         seed=args.seed,
         say=say,
     )
+    if report.nothing_checked:
+        say_nothing_checked(report, args)
+        return EXIT_NOTHING_CHECKED
     if report.ok:
-        say("all checks passed")
+        refused = f" on the {report.ran} workloads run ({report.refused} refused up front, not checked)"
+        say("all checks passed" + (refused if report.refused else ""))
         return EXIT_OK
     first = report.first
     assert first is not None
@@ -94,3 +113,24 @@ def cmd_check(args: argparse.Namespace) -> int:
             replay += ["--engine", "batsim"]
         say(f"replay it: {shlex.join(replay)}")
     return EXIT_ERROR
+
+
+def say_nothing_checked(report: CheckReport, args: argparse.Namespace) -> None:
+    """Why no workload was run, and what to give ``check`` instead."""
+    given = ["the given workload"] if args.workload else [f"{len(report.cases)} built-in case(s)"] * bool(report.cases)
+    drawn = [f"{report.fuzz.workloads} random workload(s)"] if report.fuzz else []
+    counts = ", ".join(given + drawn) or "no built-in case fits these hosts"
+    reasons = [case.refused for case in report.cases if case.refused] or report.refused_inputs
+    say("")
+    if reasons:
+        say(f"nothing was checked: every workload was refused by the scheduler's declared needs ({counts}):")
+        say(f"  {reasons[0]}")
+        hint = "give a workload it accepts, e.g. one prepared as it says (then --workload OUT.json)"
+    else:
+        say(f"nothing was checked: no workload was run ({counts})")
+        hint = "give a workload it accepts with --workload"
+    if args.workload:
+        hint += ", or leave out --workload: the built-in cases carry what the scheduler declares it needs"
+    elif args.platform and not report.cases:
+        hint += ", or a larger --platform"
+    say(hint)

@@ -28,6 +28,8 @@ from typing import Any
 from adaptsched.errors import AdaptschedError, UsageError, positive_float, positive_int
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: ``adaptsched check`` only: no workload was run, so nothing was checked (docs/errors.md).
+EXIT_NOTHING_CHECKED = 3
 
 #: What ``add_subparsers`` returns (argparse has no public name for it).
 Subparsers = Any

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
-from adaptsched.core.qops import Qops, QopsOptions, job_value
+from adaptsched.core.qops import Candidate, Qops, QopsOptions
 from adaptsched.core.qos import QosTerms
 from adaptsched.core.replay import replay
 from adaptsched.core.units import HOUR_S, INF
@@ -101,9 +101,59 @@ class WhatIf(NamedTuple):
     waiting: list[float]
     tests: list[tuple[float, int, float]]
     beaten_below: float | None = None
+    script: list[list[Candidate]] | None = None  # with ``record``: the candidates of each admission
 
 
-class SwitchingQops(Qops):
+def shared_calls(first: WhatIf, oc_first: float, oc: float) -> int:
+    """How many admissions a replay at ``oc`` shares with ``first`` (a recorded replay at
+    ``oc_first`` of the same window from the same state): those up to and including the one of
+    the first opportunity-cost test they decide apart (its candidates are the same, only the
+    decision differs), all of ``first``'s if none."""
+    script = first.script or []
+    tests = (
+        i
+        for i, (gain, res, est_s) in enumerate(first.tests)
+        if (gain <= oc_first * res * est_s) != (gain <= oc * res * est_s)
+    )
+    apart = next(tests, None)
+    if apart is None:
+        return len(script)
+    calls = [c for c, found in enumerate(script) if found]  # each admission with candidates made a test
+    return calls[apart] + 1
+
+
+class ScriptedQops(Qops):
+    """VQoPS that records the candidate schedules of each admission (``script_out``), or takes
+    those of its first ``reuse`` admissions from another replay's record (``script_in``): two
+    replays of the same window from the same state, identical until an opportunity-cost test
+    decided apart, have the same candidates until then (and at that test). Their jobs are
+    this replay's own, found by id."""
+
+    def __init__(self, nb_hosts: int, **options: Any):
+        super().__init__(nb_hosts, **options)
+        self.script_in: list[list[Candidate]] = []
+        self.reuse = 0
+        self.script_out: list[list[Candidate]] | None = None
+        self.calls = 0
+
+    def candidates(self, new: Job, now: float) -> list[Candidate]:
+        call = self.calls
+        self.calls = call + 1
+        if call < self.reuse:
+            waiting = self.waiting
+            by_id = {job.id: job for job in waiting}
+            by_id[new.id] = new
+            found = [
+                (pos, waiting[:pos], [by_id[j.id] for j in seq], starts) for pos, _, seq, starts in self.script_in[call]
+            ]
+        else:
+            found = super().candidates(new, now)
+        if self.script_out is not None:
+            self.script_out.append(found)
+        return found
+
+
+class SwitchingQops(ScriptedQops):
     """VQoPS whose OC-factor changes over time: ``changes`` (time, factor), sorted by time; an
     arrival at ``now`` is decided with the factor of the last change at or before ``now``."""
 
@@ -217,6 +267,9 @@ def what_if_values(
     changes: list[tuple[float, float]] | None = None,
     bound: float | None = None,
     count_waiting: bool = True,
+    terms_cache: dict[str, QosTerms] | None = None,
+    record: bool = False,
+    script: tuple[list[list[Candidate]], int] | None = None,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
@@ -224,7 +277,10 @@ def what_if_values(
     OC-factor changing over the replay (:class:`SwitchingQops`) from ``oc_factor``. ``bound``:
     give the replay up (a beaten :class:`WhatIf`) as soon as the revenue of the window's
     arrivals (and, with ``count_waiting``, of the inherited queue) can no longer exceed it
-    (:class:`WhatIfQops`)."""
+    (:class:`WhatIfQops`). ``terms_cache``: job id -> QoS terms, read from it and added to
+    (:attr:`Qops.terms_cache`). ``record``: the candidates of each admission, in the result's
+    ``script``; ``script``: (another replay's script, how many of its admissions to take:
+    :func:`shared_calls`)."""
     if submit_times is not None:
         window = history[bisect_left(submit_times, start_s) : bisect_left(submit_times, end_s)]
     else:
@@ -233,15 +289,24 @@ def what_if_values(
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
     options = {"options": vqops_options(k_factor, oc_factor)}
+    cache: dict[str, QosTerms] = {} if terms_cache is None else terms_cache
     if bound is not None:
         counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
-        prices = {job.id: (QosTerms.of(job.fields, job.walltime_s).price, runtime) for job, runtime in jobs + counted}
-        scheduler: Qops = WhatIfQops(nb_hosts, changes or [], bound, prices, **options)
-    elif changes:
-        scheduler = SwitchingQops(nb_hosts, changes, **options)
+        prices = {}
+        for job, runtime in jobs + counted:
+            terms = cache.get(job.id)
+            if terms is None:
+                terms = cache[job.id] = QosTerms.of(job.fields, job.walltime_s)
+            prices[job.id] = (terms.price, runtime)
+        scheduler: ScriptedQops = WhatIfQops(nb_hosts, changes or [], bound, prices, **options)
     else:
-        scheduler = Qops(nb_hosts, **options)
+        scheduler = SwitchingQops(nb_hosts, changes or [], **options)
     scheduler.value_tests = []
+    if record:
+        scheduler.script_out = []
+    if script is not None:
+        scheduler.script_in, scheduler.reuse = script
+    scheduler.terms_cache = cache
     try:
         if state is EMPTY:
             out = replay(scheduler, jobs)
@@ -256,17 +321,22 @@ def what_if_values(
                 start_s=start_s,
             )
     except Beaten:
-        return WhatIf([], [], scheduler.value_tests, beaten_below=bound)
+        return WhatIf([], [], scheduler.value_tests, beaten_below=bound, script=scheduler.script_out)
+
+    value = scheduler.value  # (each job's terms read when it was submitted or handed over)
 
     def values(ids: list[str]) -> list[float]:
         return [
-            job_value(o.job, o.end_s)
+            value(o.job, o.end_s)
             for o in (out[i] for i in ids)
             if o.end_s is not None and not o.killed and not o.rejected
         ]
 
     return WhatIf(
-        values([job.id for job, _ in jobs]), values([job.id for job, _, _ in state.waiting]), scheduler.value_tests
+        values([job.id for job, _ in jobs]),
+        values([job.id for job, _, _ in state.waiting]),
+        scheduler.value_tests,
+        script=scheduler.script_out,
     )
 
 
@@ -324,6 +394,7 @@ class Dvqops(Qops):
         super().__init__(nb_hosts, **options)
         o = self.options
         self.oc_factor = o.initial_oc_factor
+        self.terms_cache = {}  # every job's QoS terms, read once for the live run and its what-ifs
         self.oc_factors = [float(x) for x in o.oc_factors.split(",") if x.strip()]
         max_window_h, window_h = o.max_window_h, o.window_h
         self.max_window_s = max_window_h * HOUR_S
@@ -439,8 +510,9 @@ class Dvqops(Qops):
     #: test alike (:func:`same_decisions`: at high load the factors 0.1 to 0.4 often turn away
     #: the same jobs). And it gives a candidate's replay up as soon as its revenue can no longer
     #: exceed the best candidate's so far (:class:`WhatIfQops`), the candidate in force being
-    #: replayed first (it is often the best). False only to check that the choices do not
-    #: depend on them.
+    #: replayed first (it is often the best). A replay at another factor also takes the candidate
+    #: schedules of the admissions it shares with one already made (:func:`shared_calls`)
+    #: instead of planning them again. False only to check that the choices do not depend on them.
     reuse_replays = True
 
     def _values(
@@ -459,8 +531,25 @@ class Dvqops(Qops):
             state = self.state_at(start_s, history)
             submits = self._submit_times(history)
             bound = bound if self.reuse_replays else None
+            # the admissions it shares with a replay already made (the most of them)
+            shared = max(
+                ((w.script, shared_calls(w, oc, oc_factor)) for oc, w in done.items() if w.script),
+                key=lambda pair: pair[1],
+                default=None,
+            )
             found = what_if_values(
-                self.nb_hosts, history, oc_factor, self.k_factor, start_s, end_s, state, submits, bound=bound
+                self.nb_hosts,
+                history,
+                oc_factor,
+                self.k_factor,
+                start_s,
+                end_s,
+                state,
+                submits,
+                bound=bound,
+                terms_cache=self.terms_cache,
+                record=self.reuse_replays,
+                script=shared if self.reuse_replays else None,
             )
         if self.reuse_replays:
             done[oc_factor] = found
@@ -481,7 +570,7 @@ class Dvqops(Qops):
         revenues: list[tuple[float, float]] = []
         best = None
         for oc in sorted(self.oc_factors, key=lambda oc: oc != current):  # (the one in force first)
-            arrivals, waiting, _, beaten = self._values(history, oc, start_s, end_s, best)
+            arrivals, waiting, _, beaten, _ = self._values(history, oc, start_s, end_s, best)
             if beaten is None:
                 revenue = sum(arrivals + waiting)
                 revenues.append((revenue, -oc))
@@ -514,7 +603,7 @@ class Dvqops(Qops):
         if self.continuous:
             state = self.state_at(start_s, history)
             submits = self._submit_times(history)
-            arrivals, _, _, beaten = what_if_values(
+            arrivals, _, _, beaten, _ = what_if_values(
                 self.nb_hosts,
                 history,
                 changes[0][1],
@@ -526,12 +615,13 @@ class Dvqops(Qops):
                 changes,
                 bound=bound if self.reuse_replays else None,
                 count_waiting=False,
+                terms_cache=self.terms_cache,
             )
             return None if beaten is not None else sum(arrivals)
         total = 0.0
         for t, oc in changes:
             # (the queue inherited at t is counted with the window it arrived in)
-            arrivals, _, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
+            arrivals, _, _, _, _ = self._values(history, oc, t, min(t + window_s, end_s))
             total += sum(arrivals)
         return total
 

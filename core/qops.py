@@ -30,7 +30,9 @@ deadline (the planned completion is a bound, and plans only move earlier after a
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from adaptsched.core.base import Job
@@ -44,16 +46,57 @@ from adaptsched.core.units import EPS_S, INF
 
 def positions(n: int) -> list[int]:
     """Candidate queue positions for a queue of ``n`` jobs: 0, n/2, 3n/4, ..., n."""
+    return list(_positions(n))
+
+
+@cache
+def _positions(n: int) -> tuple[int, ...]:
+    """:func:`positions`, worked out once per queue length (every arrival asks)."""
     out, low = [0], 0
     while low < n:
         low = low + (n - low + 1) // 2
         out.append(low)
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def job_value(job: Job, finish_s: float) -> float:
     """What a scheduler's job pays if it completes at ``finish_s`` (its fields hold its terms)."""
     return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
+
+
+def _give_back(profile: AvailabilityProfile, start: float, end: float, n: int) -> None:
+    """``profile.release(start, end, n)`` on a copy that logs nothing (its :meth:`_add`, inlined:
+    VQoPS gives back every waiting job at every arrival)."""
+    if end <= start:
+        return
+    times, free = profile.times, profile.free
+    i = bisect_right(times, start) - 1
+    if i < 0:  # before the profile's start: extend it
+        times.insert(0, start)
+        free.insert(0, profile.nb_hosts)
+        first = 0
+    elif times[i] == start:
+        first = i
+    else:
+        first = i + 1
+        times.insert(first, start)
+        free.insert(first, free[i])
+    if end < INF:
+        j = bisect_right(times, end, first) - 1
+        if times[j] == end:
+            last = j
+        else:
+            last = j + 1
+            times.insert(last, end)
+            free.insert(last, free[j])
+    else:
+        last = len(times)
+    for k in range(first, last):
+        free[k] += n
+    if last < len(times) and free[last] == free[last - 1]:
+        del times[last], free[last]
+    if first > 0 and free[first] == free[first - 1]:
+        del times[first], free[first]
 
 
 #: A candidate schedule: (queue position of the new job, jobs ahead, re-planned sequence, their starts).
@@ -106,6 +149,11 @@ class Qops(ReservationPlanner):
         self.k_factor, self.value_aware = self.options.k_factor, self.options.value_aware
         self.oc_factor = self.options.oc_factor  # DVQoPS changes it as it goes
         self.terms: dict[str, QosTerms] = {}  # job id -> its QoS terms, read once
+        # job id -> (price, submission + estimate, deadline): :meth:`value`'s arithmetic, read once
+        self.value_terms: dict[str, tuple[float, float, float]] = {}
+        # If a dict, job id -> QoS terms shared with other schedulers of the same jobs (DVQoPS
+        # and its what-if replays: each job's terms are read once, not once per replay).
+        self.terms_cache: dict[str, QosTerms] | None = None
         self.waiting: list[Job] = []  # accepted waiting jobs, in QoPS order
         self.decisions_log: list[tuple[float, str, bool, int | None]] = []  # (time, job, accepted, position)
         # VQoPS: if a list, every opportunity-cost test, (revenue gain, res, estimate): the job
@@ -114,14 +162,25 @@ class Qops(ReservationPlanner):
         self.value_tests: list[tuple[float, int, float]] | None = None
 
     # -- the planner's hooks: QoPS's own queue order, admission control ---------------
+    def _read_terms(self, job: Job) -> None:
+        """Notes ``job``'s QoS terms (from ``terms_cache`` if it has them)."""
+        cache = self.terms_cache
+        terms = None if cache is None else cache.get(job.id)
+        if terms is None:
+            terms = QosTerms.of(job.fields, job.walltime_s)
+            if cache is not None:
+                cache[job.id] = terms
+        self.terms[job.id] = terms
+        self.value_terms[job.id] = (terms.price, job.submit_s + terms.estimate_s, terms.deadline_s)
+
     def on_submit(self, job: Job, now: float) -> None:
-        self.terms[job.id] = QosTerms.of(job.fields, job.walltime_s)
+        self._read_terms(job)
         super().on_submit(job, now)
 
     def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
         """An accepted job, at the end of the QoPS queue, keeping its reservation (and so its
         guarantee): the state a DVQoPS what-if replay starts from."""
-        self.terms[job.id] = QosTerms.of(job.fields, job.walltime_s)
+        self._read_terms(job)
         self.waiting.append(job)
         super().assume_waiting(job, now, reserved_s)
 
@@ -158,13 +217,85 @@ class Qops(ReservationPlanner):
         return self.terms[job.id].deadline_s
 
     def value(self, job: Job, finish_s: float) -> float:
-        return self.terms[job.id].value(job.submit_s, finish_s)
+        """What ``job`` pays if it completes at ``finish_s``: :meth:`QosTerms.value` (the same
+        arithmetic as :func:`adaptsched.core.qos.linear_value`, inlined: the hot path of VQoPS)."""
+        price, full_until_s, deadline_s = self.value_terms[job.id]
+        if finish_s <= full_until_s + 1e-9:
+            return price
+        if finish_s >= deadline_s or deadline_s <= full_until_s:
+            return 0.0
+        return price * (deadline_s - finish_s) / (deadline_s - full_until_s)
 
     # -- admission ---------------------------------------------------------------------
     def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
         """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
         that misses its deadline or None). (The copy is made at the first job planned that
-        another follows: the last job planned is not reserved.)"""
+        another follows: the last job planned is not reserved.)
+
+        The hot loop of VQoPS (every position of every arrival of every what-if replay):
+        :meth:`AvailabilityProfile.earliest_fit` and :meth:`~AvailabilityProfile.reserve` inlined
+        on the profile's lists, the same scan and the same steps (:meth:`_try_slowly` is the
+        reading with the profile's methods; a test compares the two)."""
+        times, free = base.times, base.free
+        copied, nb_hosts, deadline, last = False, base.nb_hosts, self.deadline, len(sequence) - 1
+        starts: list[float] = []
+        for index, job in enumerate(sequence):
+            n, duration = job.res, job.walltime_s
+            if n > nb_hosts:
+                return starts, index
+            # earliest_fit(n, duration, now)
+            size = len(times)
+            i = bisect_right(times, now) - 1
+            if i < 0:
+                i = 0
+            start = now if now > times[0] else times[0]
+            while True:
+                end = start + duration
+                j = i
+                while j < size and times[j] < end:
+                    if free[j] < n:
+                        break
+                    j += 1
+                else:
+                    break  # fits at start
+                if j + 1 >= size:
+                    return starts, index  # the last step never ends and has too few hosts
+                i = j + 1
+                start = times[i]
+            if end > deadline(job) + EPS_S:
+                return starts, index
+            starts.append(start)
+            if index == last or end <= start:
+                continue
+            # reserve(start, end, n): step i holds start
+            if not copied:
+                times, free, copied = list(times), list(free), True
+            if times[i] == start:
+                first = i
+            else:
+                first = i + 1
+                times.insert(first, start)
+                free.insert(first, free[i])
+            if end < INF:
+                j = bisect_right(times, end, first) - 1
+                if times[j] == end:
+                    stop = j
+                else:
+                    stop = j + 1
+                    times.insert(stop, end)
+                    free.insert(stop, free[j])
+            else:
+                stop = len(times)
+            for k in range(first, stop):
+                free[k] -= n
+            if stop < len(times) and free[stop] == free[stop - 1]:
+                del times[stop], free[stop]
+            if first > 0 and free[first] == free[first - 1]:
+                del times[first], free[first]
+        return starts, None
+
+    def _try_slowly(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
+        """:meth:`_try` with the profile's own methods (the reference its test compares it to)."""
         profile, deadline, last = base, self.deadline, len(sequence) - 1
         starts: list[float] = []
         for i, job in enumerate(sequence):
@@ -187,21 +318,21 @@ class Qops(ReservationPlanner):
         giving back each suffix from the profile), and the schedules found are listed in
         position order."""
         if not self.value_aware:
-            for pos in positions(len(self.waiting)):
+            for pos in _positions(len(self.waiting)):
                 base = self.profile.copy()
                 for job in self.waiting[pos:]:  # the suffix is re-planned
                     start = self.reservation[job.id]
-                    base.release(start, start + job.walltime_s, job.res)
+                    _give_back(base, start, start + job.walltime_s, job.res)
                 candidate = self._insert(base, new, pos, now)
                 if candidate is not None:
                     return [candidate]  # QoPS: the first feasible position
             return []
         found: list[Candidate] = []
         base, end = self.profile.copy(), len(self.waiting)
-        for pos in reversed(positions(len(self.waiting))):
+        for pos in reversed(_positions(len(self.waiting))):
             for job in self.waiting[pos:end]:
                 start = self.reservation[job.id]
-                base.release(start, start + job.walltime_s, job.res)
+                _give_back(base, start, start + job.walltime_s, job.res)
             end = pos
             candidate = self._insert(base, new, pos, now)
             if candidate is not None:
@@ -225,7 +356,22 @@ class Qops(ReservationPlanner):
         return None
 
     def revenue(self, jobs: list[Job], starts: list[float]) -> float:
-        return sum(self.value(j, s + j.walltime_s) for j, s in zip(jobs, starts))
+        return sum(self.planned_values(jobs, starts))
+
+    def planned_values(self, jobs: list[Job], starts: list[float]) -> list[float]:
+        """Each job's :meth:`value` if it starts at its start (the same arithmetic, inlined: VQoPS
+        values every candidate schedule of every arrival)."""
+        terms, out = self.value_terms, []
+        for job, start in zip(jobs, starts):
+            finish_s = start + job.walltime_s
+            price, full_until_s, deadline_s = terms[job.id]
+            if finish_s <= full_until_s + 1e-9:
+                out.append(price)
+            elif finish_s >= deadline_s or deadline_s <= full_until_s:
+                out.append(0.0)
+            else:
+                out.append(price * (deadline_s - finish_s) / (deadline_s - full_until_s))
+        return out
 
     def admit(self, job: Job, now: float) -> bool:
         """QoPS (and VQoPS) admission control: accepts the job in a schedule where every
@@ -237,7 +383,8 @@ class Qops(ReservationPlanner):
         if self.value_aware:
             # each waiting job's value at its reservation, once: the current schedule's revenue,
             # and that of each candidate's prefix (the same sums, of the same values in order)
-            held = [self.value(j, self.reservation[j.id] + j.walltime_s) for j in self.waiting]
+            reservation = self.reservation
+            held = self.planned_values(self.waiting, [reservation[j.id] for j in self.waiting])
             current = sum(held)
             total, _, best = max((sum(held[: f[0]]) + self.revenue(f[2], f[3]), -f[0], f) for f in found)
             if self.value_tests is not None:

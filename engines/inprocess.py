@@ -6,10 +6,16 @@ returns the message as ``json.loads`` decodes it and whose ``send`` takes the re
 Python structure (``json.dumps`` is inside it). :class:`InProcessHandler` stands in for that
 handler, so the engine hands each message to pybatsim's own ``Batsim`` as a Python structure
 and takes its reply the same way: no second process, no ZeroMQ, no JSON text per message.
-Everything else is pybatsim's own code, unchanged: the same ``Batsim`` object, the same
-plugin loader (``batsim.tools.launcher.instanciate_scheduler``), the same handlers called in
-the same order, so any pybatsim plugin (adaptsched's, pybatsim's own, a user's ``.py``) runs
-as it does under ``pybatsim`` against real Batsim.
+The rest is pybatsim's: the same ``Batsim`` object, the same plugin loader
+(``batsim.tools.launcher.instanciate_scheduler``), the same handlers called in the same order
+with the same ``Job`` objects, so any pybatsim plugin (adaptsched's, pybatsim's own, a user's
+``.py``) runs as it does under ``pybatsim`` against real Batsim. One part of it is a copy: the
+usual messages (job submissions and completions, requested calls) are read by
+:mod:`adaptsched.engines.dispatch`'s mirror of pybatsim's ``_read_bat_msg``, which does what it
+does without its overhead, only while the installed pybatsim is the one it copies and nothing
+replaces what it bypasses (its module doc says how that is checked; tests/conformance/
+test_dispatch.py proves both readers alike); every other message, and all of them when that
+check fails, are read by pybatsim's own ``_read_bat_msg``.
 
 What a separate process gave for free is kept here:
 
@@ -27,7 +33,7 @@ A plugin that calls ``os._exit`` or corrupts the interpreter itself can still ta
 engine down with it (the engine flushes ``_jobs.csv`` before each message to the plugin, so
 the rows written are on disk): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
 
-pybatsim logs every message it receives at INFO level (``"...".format(msg)``, computed even
+pybatsim's own ``_read_bat_msg`` logs every message it receives at INFO level (``"...".format(msg)``, computed even
 when INFO is off). When INFO is off (the default verbosity, ``warning``), the messages are
 handed over as :class:`Message`, a ``dict`` whose ``repr`` is short, so that this unused text
 is not built; with INFO on they are plain dicts and the log shows them in full.
@@ -46,6 +52,8 @@ import traceback
 from contextlib import redirect_stdout
 from pathlib import Path
 
+from adaptsched.engines import dispatch
+from adaptsched.engines.dispatch import Dispatcher
 from adaptsched.errors import AdaptschedError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
@@ -161,6 +169,7 @@ class InProcessConnection:
         self.log = open(self.log_path, "w", buffering=1)
         self.handler = InProcessHandler()
         self.bs = None
+        self.dispatcher: Dispatcher | None = None
         self.exchanges = 0
         self._in_plugin = False
         self._timed_out = False
@@ -190,19 +199,23 @@ class InProcessConnection:
     # -- the exchange -----------------------------------------------------------
     def exchange(self, message):
         handler = self.handler
-        if self.short_repr:
-            message = Message(message)
-        handler.inbox = message
         handler.outbox = None
         self.exchanges += 1
         out, err = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = self.log
         self._in_plugin = True
         try:
-            if self.bs is None:
-                self.bs = self._start_batsim()
+            bs, dispatcher = self.bs, self.dispatcher
+            if dispatcher is not None and dispatcher.route(bs, message):
+                handler.inbox = message
+                dispatcher.read_bat_msg(bs)
             else:
-                self.bs._read_bat_msg()
+                handler.inbox = Message(message) if self.short_repr else message
+                if bs is None:
+                    self.bs = self._start_batsim()
+                    self.dispatcher = self._dispatcher()
+                else:
+                    bs._read_bat_msg()
         except _Timeout:
             self._report("did not answer", traceback.format_exc())
             raise SimulationError(
@@ -246,6 +259,20 @@ class InProcessConnection:
             return module.Batsim(self.scheduler, "inprocess", None)
         finally:
             module.NetworkHandler = saved
+
+    def _dispatcher(self) -> Dispatcher | None:
+        """The mirror of ``_read_bat_msg`` (engines/dispatch.py) when the installed pybatsim is the
+        one it copies; else None (pybatsim's own code reads every message, as fast as before, and
+        the log says why: the run's outputs do not depend on it, only its speed)."""
+        import batsim.batsim as module
+
+        if not dispatch.ENABLED:
+            return None
+        problem = dispatch.check_pybatsim(module)
+        if problem is not None:
+            print(f"[adaptsched] pybatsim's own _read_bat_msg reads every message: {problem}", file=self.log)
+            return None
+        return Dispatcher(module, self.handler)
 
     def _report(self, what: str, trace: str):
         print(f"[adaptsched] the scheduler plugin {what} at t={self.now():f}:\n{trace}", file=self.log)

@@ -54,7 +54,7 @@ import heapq
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -486,7 +486,11 @@ def _hosts(p: Physics, out: Outputs, nb_hosts: int, limit: int) -> None:
         p.add(f"job {out.id(row[k])} runs on hosts {low[k]}-{high[k]}, beyond the platform's {nb_hosts}", limit)
     width = np.maximum(high - low + 1, 0)
     if int(width.sum()) > EXPAND_MAX_HOSTS:  # 10,000 jobs of 6,000 hosts: 60 M entries, 3 GB
-        _sweep_clashes(p, out, start, end, row, low, np.minimum(high, nb_hosts - 1), limit)
+        swept = sweep_clashes(start, end, row, low, np.minimum(high, nb_hosts - 1), ABS_EPS_S)
+        for n, (lo, hi, a, b) in enumerate(swept):  # its first limit listed, every host counted
+            if n < limit:
+                p.add(_clash(out, lo, a, b, start, end), limit)
+            p.count += hi - lo + (n >= limit)
         return
     first = np.repeat(np.cumsum(width) - width, width)
     host = np.repeat(low, width) + (np.arange(int(width.sum())) - first)
@@ -515,25 +519,21 @@ def _clash(out: Outputs, host: int, a: int, b: int, start: np.ndarray, end: np.n
     )
 
 
-def _sweep_clashes(
-    p: Physics,
-    out: Outputs,
-    start: np.ndarray,
-    end: np.ndarray,
-    row: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
-    limit: int,
-) -> None:
+def sweep_clashes(
+    start: np.ndarray, end: np.ndarray, row: np.ndarray, low: np.ndarray, high: np.ndarray, eps_s: float
+) -> Iterator[tuple[int, int, int, int]]:
     """The same clashes as :func:`_hosts`'s listing (each host against the attempt that started
-    on it last, the attempts in order of start), found by a sweep: the runs of busy hosts are
+    on it last, the attempts in order of start), found by a sweep over the runs of hosts
+    ``low[k]``-``high[k]`` of attempt ``row[k]`` (each attempt's runs together, the attempts in
+    order of ``start``): ``(first, last, a, b)``, attempt ``b`` starts on hosts first-last
+    before attempt ``a`` there ends (at ``end[a]`` less ``eps_s``). The runs of busy hosts are
     kept sorted and disjoint, each owned by the attempt that started on them last; an attempt
-    ends for the others once its end (less the tolerance) is not after their start."""
+    ends for the others once its end (less ``eps_s``) is not after their start.
+    :mod:`adaptsched.analysis.invariants` sweeps its own host check with it."""
     lows: list[int] = []
     busy: dict[int, tuple[int, int]] = {}  # first host -> (last host, owner)
     running: list[tuple[float, int]] = []  # (end less the tolerance, attempt)
     spans: dict[int, list[tuple[int, int]]] = {}  # attempt -> its runs
-    clashes = added = 0
     for k in range(len(row)):
         b, lo, hi = int(row[k]), int(low[k]), int(high[k])
         if hi < lo:
@@ -549,7 +549,7 @@ def _sweep_clashes(
                         else:
                             i += 1
             spans[b] = []
-            heapq.heappush(running, (float(end[b]) - ABS_EPS_S, b))
+            heapq.heappush(running, (float(end[b]) - eps_s, b))
         spans[b].append((lo, hi))
         i = bisect.bisect_right(lows, hi) - 1
         while i >= 0 and busy[lows[i]][0] >= lo:  # the busy runs it meets, right to left
@@ -557,11 +557,8 @@ def _sweep_clashes(
             b_hi, a = busy.pop(b_lo)
             del lows[i]
             first, last = max(lo, b_lo), min(hi, b_hi)
-            if a != b or start[b] < end[a] - ABS_EPS_S:  # not one attempt's host twice for no time
-                clashes += last - first + 1
-                if added < limit:
-                    added += 1
-                    p.add(_clash(out, first, a, b, start, end), limit)
+            if a != b or start[b] < end[a] - eps_s:  # not one attempt's host twice for no time
+                yield first, last, a, b
             for piece in ((b_lo, lo - 1), (hi + 1, b_hi)):  # what it keeps of that run
                 if piece[0] <= piece[1]:
                     busy[piece[0]] = (piece[1], a)
@@ -569,7 +566,6 @@ def _sweep_clashes(
             i = bisect.bisect_right(lows, hi) - 1
         busy[lo] = (hi, b)
         bisect.insort(lows, lo)
-    p.count += clashes - added
 
 
 def check_physics(

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adaptsched.analysis import (
     bounded_slowdown,
@@ -564,6 +566,69 @@ def test_invariants_catch_each_violation(tmp_path):
         assert text in problems, text
     assert len(check_invariants(bad, 8, guarantees=True)) == 5
     assert "guarantee" not in " ".join(check_invariants(bad, 8))
+
+
+def _attempts(draw_ints, n):
+    """A frame of ``n`` attempts on 16 hosts (runs of hosts, in any order and overlapping;
+    some never started, some without a finish time), as check_invariants reads them."""
+    import numpy as np
+
+    rows = []
+    for i in range(n):
+        runs = []
+        for _ in range(draw_ints(1, 3)):
+            a = draw_ints(0, 15)
+            b = min(15, a + [0, 0, 1, 3, 7][draw_ints(0, 4)])
+            runs.append(f"{a}-{b}" if b > a else f"{a}")
+        start = float(draw_ints(0, 30))
+        runtime = [0.0, 1e-7, 3.0, 5.0, 10.0, np.nan][draw_ints(0, 5)]
+        started = draw_ints(0, 9) > 0
+        rows.append(
+            {
+                "job_id": str(i),
+                "starting_time": start if started else np.nan,
+                "finish_time": start + runtime if started else np.nan,
+                "allocated_resources": " ".join(runs),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+@given(st.data())
+def test_the_host_sweep_words_the_clashes_the_host_listing_words(data):
+    """Beyond EXPAND_MAX_HOSTS (attempt, host) pairs (10,000 jobs of 6,000 hosts listed took
+    4.8 GB), check_invariants finds two jobs on a host at once with the physics check's sweep
+    over runs of hosts: the same sentences, in the same order, as the listing of every host."""
+    from adaptsched.analysis.invariants import _listed_clashes, _swept_clashes
+
+    ints = lambda low, high: data.draw(st.integers(low, high))  # noqa: E731
+    raw = _attempts(ints, ints(1, 12))
+    ran, ids, limit = raw["starting_time"].notna().to_numpy(), raw["job_id"].to_numpy(), ints(1, 8)
+    assert _swept_clashes(raw, ran, ids, limit) == _listed_clashes(raw, ran, ids, limit)
+
+
+def test_check_invariants_sweeps_beyond_the_listing_limit(tmp_path, monkeypatch):
+    import random
+
+    from adaptsched.analysis.invariants import check_invariants
+    from adaptsched.engines import physics
+    from adaptsched.formats.intervals import interval_text
+
+    rng = random.Random(3)
+    frames = []
+    for case in range(40):
+        rows = []
+        for i in range(12):
+            hosts = sorted(rng.sample(range(12), rng.randint(1, 6)))
+            start = rng.randrange(30)
+            rows.append(
+                row(i, 0, len(hosts), "COMPLETED_SUCCESSFULLY", start, rng.choice([1, 3, 10]), interval_text(hosts))
+            )
+        frames.append(read_jobs_csv(write_run(tmp_path, f"r{case}", rows)))
+    listed = [check_invariants(raw, 12, limit=4) for raw in frames]
+    monkeypatch.setattr(physics, "EXPAND_MAX_HOSTS", 0)
+    assert [check_invariants(raw, 12, limit=4) for raw in frames] == listed
+    assert sum(" at once (" in " ".join(p) for p in listed) > 30  # clashes were drawn
 
 
 # --------------------------------------------------------------------------- Gantt charts

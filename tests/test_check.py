@@ -7,6 +7,7 @@ With real Batsim (BATSIM or ``batsim`` on PATH), ``--engine both`` on every ship
 """
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -23,6 +24,11 @@ BATSIM = find_batsim()
 needs_batsim = pytest.mark.skipif(BATSIM is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}")
 BROKEN = REPO / "examples" / "schedulers" / "broken"
 FUZZ_S = "2"
+TINY = {  # a rigid workload: one job of 2 hosts on 8
+    "nb_res": 8,
+    "jobs": [{"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}],
+    "profiles": {"p": {"type": "delay", "delay": 10}},
+}
 
 
 @pytest.mark.parametrize("name", list(registry.SCHEDULERS))
@@ -30,8 +36,13 @@ def test_every_shipped_scheduler_passes(name, tmp_path, capsys):
     status = main(["check", name, "--fuzz", FUZZ_S, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0, out
-    # its built-in cases (those its declared needs accept) and the fuzzing
-    assert "all checks passed" in out and out.count(": ok") >= 2, out
+    # its built-in cases (those its declared needs accept) and the fuzzing; evolving's needs
+    # refuse every random (rigid) workload: said, and the pass is on its built-in case only
+    assert "all checks passed" in out and ": ok" in out, out
+    if name == "evolving":
+        assert "0 random workloads run in" in out and "all checks passed on the 1 workloads run (" in out, out
+    else:
+        assert out.count(": ok") >= 2, out
 
 
 @pytest.mark.parametrize(
@@ -75,6 +86,65 @@ def test_fuzzing_finds_a_job_that_never_ends(tmp_path):
     smallest = json.loads(report.smallest.read_text())
     [job] = smallest["jobs"]  # shrunk by hypothesis to one job wider than half the machine
     assert 2 * job["res"] > smallest["nb_res"]
+
+
+def test_two_checks_in_one_process_count_their_own_refused_inputs(tmp_path):
+    """Inputs the scheduler refuses up front (its declared needs) are counted in each check's
+    report, not in the process: evolving's needs refuse a rigid workload and every fuzzed one."""
+    tiny = {
+        "nb_res": 8,
+        "jobs": [{"id": "1", "subtime": 0, "res": 2, "walltime": 100, "profile": "p"}],
+        "profiles": {"p": {"type": "delay", "delay": 10}},
+    }
+    (tmp_path / "tiny.json").write_text(json.dumps(tiny))
+    reports, said = [], []
+    for name, scheduler, fuzz_s in (("a", "evolving", 1), ("b", "easy", 0), ("c", "evolving", 1)):
+        lines: list[str] = []
+        target = Target(scheduler)
+        reports.append(
+            check_scheduler(target, tmp_path / name, workload=tmp_path / "tiny.json", fuzz_s=fuzz_s, say=lines.append)
+        )
+        said.append("\n".join(lines))
+    first, easy, second = reports
+    assert easy.refused_inputs == []
+    for report, out, name in ((first, said[0], "a"), (second, said[2], "c")):
+        fuzzed = report.fuzz.workloads
+        assert len(report.refused_inputs) == 1 + fuzzed > 1  # the given workload, then each random one
+        assert f"fuzz       {fuzzed} of {fuzzed} workloads refused up front" in out, out
+        assert all(str(tmp_path / name) in message for message in report.refused_inputs)
+
+
+@pytest.mark.parametrize("scheduler, need", [("downey", "moldable jobs"), ("evolving", "evolving applications")])
+def test_a_check_where_every_workload_is_refused_does_not_pass(scheduler, need, tmp_path, capsys, monkeypatch):
+    """A workload the scheduler's declared needs refuse is reported as refused, with the reason
+    naming the user's file, never "ok"; a check that ran nothing exits 3, saying what to give:
+    as docs/writing-a-scheduler.md shows it."""
+    monkeypatch.chdir(tmp_path)
+    rigid = Path("rigid.json")
+    rigid.write_text(json.dumps(TINY))
+    status = main(["check", scheduler, "--workload", str(rigid), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert status == 3, out
+    if scheduler == "downey":
+        doc = (REPO / "docs" / "writing-a-scheduler.md").read_text()
+        assert out.split("\n", 1)[1] == doc.split("--workload rigid.json` prints\n\n```text\n")[1].split("```")[0]
+    assert f"rigid         1 jobs,    8 hosts, embedded: refused: scheduler '{scheduler}' needs {need}" in out, out
+    assert f"jobs of {rigid} has one" in out and ": ok" not in out and "all checks passed" not in out, out
+    assert (
+        "nothing was checked: every workload was refused by the scheduler's declared needs (the given workload):" in out
+    )
+    assert "give a workload it accepts, e.g. one prepared as it says" in out and "leave out --workload" in out, out
+
+
+def test_fuzzing_that_runs_nothing_does_not_pass(tmp_path, capsys):
+    """evolving's needs refuse every random (rigid) workload, and no built-in case fits 8 hosts."""
+    assert main(["check", "evolving", "--platform", "8", "--out", str(tmp_path / "a")]) == 3
+    out = capsys.readouterr().out
+    assert "nothing was checked: no workload was run (no built-in case fits these hosts)" in out, out
+    assert main(["check", "evolving", "--platform", "8", "--fuzz", "1", "--out", str(tmp_path / "b")]) == 3
+    out = capsys.readouterr().out
+    assert "fuzz       0 random workloads run in " in out and "s: nothing checked" in out, out
+    assert "every workload was refused by the scheduler's declared needs (" in out and "all checks passed" not in out
 
 
 def test_options_are_checked_before_anything_runs(tmp_path, capsys):
@@ -133,6 +203,16 @@ def test_broken_examples_fail_on_real_batsim(plugin, kind, tmp_path):
     target = Target(str(BROKEN / plugin), engines=("batsim",), batsim=BATSIM)
     report = check_scheduler(target, tmp_path, shrink_s=60, say=lambda *a: None)
     assert report.first.kind == kind and report.smallest_jobs == 2
+
+
+@needs_batsim
+def test_a_refused_workload_on_both_engines_is_refused_once(tmp_path):
+    """The same needs refuse it on both engines: one refusal, and no _jobs.csv to compare."""
+    (tmp_path / "rigid.json").write_text(json.dumps(TINY))
+    target = Target("downey", engines=("embedded", "batsim"), batsim=BATSIM)
+    report = check_scheduler(target, tmp_path, workload=tmp_path / "rigid.json", say=lambda *a: None)
+    assert report.nothing_checked and not report.ok and len(report.refused_inputs) == 1
+    assert report.cases[0].refused.startswith("scheduler 'downey' needs moldable jobs")
 
 
 @needs_batsim

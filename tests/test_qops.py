@@ -375,6 +375,49 @@ def test_qops_compression_moves_the_same_jobs_as_the_planners_pass():
         assert len(results[0][0]) > 20  # jobs did move
 
 
+def test_inlined_admission_plans_and_values_as_the_profile_and_the_terms_do(monkeypatch):
+    # VQoPS's hot loop works on the profile's lists (_try, _give_back) and its own copy of the
+    # value function (value, planned_values): the same decisions, value tests and schedule as
+    # with AvailabilityProfile's methods and QosTerms.value, on a busy day of early endings.
+    import random
+
+    import adaptsched.core.qops as qops_module
+    from adaptsched.core.qos import QosTerms
+
+    class ByTheBook(Qops):
+        def _try(self, base, sequence, now):
+            return self._try_slowly(base, sequence, now)
+
+        def value(self, job, finish_s):
+            return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
+
+        def planned_values(self, jobs, starts):
+            return [self.value(j, s + j.walltime_s) for j, s in zip(jobs, starts)]
+
+    rnd = random.Random(7)
+    jobs = []
+    for i in range(400):
+        t, estimate = i * 150.0, rnd.uniform(60, 7200)
+        res, urgent = rnd.choice((1, 2, 4, 6, 8, 12, 16)), rnd.random() < 0.3
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        slack = rnd.choice((1.2, 2, 5))
+        jobs.append((qjob(str(i), t, res, estimate, t + slack * estimate, price=price, urgent=urgent), estimate))
+    jobs = [(j, rt * rnd.choice((1.0, 0.9, 0.5, 0.1))) for j, rt in jobs]
+    for options in ({}, {"value_aware": True, "oc_factor": 0.0}, {"value_aware": True, "oc_factor": 0.05}):
+        results = []
+        for cls in (Qops, ByTheBook):
+            if cls is ByTheBook:
+                monkeypatch.setattr(qops_module, "_give_back", lambda profile, a, b, n: profile.release(a, b, n))
+            sched = cls(16, **options)
+            sched.value_tests = []
+            out = replay(sched, jobs)
+            results.append((sched.decisions_log, sched.value_tests, {k: (o.start_s, o.end_s) for k, o in out.items()}))
+            monkeypatch.undo()
+        assert results[0] == results[1]
+        accepted = sum(1 for _, _, ok, _ in results[0][0] if ok)
+        assert 50 < accepted < 390  # a day with both acceptances and rejections
+
+
 def test_switching_qops_decides_each_arrival_with_the_factor_then_in_force():
     # two normal jobs (0.1 per processor-second): accepted at OC-factor 0, turned away at 0.4
     from adaptsched.core.dvqops import SwitchingQops
@@ -395,3 +438,34 @@ def test_dvqops_ties_keep_the_smallest_or_the_factor_in_force():
     assert keep._tie(scores, 0.4) == 0.4  # in force and among the best: kept
     assert keep._tie(scores, 0.1) == 0.0  # in force but worse: the smallest of the best
     assert keep._tie([(3.0, -3600.0), (3.0, -7200.0)], 7200.0) == 7200.0  # windows alike
+
+
+def test_a_what_if_replay_sharing_another_ones_admissions_gives_the_same_values():
+    # VQoPS over a busy morning on 8 hosts at two OC-factors that decide some tests apart: the
+    # replay at the second factor, taking the candidates of the admissions it shares with the
+    # first (shared_calls: up to the first test decided apart), gives the values and tests of
+    # the replay made anew, and takes some but not all of them.
+    import random
+
+    from adaptsched.core.dvqops import same_decisions, shared_calls, what_if_values
+
+    rnd = random.Random(3)
+    history = []
+    for i in range(40):
+        t, estimate = i * 300.0, rnd.uniform(600, 3600)
+        urgent, res = rnd.random() < 0.3, rnd.choice((2, 4, 8))
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        history.append((qjob(str(i), t, res, estimate, t + 3 * estimate, price=price, urgent=urgent), estimate / 2))
+    end = 40 * 300.0
+    first = what_if_values(8, history, 0.0, 5, 0.0, end, record=True)
+    assert first.script is not None and len(first.script) == 40
+    shared_some = False
+    for oc in (0.05, 0.1, 0.2, 0.4, 1.0):
+        anew = what_if_values(8, history, oc, 5, 0.0, end)
+        calls = shared_calls(first, 0.0, oc)
+        shared = what_if_values(8, history, oc, 5, 0.0, end, script=(first.script, calls))
+        assert shared == anew
+        if not same_decisions(first.tests, 0.0, oc):
+            assert 0 < calls < len(first.script)
+            shared_some = True
+    assert shared_some

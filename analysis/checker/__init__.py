@@ -15,6 +15,10 @@ Then, for ``fuzz_s`` seconds, random small workloads (:mod:`.fuzz`). The first v
 is shrunk to the smallest workload that still shows it (:mod:`.shrink`; hypothesis shrinks its
 own), written as a Batsim JSON workload that ``adaptsched run`` replays. The built-in cases all
 run even after a violation (a report of what passes); shrinking and fuzzing stop at the first.
+
+A workload the scheduler's declared needs refuse (:mod:`adaptsched.core.needs`) is not run and
+not checked: reported as refused, with the reason, and counted apart; a check where nothing
+ran does not pass (:attr:`CheckReport.nothing_checked`).
 """
 
 from __future__ import annotations
@@ -45,12 +49,15 @@ class CaseResult:
     nb_hosts: int
     seconds: float
     violations: list[Violation]
+    refused: str = ""  # why the scheduler's declared needs refused it (not run, not checked)
 
 
 @dataclass
 class CheckReport:
     """What :func:`check_scheduler` found; ``first`` is the violation reported, ``smallest`` the
-    file of the smallest workload showing it (``smallest_jobs`` jobs on ``smallest_hosts``)."""
+    file of the smallest workload showing it (``smallest_jobs`` jobs on ``smallest_hosts``);
+    ``refused_inputs`` the messages of the inputs the scheduler refused up front (its declared
+    needs: not run, not checked), in this check only."""
 
     target: Target
     cases: list[CaseResult] = field(default_factory=list)
@@ -61,10 +68,28 @@ class CheckReport:
     smallest_jobs: int = 0
     smallest_hosts: int = 0
     minimal: bool = False
+    refused_inputs: list[str] = field(default_factory=list)
+
+    @property
+    def ran(self) -> int:
+        """The workloads run and checked (cases and random ones), not those refused."""
+        fuzzed = self.fuzz.workloads - self.fuzz.refused if self.fuzz else 0
+        return sum(1 for case in self.cases if not case.refused) + fuzzed
+
+    @property
+    def refused(self) -> int:
+        """The workloads (cases and random ones) refused up front: not run, not checked."""
+        return sum(1 for case in self.cases if case.refused) + (self.fuzz.refused if self.fuzz else 0)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """No violation, and no workload run either: nothing was checked."""
+        return self.first is None and self.ran == 0
 
     @property
     def ok(self) -> bool:
-        return self.first is None
+        """Every workload run passes, and at least one ran."""
+        return self.first is None and self.ran > 0
 
 
 def target_needs(target: Target) -> list[Any]:
@@ -105,15 +130,11 @@ def check_scheduler(
     )
     report = CheckReport(target)
     for case in cases:
-        begin = time.perf_counter()
-        found = violations(target, case.workload, platform or case.nb_hosts, out / "cases", case.name)
-        result = CaseResult(
-            case.name, case.about, len(case.workload["jobs"]), case.nb_hosts, time.perf_counter() - begin, found
-        )
+        result = run_case(report, case, platform, out, given=workload)
         report.cases.append(result)
         say_case(result, target, say)
-        if found and report.first is None:
-            report.first, report.first_case = found[0], case.name
+        if result.violations and report.first is None:
+            report.first, report.first_case = result.violations[0], case.name
             first_case = case
     if report.first is not None:
         say(f"shrinking the {report.first_case} workload to the fewest jobs that still show: {report.first.rule} ...")
@@ -123,9 +144,33 @@ def check_scheduler(
     return report
 
 
+def run_case(
+    report: CheckReport, case: Case, platform: str | int | None, out: Path, given: str | Path | None
+) -> CaseResult:
+    """Runs and checks one case; a refusal's reason names the user's JSON file, not its copy."""
+    begin = time.perf_counter()
+    before = len(report.refused_inputs)
+    folder = out / "cases"
+    found = violations(
+        report.target, case.workload, platform or case.nb_hosts, folder, case.name, refused=report.refused_inputs
+    )
+    result = CaseResult(
+        case.name, case.about, len(case.workload["jobs"]), case.nb_hosts, time.perf_counter() - begin, found
+    )
+    if len(report.refused_inputs) > before:
+        result.refused = report.refused_inputs[before]
+        if given is not None and str(given).lower().endswith(".json"):
+            copy = folder / f"{case.name}.json"
+            result.refused = result.refused.replace(str(copy.resolve()), str(given)).replace(str(copy), str(given))
+    return result
+
+
 def say_case(result: CaseResult, target: Target, say: Say) -> None:
     engines = " and ".join(target.engines)
     head = f"  {result.name:<10} {result.jobs:>4} jobs, {result.nb_hosts:>4} hosts, {engines}: "
+    if result.refused:
+        say(f"{head}refused: {result.refused}")
+        return
     if not result.violations:
         say(f"{head}ok ({result.seconds:.1f} s)")
         return
@@ -148,12 +193,14 @@ def smallest_of_case(report: CheckReport, case: Case, platform: str | int | None
 
     def fails(jobs: list[dict[str, Any]]) -> bool:
         tries[0] += 1
-        found = violations(report.target, subset(case.workload, jobs), hosts, out / "shrink", "try")
+        found = violations(
+            report.target, subset(case.workload, jobs), hosts, out / "shrink", "try", refused=report.refused_inputs
+        )
         return any(v.kind == kind for v in found)
 
     jobs, report.minimal = shrink(list(case.workload["jobs"]), fails, budget_s=budget_s)
     smallest = subset(case.workload, jobs)
-    found = violations(report.target, smallest, hosts, out / "shrink", "try")
+    found = violations(report.target, smallest, hosts, out / "shrink", "try", refused=report.refused_inputs)
     report.first = next((v for v in found if v.kind == kind), report.first)
     write_smallest(report, smallest, case.nb_hosts, out)
 
@@ -180,9 +227,13 @@ def run_fuzz(
 ) -> None:
     """Random small workloads for ``seconds`` (:mod:`.fuzz`), prepared for the declared inputs."""
     target = report.target
+    refused = [0]  # the random workloads refused up front (not run)
 
     def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
-        return violations(target, workload, platform or hosts, out / "fuzz", "fuzz")
+        before = len(report.refused_inputs)
+        found = violations(target, workload, platform or hosts, out / "fuzz", "fuzz", refused=report.refused_inputs)
+        refused[0] += len(report.refused_inputs) > before
+        return found
 
     def prepare(workload: dict[str, Any]) -> dict[str, Any]:
         for need in needs:
@@ -190,19 +241,20 @@ def run_fuzz(
             workload = annotated if annotated is not None else workload
         return workload
 
-    from .runs import REFUSED_INPUTS
-
     say(f"  fuzzing for {seconds:g} s: random workloads of 1 to 12 jobs ...")
-    refused_before = len(REFUSED_INPUTS)
     result = report.fuzz = fuzz(check, seconds, nb_hosts=nb_hosts, prepare=prepare, seed=seed)
-    refused = len(REFUSED_INPUTS) - refused_before
-    if refused:
+    result.refused = refused[0]
+    if result.refused:
         say(
-            f"  fuzz       {refused} of {result.workloads} workloads refused up front by the scheduler's declared "
-            "needs (not run, not checked)"
+            f"  fuzz       {result.refused} of {result.workloads} workloads refused up front by the scheduler's "
+            "declared needs (not run, not checked)"
         )
+    ran = result.workloads - result.refused
     if result.violation is None:
-        say(f"  fuzz       {result.workloads - refused} random workloads run in {result.seconds:.0f} s: ok")
+        say(
+            f"  fuzz       {ran} random workloads run in {result.seconds:.0f} s: "
+            + ("ok" if ran else "nothing checked")
+        )
         return
     report.first, report.first_case, report.minimal = result.violation, "fuzz", True
     assert result.workload is not None

@@ -28,9 +28,11 @@ MAX_HOSTS = 16
 
 @dataclass
 class FuzzResult:
-    """How many workloads ran, and the first violation with the smallest workload showing it."""
+    """How many workloads were drawn (``refused`` of them refused up front by the scheduler's
+    declared needs: not run), and the first violation with the smallest workload showing it."""
 
     workloads: int = 0
+    refused: int = 0
     seconds: float = 0.0
     violation: Violation | None = None
     workload: dict[str, Any] | None = None

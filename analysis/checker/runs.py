@@ -31,15 +31,19 @@ class Target:
     batsim: str | None = None
 
 
-#: Inputs the scheduler refused up front (its declared needs), in this process's checks.
-REFUSED_INPUTS: list[str] = []
-
-
 def run_once(
-    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, engine: str
+    target: Target,
+    workload: dict[str, Any],
+    platform: int | str,
+    folder: Path,
+    name: str,
+    engine: str,
+    *,
+    refused: list[str],
 ) -> list[Violation]:
     """The violations of one run of ``workload`` (written to ``folder/NAME.json``; outputs
-    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file."""
+    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file; an input the
+    scheduler refuses up front is not run, its message added to ``refused`` (its check's)."""
     from adaptsched.engines.run import run
     from adaptsched.engines.spec import RunSpec
     from adaptsched.errors import InputRefused
@@ -59,7 +63,7 @@ def run_once(
         # the scheduler's declared needs (core/needs.py) refuse this input before the first
         # event, with a message naming the command that prepares it: the rule working, not a
         # fault; counted, so that a report never calls an unchecked workload checked
-        REFUSED_INPUTS.append(str(error))
+        refused.append(str(error))
         return []
     except AdaptschedError as error:
         return [run_failure(essence(str(error)))]
@@ -80,15 +84,20 @@ def host_count(platform: int | str) -> int:
 
 
 def violations(
-    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, *, refused: list[str]
 ) -> list[Violation]:
-    """Every violation of the workload's runs on the target's engines (module doc)."""
+    """Every violation of the workload's runs on the target's engines (module doc); an input
+    refused up front goes to ``refused`` once (:func:`run_once`; the same needs refuse it on
+    every engine), and nothing is compared."""
     found: list[Violation] = []
+    before = len(refused)
     for engine in target.engines:
         found += [
             Violation(v.kind, f"{engine}: {v.message}")
-            for v in run_once(target, workload, platform, folder, name, engine)
+            for v in run_once(target, workload, platform, folder, name, engine, refused=refused)
         ]
+        if len(refused) > before:
+            return found
     if len(target.engines) == 2 and not found:
         a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
         found += [

@@ -57,6 +57,8 @@ from adaptsched.formats.jsontext import RawJson, dumps
 from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload
 
+#: ``json.loads``' own scanner (what it calls on a text without leading blanks): (value, end)
+_scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
 
 
@@ -130,14 +132,18 @@ class PythonEventBuffer(EventBuffer):
         self.events.append({"timestamp": received(timestamp), "type": etype, "data": json.loads(dumps(data))})
 
     def job_submitted(self, timestamp: float, job: JobRecord, profile: Any) -> None:
-        data = {"job_id": job.id, "job": json.loads(job.json)}
+        # json.loads(text) without its wrappers: the text is dumps' (no surrounding blanks), one value
+        text = job.json
+        data = {"job_id": job.id, "job": _scan(text, 0)[0] if text else json.loads(text)}
         if profile is not None:
             data["profile"] = json.loads(profile.json)
-        self.events.append({"timestamp": received(timestamp), "type": "JOB_SUBMITTED", "data": data})
+        received = timestamp if timestamp.is_integer() else float("%f" % timestamp)  # received(), inline
+        self.events.append({"timestamp": received, "type": "JOB_SUBMITTED", "data": data})
 
     def job_completed(self, timestamp: float, job: JobRecord) -> None:
         data = {"job_id": job.id, "job_state": job.state, "return_code": job.return_code, "alloc": job.alloc_text}
-        self.events.append({"timestamp": received(timestamp), "type": "JOB_COMPLETED", "data": data})
+        received = timestamp if timestamp.is_integer() else float("%f" % timestamp)  # received(), inline
+        self.events.append({"timestamp": received, "type": "JOB_COMPLETED", "data": data})
 
     def message(self, now: float) -> dict[str, Any]:
         message = {"now": received(now), "events": self.events}
@@ -277,7 +283,7 @@ class EmbeddedBatsim:
         assign, state = self.host_job.assign, (job.id, now)
         for low, high in hosts.runs:
             assign(low, high, state)
-        self.nb_computing += len(hosts)
+        self.nb_computing += hosts.size  # len(hosts), without the call
         self.machine_states.write(now, self.nb_computing)
 
     def hosts_end(self, hosts: IntervalSet) -> None:
@@ -285,7 +291,7 @@ class EmbeddedBatsim:
         assign, state = self.host_job.assign, (None, now)
         for low, high in hosts.runs:
             assign(low, high, state)
-        self.nb_computing -= len(hosts)
+        self.nb_computing -= hosts.size
         self.machine_states.write(now, self.nb_computing)
 
     def last_changes(self) -> list[tuple[float, int]]:
@@ -392,8 +398,11 @@ class EmbeddedBatsim:
                     if creation[0] == CREATE and len(creation) > 3:
                         creation[3].actor = actor  # the job this actor executes
             if self.sched_ready and not self.end_ack and not pending:
-                if events.events:
-                    yield from self.generate_and_send()
+                if events.events:  # generate_and_send(), inline: its simcall and state, in its order
+                    text = events.message(self.kernel.now)
+                    self.nb_messages += 1
+                    yield (CREATE, "Scheduler REQ-REP", self.request_reply(text))
+                    self.sched_ready = False
                     if self.jobs_to_delete:
                         self.delete_jobs()
                 elif self.simulation_finished() and not self.end_sent:
@@ -526,8 +535,10 @@ class EmbeddedBatsim:
         job = message[1]
         self.nb_running -= 1
         self.nb_completed += 1
-        self.append_job_completed(job)
-        self.write_job(job)
+        self.events.job_completed(self.kernel.now, job)  # append_job_completed(job), inline
+        self.tracer.write_job(job, job.workload, job.alloc_text)  # write_job(job), inline
+        if self.progress is not None:
+            self.progress(self.tracer.nb_jobs)
         self.jobs_to_delete.append(job.id)
 
     def on_sched_ready(self, message: Message) -> None:
@@ -630,7 +641,7 @@ class EmbeddedBatsim:
                     self.fail_busy(job, hosts, alloc_text)
                 i += 1
         profile = self.job_profiles[job.id]
-        if len(hosts) != job.res and not profiles.moldable(profile):
+        if hosts.size != job.res and not profiles.moldable(profile):
             self.fail(
                 f"job '{job.id}' allocation ('{alloc_text}') is invalid: the job requires {job.res} "
                 f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles, "
@@ -663,7 +674,10 @@ class EmbeddedBatsim:
         if self.python_wire:
             doc = reply  # pybatsim's reply as it would pass it to json.dumps
             if type(doc) is dict and not doc.get("events", True) and type(doc.get("now")) is float:
-                yield from self.idle_reply(batsim_double(doc["now"]))
+                idle_now = batsim_double(doc["now"])  # idle_reply(idle_now), inline: one generator less
+                if idle_now > self.kernel.now:
+                    yield (SLEEP, idle_now - self.kernel.now)
+                yield (PUT, self.mbox, ("SCHED_READY",))
                 return
         else:
             if reply.endswith(', "events": []}') and reply.startswith('{"now": '):  # pybatsim's idle answer

@@ -148,7 +148,10 @@ class Kernel:
         """Runs until no actor can ever run again.
 
         The frequent simcalls (put, get, sleep) are handled inline: this loop is the
-        engine's hot path, about 8 simcalls per message to the scheduler.
+        engine's hot path, about 8 simcalls per message to the scheduler. So is the
+        frequent solve, a round of transfers alone (:meth:`_solve`'s common case), in this
+        class only: a subclass's ``_solve`` (``network.py``: messages that take time) is
+        always called.
         """
         handle = self._handle
         heap = self._heap
@@ -157,6 +160,7 @@ class Kernel:
         transfers = self._transfers
         steps = self._steps  # only ever appended to
         solve = self._solve
+        transfers_inline = type(self)._solve is Kernel._solve
         while True:
             ready = self._ready
             while ready:
@@ -208,6 +212,22 @@ class Kernel:
                     for action in ended:
                         self._finish(action, cancelled=True)
                 ready = self._ready
+            if transfers_inline and transfers and (not heap or heap[0][0] - self.now >= WINDOW_S):
+                # _solve's common case, inline: every transfer ends, in creation order, and no
+                # timed action with them (a cancelled action at the heap's top stays there: it
+                # is no event, and _solve drops it later)
+                if self.now + TRANSFER_S != self.now:  # the transfers' duration moves the clock
+                    self._step(TRANSFER_S)
+                for _, comm in transfers:  # self._finish(comm), inline
+                    comm.done = True
+                    payload = comm.payload
+                    for waiter in comm.waiters:
+                        if not waiter.dead:
+                            waiter.waiting_on = None
+                            waiter.answer = payload
+                            ready.append(waiter)
+                transfers.clear()  # in place: this loop holds the list
+                continue
             if not heap and not transfers:
                 return
             solve()
@@ -289,8 +309,8 @@ class Kernel:
             return
         else:
             finished = []
-            candidates = self._candidates(heap[0][0])
-            delta = min(rem for rem, _, _ in candidates)
+            candidates = self._candidates(heap[0][0])  # the heap's top at least (not cancelled)
+            delta = candidates[0][0] if len(candidates) == 1 else min(rem for rem, _, _ in candidates)
         for rem, seq, action in candidates:
             if rem - delta < action.precision or rem <= delta:  # a precision of 0 (nothing to do) ends too
                 finished.append((seq, action))

@@ -117,10 +117,15 @@ class JobsTracer:
             # a job that took no time computed for none (Batsim's machines), though it prints a 1e-5 s runtime
             busy_until = start if job.finish_clock == start else finish
             self.busy.append((start, busy_until, job.res if job.allocation is None else len(job.allocation)))
-            self.makespan = max(self.makespan, finish)
-            self.max_wait = max(self.max_wait, wait)
-            self.max_turnaround = max(self.max_turnaround, turnaround)
-            self.max_slowdown = max(self.max_slowdown, slowdown)
+            # max(self.makespan, finish) and so on, without the calls: the same (the first if equal)
+            if finish > self.makespan:
+                self.makespan = finish
+            if wait > self.max_wait:
+                self.max_wait = wait
+            if turnaround > self.max_turnaround:
+                self.max_turnaround = turnaround
+            if slowdown > self.max_slowdown:
+                self.max_slowdown = slowdown
             self._file.write(
                 ROW
                 % (

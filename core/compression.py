@@ -25,12 +25,14 @@ new window, at whose time the window was already free):
   now meets the region (so a < r and n <= the most free hosts in it). Such a run lies
   within [left(n), right(n)), the region widened by the runs of at least ``n`` free
   hosts on either side (:meth:`AvailabilityProfile.widened`); the jobs of each width
-  whose walltime is at most that span are looked up by width and walltime.
+  whose walltime is at most that span are looked up by width and walltime, and kept when
+  their walltime is also at most r - left(n) (the window starts in the run and ends by r).
 
 Either way the job is marked *dirty* with the region's start. Compression then re-places
 the dirty jobs in queue order (a heap by queue rank), each with a scan that starts at
 ``a - w`` for the earliest ``a`` that marked it (no window ending before the region can
-fit now, as it did not then); a job marked by a region made during the pass but ranked
+fit now, as it did not then), or at ``r - w`` for a job marked through E only (only a window
+reaching r can fit it); a job marked by a region made during the pass but ranked
 before the job being re-placed waits for the next pass, as in the full pass.
 ``tests/test_conservative_incremental.py`` checks random deep queues against the full
 pass, move for move.
@@ -45,10 +47,12 @@ from typing import Any
 
 from adaptsched.core.job import Job
 from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.queue import ORDERS
 from adaptsched.core.units import INF
 
-#: A waiting job's place in queue order: (queue key, arrival number).
-Rank = tuple[Any, int]
+#: A waiting job's place in queue order: (queue key, arrival number), or the arrival number alone
+#: in arrival order (fcfs: every key is 0), which compares faster.
+Rank = Any
 #: Seconds of slack before ``a - w`` where a dirty job's scan starts (rounding of a + w).
 SCAN_SLACK_S = 1.0
 #: Seconds added to a run's length before comparing walltimes with it: a window of w fits a run
@@ -64,9 +68,11 @@ class Candidates:
 
     __slots__ = (
         "at",
+        "by_rank",
         "by_width",
         "cursor",
         "dirty",
+        "fcfs",
         "heap",
         "jobs",
         "key",
@@ -86,7 +92,9 @@ class Candidates:
         self.profile = profile
         self.key = key  # the queue's order
         self.seq = 0
+        self.fcfs = key is ORDERS["fcfs"]
         self.rank: dict[str, Rank] = {}  # job id -> its rank, from its submission
+        self.by_rank: dict[Rank, str] = {}  # rank -> job id, of the same jobs
         self.jobs: dict[str, Job] = {}  # indexed (reserved) job id -> job
         self.start: dict[str, float] = {}  # indexed job id -> reserved start
         self.times: list[float] = []  # the distinct reserved starts, sorted
@@ -98,14 +106,16 @@ class Candidates:
         self.longest = 0.0  # the longest walltime of an indexed job
         self.dirty: dict[str, float] = {}  # job id -> start of the earliest region that marked it
         self.long: set[str] = set()  # dirty jobs marked through the L case
-        self.heap: list[tuple[Rank, str]] = []  # this pass's dirty jobs still to re-place
+        self.heap: list[Rank] = []  # the ranks of this pass's dirty jobs still to re-place
         self.cursor: Rank | None = None  # rank of the job being re-placed (None: not in a pass)
 
     # -- membership ---------------------------------------------------------------------
     def submitted(self, job: Job) -> None:
         """Gives a job its rank (call in the order of the queue's pushes)."""
         self.seq += 1
-        self.rank[job.id] = (self.key(job), self.seq)
+        rank = self.seq if self.fcfs else (self.key(job), self.seq)
+        self.rank[job.id] = rank
+        self.by_rank[rank] = job.id
 
     def add(self, job: Job, start: float) -> None:
         """Indexes a job reserved (settled) at ``start``."""
@@ -134,6 +144,8 @@ class Candidates:
         self.long.discard(job_id)
         job = self.jobs.pop(job_id, None)
         rank = self.rank.pop(job_id, None)
+        if rank is not None:
+            del self.by_rank[rank]
         if job is None or rank is None:
             return
         self._off(job_id, self.start.pop(job_id))
@@ -155,8 +167,20 @@ class Candidates:
             self.shortest[k] = bucket[0][0]
 
     def moved(self, job: Job, old: float, new: float) -> None:
-        self._off(job.id, old)
-        self._at(job, new)
+        """Re-indexes a job moved from ``old`` to ``new`` (_off then _at, inlined: once a move)."""
+        job_id, at, times = job.id, self.at, self.times
+        there = at[old]
+        del there[job_id]
+        if not there:
+            del at[old]
+            del times[bisect_left(times, old)]
+        self.start[job_id] = new
+        there_new = at.get(new)
+        if there_new is None:
+            at[new] = {job_id: job}
+            insort(times, new)
+        else:
+            there_new[job_id] = job
 
     def _at(self, job: Job, start: float) -> None:
         self.start[job.id] = start
@@ -196,7 +220,7 @@ class Candidates:
             if cursor is not None:  # in a pass: a job ranked after the cursor is re-placed in it
                 rank = self.rank[job_id]
                 if rank > cursor:
-                    heappush(self.heap, (rank, job_id))
+                    heappush(self.heap, rank)
         elif a < seen:
             self.dirty[job_id] = a
         if long:
@@ -205,17 +229,18 @@ class Candidates:
     def begin_pass(self) -> None:
         """Puts the dirty jobs in the heap of a pass that takes them in queue order."""
         rank = self.rank
-        heap = self.heap = [(rank[job_id], job_id) for job_id in self.dirty]
+        heap = self.heap = [rank[job_id] for job_id in self.dirty]
         heapify(heap)
 
     def next_dirty(self, now: float) -> tuple[str, float, bool] | None:
         """The pass's next dirty job, in queue order, now clean: (its id, the start of the
         earliest region that marked it, whether one marked it through the L case); jobs due by
         ``now`` are skipped (they stay dirty); None at the end of the pass."""
-        heap, dirty, start = self.heap, self.dirty, self.start
+        heap, dirty, start, by_rank = self.heap, self.dirty, self.start, self.by_rank
         while heap:
-            rank, job_id = heappop(heap)
-            if job_id not in dirty or start[job_id] <= now:
+            rank = heappop(heap)
+            job_id = by_rank.get(rank)
+            if job_id is None or job_id not in dirty or start[job_id] <= now:
                 continue
             self.cursor = rank
             long = job_id in self.long
@@ -245,8 +270,10 @@ class Candidates:
                 for job_id, job in at[t].items():
                     if job.res <= room:
                         seen = dirty.get(job_id)
-                        if seen is None or a < seen:  # (else marking it changes nothing)
+                        if seen is None:
                             self.mark(job_id, a)
+                        elif a < seen:  # (else marking it changes nothing)
+                            dirty[job_id] = a
         self.grew_long(a, b, first, hosts)
 
     def grew_long(self, a: float, b: float, first: int, hosts: int) -> None:
@@ -275,7 +302,9 @@ class Candidates:
                     n = job.res
                     if low < n <= cap and job.walltime_s <= widest:
                         left, right = _widening(n, a, b, left_min, left_at, right_min, right_at)
-                        if job.walltime_s <= _longest(times, free, lo, hi, n, fewest, left, right):
+                        if job.walltime_s <= t - left + SPAN_SLACK_S and job.walltime_s <= _longest(
+                            times, free, lo, hi, n, fewest, left, right
+                        ):
                             self.mark(job_id, a, True)
             return
         shortest = self.shortest
@@ -293,13 +322,19 @@ class Candidates:
             if shortest[k] > right - left + SPAN_SLACK_S:
                 continue
             longest = _longest(times, free, lo, hi, n, fewest, left, right)
+            room = SPAN_SLACK_S - left  # a window in a run from left(n) on, ending by r: w <= r - left(n)
             for walltime, _, job_id in by_width[n]:
                 if walltime > longest:
                     break
-                if starts[job_id] > a:
+                r = starts[job_id]
+                if r > a and walltime <= r + room:
                     seen = dirty.get(job_id)
-                    if seen is None or a < seen or job_id not in marked_long:  # (else: no change)
+                    if seen is None:
                         self.mark(job_id, a, True)
+                    elif a < seen or job_id not in marked_long:  # (else: no change)
+                        if a < seen:
+                            dirty[job_id] = a
+                        marked_long.add(job_id)
 
 
 def _widening(

@@ -50,6 +50,7 @@ pass, move for move.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from heapq import heappop
 from typing import Any
 
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
@@ -208,8 +209,8 @@ class ReservationPlanner(ReservingScheduler):
 
     def compress_incrementally(self, now: float) -> None:
         """The same pass as the full compression, re-placing only the dirty jobs (in queue order).
-        The hot loop of a deep queue: the profile's scans (``free_before``, ``step_start`` then
-        ``fit_before``) are inlined."""
+        The hot loop of a deep queue: the index's ``next_dirty`` and the profile's scans
+        (``free_before``, ``step_start`` then ``fit_before``) are inlined."""
         profile, reservation, compressible = self.profile, self.reservation, self.compressible
         freed = profile.freed
         assert freed is not None
@@ -220,16 +221,32 @@ class ReservationPlanner(ReservingScheduler):
         freed.clear()
         compressible.begin_pass()
         times, free = profile.times, profile.free  # changed in place by shift: the same lists
-        jobs, next_dirty, moved, shift = compressible.jobs, compressible.next_dirty, compressible.moved, profile.shift
-        while (found := next_dirty(now)) is not None:
-            job_id, a, long = found
+        jobs, moved, shift = compressible.jobs, compressible.moved, profile.shift
+        heap, dirty, starts, by_rank, marked_long = (
+            compressible.heap,  # mark() pushes onto this same list during the pass
+            compressible.dirty,
+            compressible.start,
+            compressible.by_rank,
+            compressible.long,
+        )
+        while heap:  # Candidates.next_dirty, inlined
+            rank = heappop(heap)
+            job_id = by_rank.get(rank)
+            if job_id is None or job_id not in dirty or starts[job_id] <= now:
+                continue  # clean, or due by now (it stays dirty)
+            compressible.cursor = rank
+            a = dirty.pop(job_id)  # the start of the earliest region that marked it
+            long = job_id in marked_long  # whether one marked it through the L case
+            if long:
+                marked_long.discard(job_id)
             job, old = jobs[job_id], reservation[job_id]
             n, w = job.res, job.walltime_s
             if not long and free[bisect_left(times, old) - 1] < n:
                 continue  # only a window reaching its start could fit it, and none does (compression's doc)
             # no window ending before the earliest region that marked it fits it now (ditto): the scan
-            # starts at the step holding a - w (fit_before from step_start(a - w - SCAN_SLACK_S))
-            i = bisect_right(times, a - w - SCAN_SLACK_S) - 1
+            # starts at the step holding a - w (fit_before from step_start(a - w - SCAN_SLACK_S)); for
+            # a job marked through E only, at the step holding r - w: only a window reaching r fits it
+            i = bisect_right(times, (a if long else old) - w - SCAN_SLACK_S) - 1
             if i < 0:
                 i = 0
             size = len(times)
@@ -259,6 +276,7 @@ class ReservationPlanner(ReservingScheduler):
                 if self.audit is not None:
                     self.audit.append((job_id, old, new))
                 grew(max(old, new + w), old + w, now, n)  # the slot it left
+        compressible.cursor = None
 
     # -- a what-if replay's initial state ---------------------------------------------
     def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:

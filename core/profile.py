@@ -235,15 +235,17 @@ class AvailabilityProfile:
         self._add(new, end if end < old else old, -n)
         self._add(end if end > old else old, old + duration_s, n)
 
-    def widened(self, a: float, b: float, floor: int, horizon_s: float = INF) -> Widening:
+    def widened(
+        self, a: float, b: float, floor: int, horizon_s: float = INF
+    ) -> tuple[list[int], list[float], list[int], list[float]]:
         """The runs of free hosts on either side of [a, b), for the widths of at least ``floor``
-        (:class:`Widening`). With ``horizon_s``, each walk stops at the first step that ends (or
+        (the fields of a :class:`Widening`). With ``horizon_s``, each walk stops at the first step that ends (or
         starts, going left) at least ``horizon_s`` from the interval: a stretch longer than that is
         then cut there, so every left(n) or right(n) is either exact or at least ``horizon_s``
         away from the interval (enough to compare it with walltimes up to ``horizon_s``).
 
         >>> p = AvailabilityProfile(10); p.reserve(10.0, 30.0, 4); p.reserve(40.0, 50.0, 8)
-        >>> w = p.widened(30.0, 35.0, 2); w.left_min, w.left_at, w.right_min, w.right_at
+        >>> p.widened(30.0, 35.0, 2)  # left_min, left_at, right_min, right_at
         ([6], [0.0], [10, 2], [40.0, inf])
         """
         times, free = self.times, self.free
@@ -281,7 +283,7 @@ class AvailabilityProfile:
             if end >= far_right:
                 break
             j += 1
-        return Widening(left_min, left_at, right_min, right_at)
+        return left_min, left_at, right_min, right_at  # a Widening's fields (a plain tuple: cheaper to make)
 
     def hole(self, n: int, now: float, limit: float = INF) -> float:
         """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""

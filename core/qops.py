@@ -64,39 +64,9 @@ def job_value(job: Job, finish_s: float) -> float:
     return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
 
 
-def _give_back(profile: AvailabilityProfile, start: float, end: float, n: int) -> None:
-    """``profile.release(start, end, n)`` on a copy that logs nothing (its :meth:`_add`, inlined:
-    VQoPS gives back every waiting job at every arrival)."""
-    if end <= start:
-        return
-    times, free = profile.times, profile.free
-    i = bisect_right(times, start) - 1
-    if i < 0:  # before the profile's start: extend it
-        times.insert(0, start)
-        free.insert(0, profile.nb_hosts)
-        first = 0
-    elif times[i] == start:
-        first = i
-    else:
-        first = i + 1
-        times.insert(first, start)
-        free.insert(first, free[i])
-    if end < INF:
-        j = bisect_right(times, end, first) - 1
-        if times[j] == end:
-            last = j
-        else:
-            last = j + 1
-            times.insert(last, end)
-            free.insert(last, free[j])
-    else:
-        last = len(times)
-    for k in range(first, last):
-        free[k] += n
-    if last < len(times) and free[last] == free[last - 1]:
-        del times[last], free[last]
-    if first > 0 and free[first] == free[first - 1]:
-        del times[first], free[first]
+#: ``profile.release(start, end, n)`` without logging to its ``freed`` (VQoPS gives back every
+#: waiting job at every arrival): the profile's own step update, called unbound (one call, as before).
+_give_back = AvailabilityProfile._add
 
 
 #: A candidate schedule: (queue position of the new job, jobs ahead, re-planned sequence, their starts).

@@ -110,12 +110,8 @@ def main() -> int:
             parts = {"whole run": whole, "start-up (10-job run)": start, **json.loads(text)}
             for name, value in parts.items():
                 times.setdefault((name, side), []).append(value)
-            load = os.getloadavg()[0]
-            print(
-                f"round {round_} {side}: "
-                + ", ".join(f"{k} {v:.2f} s" for k, v in parts.items())
-                + f"; load {load:.1f}"
-            )
+            said = ", ".join(f"{k} {v:.2f} s" for k, v in parts.items())
+            print(f"round {round_} {side}: {said}; load average {os.getloadavg()[0]:.1f}", flush=True)
     same = same_outputs(out / "baseline" / "run", out / "this_tree" / "run")
     print(f"\noutputs of the last round: {'the same' if same else 'DIFFERENT'} (schedule's wall-clock columns aside)")
     print("\n| CPU s (median) | baseline | this tree | difference |\n|---|---:|---:|---:|")

@@ -1,13 +1,17 @@
 """A job's description as Batsim sends it (workloads/batsim_json.py ``_description``): filled
 into one ``%`` format per form of description, it is exactly what ``dumps`` writes of the
 description with the job's full id, for any description (strings with quotes, percent signs
-or controls, floats, booleans, nested values, keys that are not strings)."""
+or controls, floats, booleans, nested values, keys that are not strings); and loading leaves the
+cyclic garbage collector, which it turns off while it builds the jobs, as it found it."""
 
+import gc
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adaptsched.errors import InputError
 from adaptsched.formats.jsontext import dumps
 from adaptsched.workloads import batsim_json
 from adaptsched.workloads.batsim_json import _description, load_workload
@@ -61,3 +65,23 @@ def test_every_job_of_a_workload_keeps_its_text(tmp_path, monkeypatch):
     for desc in jobs:
         described = {**desc, "id": f"w0!{desc['id']}"}
         assert loaded.jobs[str(desc["id"])].json == dumps(described)
+
+
+def test_loading_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    """load_workload turns the cyclic GC off while it builds the jobs, and back on after, on
+    success and on a refused workload; a caller's GC left off stays off."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text('{"nb_res": 1, "jobs": [], "profiles": {}}')
+    bad.write_text('{"nb_res": 0, "jobs": [], "profiles": {}}')
+    assert gc.isenabled()
+    load_workload(good)
+    assert gc.isenabled()
+    with pytest.raises(InputError, match="nb_res"):
+        load_workload(bad)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load_workload(good)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -121,7 +121,7 @@ def side(args: argparse.Namespace) -> int:
 
     cls = getattr(importlib.import_module(header["module"]), header["cls"])
     scheduler = cls(header["nb_hosts"], options=cls.Options.parse(header["options"]))
-    calls = []
+    calls: list[tuple[int, float, Any]] = []
     for kind, now, what in log:
         if kind == SUBMIT:
             job_id, submit_s, res, walltime_s, fields = what

@@ -170,7 +170,11 @@ def tree(rev: str, where: Path) -> tuple[str, Path]:
 
 
 def ab(args: argparse.Namespace) -> int:
-    where = Path(tempfile.mkdtemp(prefix="scheduler_replay_"))
+    with tempfile.TemporaryDirectory(prefix="scheduler_replay_") as where:  # the archives, removed after
+        return alternate(args, Path(where))
+
+
+def alternate(args: argparse.Namespace, where: Path) -> int:
     sides = [("base", *tree(args.base, where)), ("head", *tree(args.head, where))]
     cpu: dict[str, list[float]] = {"base": [], "head": []}
     failed = False

@@ -44,7 +44,10 @@ COMMANDS: tuple[ModuleType, ...] = (run, check, schedulers, inputs, analysis, wo
 __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; ``command``, the command about to run (None: any), leaves out
+    what only other commands need at start-up: ``reproduce``'s papers, whose runner imports
+    Dask (about 0.3 s of CPU), are declared for ``reproduce`` and for help only."""
     parser = argparse.ArgumentParser(
         prog="adaptsched",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -61,14 +64,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for module in COMMANDS:
-        module.register(sub)
+        if module is reproduce:
+            reproduce.register(sub, papers=command in (None, "reproduce"))
+        else:
+            module.register(sub)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names first (None: an option first, such as ``--help``)."""
+    return str(argv[0]) if argv and not str(argv[0]).startswith("-") else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command; returns its exit status (module doc). argparse's own usage errors
     exit 2 from ``parse_args``."""
-    parser = build_parser()
+    parser = build_parser(_command(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     args.command_line = shlex.join(["adaptsched", *(sys.argv[1:] if argv is None else map(str, argv))])
     name = f"adaptsched {args.command}"

@@ -44,14 +44,18 @@ COMMON = (
 )
 
 
-def register(sub: Subparsers) -> None:
+def register(sub: Subparsers, *, papers: bool = True) -> None:
+    """``reproduce`` and, with ``papers``, its papers' commands (each paper's options: its
+    command module imports the runner, and with it Dask: left out when another command runs)."""
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
+    paper_parsers = p.add_subparsers(dest="paper_name", metavar="PAPER")
+    paper_parsers.required = True
+    if not papers:
+        return
     from adaptsched.reproduce import commands
 
-    p = sub.add_parser("reproduce", help="reproduce a paper's experiments and write a report")
-    papers = p.add_subparsers(dest="paper_name", metavar="PAPER")
-    papers.required = True
     for command in commands():
-        q = papers.add_parser(command.NAME, help=command.HELP, description=command.HELP)
+        q = paper_parsers.add_parser(command.NAME, help=command.HELP, description=command.HELP)
         command.add_arguments(q)
         q.add_argument(
             "--out", help="results folder (default results/PAPER); an interrupted reproduction resumes there"

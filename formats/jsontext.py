@@ -15,7 +15,7 @@ import math
 from numbers import Real
 from typing import Any, TypeGuard
 
-_escape = json.encoder.encode_basestring  # the quoted, escaped form of a str
+_escape = escape = json.encoder.encode_basestring  # the quoted, escaped form of a str
 
 
 def is_number(value: object) -> TypeGuard[float]:

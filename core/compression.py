@@ -262,7 +262,7 @@ class Candidates:
         last = bisect_right(starts, b, first)
         if last > first:  # E
             times, free = self.profile.times, self.profile.free
-            at, dirty = self.at, self.dirty
+            at, dirty, cursor, rank = self.at, self.dirty, self.cursor, self.rank
             k = 0
             for t in starts[first:last]:
                 k = bisect_left(times, t, k)
@@ -270,8 +270,10 @@ class Candidates:
                 for job_id, job in at[t].items():
                     if job.res <= room:
                         seen = dirty.get(job_id)
-                        if seen is None:
-                            self.mark(job_id, a)
+                        if seen is None:  # mark(job_id, a), inlined
+                            dirty[job_id] = a
+                            if cursor is not None and rank[job_id] > cursor:
+                                heappush(self.heap, rank[job_id])
                         elif a < seen:  # (else marking it changes nothing)
                             dirty[job_id] = a
         self.grew_long(a, b, first, hosts)
@@ -285,17 +287,30 @@ class Candidates:
         times, free = profile.times, profile.free
         lo = bisect_right(times, a) - 1  # the steps that meet [a, b): lo to hi
         hi = bisect_left(times, b, lo) - 1
-        inside = free[lo : hi + 1]
-        fewest, cap = min(inside), max(inside)
+        if lo == hi:  # most regions (a moved job's slot) lie in one step
+            fewest = cap = free[lo]
+        else:
+            inside = free[lo : hi + 1]
+            fewest, cap = min(inside), max(inside)
         low = max(fewest - hosts, widths[0] - 1)  # no width up to low was free on all of it before
         if low >= cap:
             return
         i, j = bisect_right(widths, low), bisect_right(widths, cap)
         if i == j:
             return  # no indexed job has a width in (low, cap]
-        # no walltime of an indexed job is longer than the horizon: a run is compared with those only
-        left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
-        widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
+        # widened's first test on either side, before the walk: with at most ``low`` hosts free just
+        # before a (or no step there) and at b (or b infinite), both runs are empty, [a, b) is the widening
+        before = lo if times[lo] < a else lo - 1  # the step holding the instant before a
+        if (before < 0 or free[before] <= low) and (b == INF or free[bisect_right(times, b, hi) - 1] <= low):
+            left_min, left_at, right_min, right_at = _NARROW
+            widest = b - a + SPAN_SLACK_S
+        else:
+            # no walltime of an indexed job is longer than the horizon: a run is compared with those only
+            left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
+            widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
+        shortest = self.shortest
+        if min(shortest[i:j]) > widest:
+            return  # no indexed job of these widths is that short
         if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
             for t in self.times[first:]:
                 for job_id, job in self.at[t].items():
@@ -307,10 +322,8 @@ class Candidates:
                         ):
                             self.mark(job_id, a, True)
             return
-        shortest = self.shortest
-        if min(shortest[i:j]) > widest:
-            return
         by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
+        cursor, rank = self.cursor, self.rank
         li, ri = len(left_min), len(right_min)
         for k in range(i, j):  # widths increasing: the widening shrinks
             n = widths[k]
@@ -319,9 +332,10 @@ class Candidates:
             while ri and right_min[ri - 1] < n:
                 ri -= 1
             left, right = left_at[li - 1] if li else a, right_at[ri - 1] if ri else b
-            if shortest[k] > right - left + SPAN_SLACK_S:
+            span = right - left + SPAN_SLACK_S
+            if shortest[k] > span:
                 continue
-            longest = _longest(times, free, lo, hi, n, fewest, left, right)
+            longest = span if n <= fewest else _longest(times, free, lo, hi, n, fewest, left, right)  # (one run: span)
             room = SPAN_SLACK_S - left  # a window in a run from left(n) on, ending by r: w <= r - left(n)
             for walltime, _, job_id in by_width[n]:
                 if walltime > longest:
@@ -329,12 +343,19 @@ class Candidates:
                 r = starts[job_id]
                 if r > a and walltime <= r + room:
                     seen = dirty.get(job_id)
-                    if seen is None:
-                        self.mark(job_id, a, True)
+                    if seen is None:  # mark(job_id, a, True), inlined
+                        dirty[job_id] = a
+                        if cursor is not None and rank[job_id] > cursor:
+                            heappush(self.heap, rank[job_id])
+                        marked_long.add(job_id)
                     elif a < seen or job_id not in marked_long:  # (else: no change)
                         if a < seen:
                             dirty[job_id] = a
                         marked_long.add(job_id)
+
+
+#: The widening of a region with no run of enough free hosts on either side (never changed).
+_NARROW: tuple[list[int], list[float], list[int], list[float]] = ([], [], [], [])
 
 
 def _widening(

@@ -335,7 +335,7 @@ class AvailabilityProfile:
                 free.insert(last, free[j])
         else:
             last = len(times)
-        if last - first <= 4:  # most updates change a few steps: no slices
+        if last - first <= 16:  # most updates change a few steps (5 % more than 4, 3 % more than 16): no slices
             for k in range(first, last):
                 f = free[k] + delta
                 free[k] = f

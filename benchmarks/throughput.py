@@ -5,7 +5,8 @@ timed in CPU time (``time.process_time``: what this process computed, the fairer
 busy machine). For each: jobs, messages to the scheduler, CPU seconds, jobs per CPU second,
 microseconds per message (the whole run's CPU divided by its messages: engine, pybatsim and
 scheduler), and the scheduler's decision time per message (CPU time of each exchange, pybatsim
-and the plugin: its median, 99th percentile and maximum; the first exchange loads the plugin).
+and the plugin: its median, 99th percentile and maximum, and how many took over 5 ms; the first
+exchange loads the plugin).
 The slowest case is named, with the share of its time spent deciding.
 
 =====================  ==========================================================  =========
@@ -43,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import time
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +179,7 @@ def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Pa
         "decision_p50_ms": 1e3 * statistics.median(decisions),
         "decision_p99_ms": 1e3 * decisions[min(n - 1, int(0.99 * n))],
         "decision_max_ms": 1e3 * decisions[-1],
+        "decisions_over_5ms": n - bisect_right(decisions, 0.005),
     }
 
 
@@ -236,7 +239,8 @@ def write(report: Path, rows: dict, context: dict) -> str:
             lines.append(
                 f"- {after['case']}: {before['jobs_per_cpu_s']:,.0f} -> {after['jobs_per_cpu_s']:,.0f} jobs per CPU "
                 f"second ({after['jobs_per_cpu_s'] / before['jobs_per_cpu_s']:.1f}x), p99 decision "
-                f"{before['decision_p99_ms']:.2f} -> {after['decision_p99_ms']:.2f} ms, max "
+                f"{before['decision_p99_ms']:.2f} -> {after['decision_p99_ms']:.2f} ms, decisions over 5 ms "
+                f"{before.get('decisions_over_5ms', '?')} -> {after.get('decisions_over_5ms', '?')}, max "
                 f"{before['decision_max_ms']:.0f} -> {after['decision_max_ms']:.0f} ms."
             )
     if ours:
@@ -291,7 +295,11 @@ def main(argv=None) -> int:
             row = measure_at(args.base, name, args, out, inputs)
             row.update(case=name, load_at_end=load())
             rows[f"{name} @ {row['base']}"] = row
-            print(f"{name} at {args.base}: {row['cpu_s']:.1f} s CPU, p99 decision {row['decision_p99_ms']:.2f} ms")
+            print(
+                f"{name} at {args.base}: {row['cpu_s']:.1f} s CPU, p99 decision {row['decision_p99_ms']:.2f} ms, "
+                f"{row.get('decisions_over_5ms', '?')} decisions over 5 ms",
+                flush=True,
+            )
         case_out = out / name.replace(" ", "_").replace("/", "").replace(",", "").replace("%", "")
         case_out.mkdir(parents=True, exist_ok=True)
         row = measure(scheduler, options, paths, HOSTS[kind], case_out)
@@ -300,7 +308,8 @@ def main(argv=None) -> int:
         rows[name] = row
         print(
             f"{name}: {row['jobs']:,} jobs, {row['cpu_s']:.1f} s CPU, {row['jobs_per_cpu_s']:,.0f} jobs/s, "
-            f"{row['us_per_message']:.0f} us/message, p99 decision {row['decision_p99_ms']:.2f} ms (load {load()})",
+            f"{row['us_per_message']:.0f} us/message, p99 decision {row['decision_p99_ms']:.2f} ms, "
+            f"{row['decisions_over_5ms']} decisions over 5 ms (load {load()})",
             flush=True,
         )
         write(report, rows, context)

@@ -207,7 +207,7 @@ class Qops(ReservationPlanner):
         on the profile's lists, the same scan and the same steps (:meth:`_try_slowly` is the
         reading with the profile's methods; a test compares the two)."""
         times, free = base.times, base.free
-        copied, nb_hosts, deadline, last = False, base.nb_hosts, self.deadline, len(sequence) - 1
+        copied, nb_hosts, terms, last = False, base.nb_hosts, self.value_terms, len(sequence) - 1
         starts: list[float] = []
         for index, job in enumerate(sequence):
             n, duration = job.res, job.walltime_s
@@ -232,7 +232,7 @@ class Qops(ReservationPlanner):
                     return starts, index  # the last step never ends and has too few hosts
                 i = j + 1
                 start = times[i]
-            if end > deadline(job) + EPS_S:
+            if end > terms[job.id][2] + EPS_S:  # its deadline (:meth:`deadline`, read once)
                 return starts, index
             starts.append(start)
             if index == last or end <= start:
@@ -365,13 +365,38 @@ class Qops(ReservationPlanner):
         else:
             best = found[0]
         pos, prefix, sequence, starts = best
+        self._take(pos, sequence, starts)
+        self.waiting = prefix + sequence
+        self.next_start = min(self.reservation.values(), default=INF)
+        self.decisions_log.append((now, job.id, True, pos))
+        return True
+
+    def _take(self, pos: int, sequence: list[Job], starts: list[float]) -> None:
+        """Puts a candidate schedule in place: the queue's suffix from ``pos`` given back to the
+        profile, ``sequence`` reserved at ``starts``. A job that keeps its start changes nothing
+        (given back and taken again: the same steps, which depend only on the profile's
+        function), so only the others are given back and reserved; every suffix job's reservation
+        is still taken out and put back (the same order of the reservations). :meth:`_take_slowly`
+        gives back and reserves them all (a test compares the two)."""
+        profile, reservation = self.profile, self.reservation
+        planned_at = {job.id: start for job, start in zip(sequence, starts)}
+        kept = set()
+        for waiting in self.waiting[pos:]:
+            start = reservation.pop(waiting.id)
+            if planned_at[waiting.id] == start:
+                kept.add(waiting.id)
+            else:
+                profile.release(start, start + waiting.walltime_s, waiting.res)
+        for planned, start in zip(sequence, starts):
+            if planned.id not in kept:
+                profile.reserve(start, start + planned.walltime_s, planned.res)
+            reservation[planned.id] = start
+
+    def _take_slowly(self, pos: int, sequence: list[Job], starts: list[float]) -> None:
+        """:meth:`_take` giving back the whole suffix and reserving the whole sequence."""
         for waiting in self.waiting[pos:]:
             start = self.reservation.pop(waiting.id)
             self.profile.release(start, start + waiting.walltime_s, waiting.res)
         for planned, start in zip(sequence, starts):
             self.profile.reserve(start, start + planned.walltime_s, planned.res)
             self.reservation[planned.id] = start
-        self.waiting = prefix + sequence
-        self.next_start = min(self.reservation.values(), default=INF)
-        self.decisions_log.append((now, job.id, True, pos))
-        return True

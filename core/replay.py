@@ -142,8 +142,9 @@ class _Replay:
         for job, started_s, expected_end_s, hosts in running:
             self.scheduler.assume_running(job, started_s, expected_end_s, hosts)
             end_s = actual_end_s.get(job.id, expected_end_s)
-            self.outcomes[job.id] = Outcome(job, started_s, end_s, tuple(hosts))
-            attempt = Attempt(job.id, "regular", started_s, end_s, tuple(hosts), SUCCESS)
+            held = tuple(hosts)
+            self.outcomes[job.id] = Outcome(job, started_s, end_s, held)
+            attempt = Attempt(job.id, "regular", started_s, end_s, held, SUCCESS)
             self.seq += 1
             self.running[job.id] = (job.id, attempt, self.seq)
             self.events.append((end_s, 0, self.seq, job.id))

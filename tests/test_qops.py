@@ -388,6 +388,9 @@ def test_inlined_admission_plans_and_values_as_the_profile_and_the_terms_do(monk
         def _try(self, base, sequence, now):
             return self._try_slowly(base, sequence, now)
 
+        def _take(self, pos, sequence, starts):
+            self._take_slowly(pos, sequence, starts)
+
         def value(self, job, finish_s):
             return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
 
@@ -469,3 +472,43 @@ def test_a_what_if_replay_sharing_another_ones_admissions_gives_the_same_values(
             assert 0 < calls < len(first.script)
             shared_some = True
     assert shared_some
+
+
+def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_job_does():
+    # Qops._take gives back and reserves only the re-planned jobs that move: at every admission
+    # of a busy day (QoPS and VQoPS), the same steps and the same reservations, in the same
+    # order, as _take_slowly's giving back and reserving every job; and some jobs kept their
+    # start, others moved.
+    import random
+
+    seen = {"kept": 0, "moved": 0}
+
+    class Checked(Qops):
+        def _take(self, pos, sequence, starts):
+            times, free, reservation = list(self.profile.times), list(self.profile.free), dict(self.reservation)
+            old = {job.id: reservation[job.id] for job in self.waiting[pos:]}
+            for planned, start in zip(sequence, starts):
+                if planned.id in old:
+                    seen["kept" if old[planned.id] == start else "moved"] += 1
+            super()._take(pos, sequence, starts)
+            fast = (list(self.profile.times), list(self.profile.free), list(self.reservation.items()))
+            self.profile.times[:], self.profile.free[:] = times, free  # as it was: the slow way now
+            self.reservation.clear()
+            self.reservation.update(reservation)
+            self._take_slowly(pos, sequence, starts)
+            assert fast == (self.profile.times, self.profile.free, list(self.reservation.items()))
+
+    rnd = random.Random(11)
+    jobs = []
+    for i in range(300):
+        t, estimate = i * 200.0, rnd.uniform(60, 7200)
+        res, urgent = rnd.choice((1, 2, 4, 6, 8, 12, 16)), rnd.random() < 0.3
+        slack = rnd.choice((1.5, 3, 6))
+        price = 0.1 * res * estimate * (10 if urgent else 1)
+        jobs.append((qjob(str(i), t, res, estimate, t + slack * estimate, price=price, urgent=urgent), estimate))
+    jobs = [(j, rt * rnd.choice((1.0, 0.7, 0.3))) for j, rt in jobs]
+    for options in ({}, {"value_aware": True, "oc_factor": 0.05}):
+        sched = Checked(16, **options)
+        replay(sched, jobs)
+        assert any(ok for _, _, ok, _ in sched.decisions_log)
+    assert seen["kept"] > 50 and seen["moved"] > 50

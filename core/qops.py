@@ -228,9 +228,11 @@ class Qops(ReservationPlanner):
                     j += 1
                 else:
                     break  # fits at start
-                if j + 1 >= size:
+                i = j + 1  # the next step with n hosts free (a start in a short one fails at once)
+                while i < size and free[i] < n and duration > 0:
+                    i += 1
+                if i >= size:
                     return starts, index  # the last step never ends and has too few hosts
-                i = j + 1
                 start = times[i]
             if end > terms[job.id][2] + EPS_S:  # its deadline (:meth:`deadline`, read once)
                 return starts, index

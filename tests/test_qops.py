@@ -512,3 +512,34 @@ def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_
         replay(sched, jobs)
         assert any(ok for _, _, ok, _ in sched.decisions_log)
     assert seen["kept"] > 50 and seen["moved"] > 50
+
+
+def test_planning_try_finds_the_starts_the_profile_finds():
+    # _try (the inlined hot loop, which skips the steps with too few hosts in one scan) against
+    # _try_slowly (AvailabilityProfile's own earliest_fit and reserve) on random busy profiles
+    # and sequences, jobs wider than the free hosts included (a walltime of 0 is no limit: a Job
+    # is never of zero length, but _try would still place one as the profile does).
+    from hypothesis import example, given
+    from hypothesis import strategies as st
+
+    from adaptsched.core.profile import AvailabilityProfile
+
+    interval = st.tuples(st.integers(0, 40), st.integers(0, 30), st.integers(1, 8))
+    job = st.tuples(st.integers(1, 9), st.sampled_from((0, 1, 3, 7, 20)), st.integers(0, 120))
+
+    @given(st.lists(interval, max_size=12), st.lists(job, min_size=1, max_size=6), st.integers(0, 30))
+    @example([(0, 10, 8), (10, 10, 7)], [(2, 3, 120)], 5)  # two steps too narrow in a row
+    def check(busy, seq, now):
+        base = AvailabilityProfile(8)
+        for start, length, n in busy:
+            if base.earliest_fit(n, length, start, start) == start:
+                base.reserve(start, start + length, n)
+        before = (list(base.times), list(base.free))
+        sched = Qops(8)
+        sequence = [qjob(str(i), 0.0, n, float(w), float(d)) for i, (n, w, d) in enumerate(seq)]
+        for j in sequence:
+            sched._read_terms(j)
+        assert sched._try(base, sequence, float(now)) == sched._try_slowly(base, sequence, float(now))
+        assert (base.times, base.free) == before  # the base is left as it was
+
+    check()

@@ -56,8 +56,6 @@ import re
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -187,26 +185,28 @@ class Outputs:
         )
 
 
+_F, _S = r"([^,\n]*)", r"[^,\n]*"
+
+
+def _row_pattern(header: list[str]) -> re.Pattern[str]:
+    """One line of the file, capturing :data:`COLUMNS` (metadata last, as Batsim writes it)."""
+    parts = [_F if name in COLUMNS else _S for name in header[:-1]]
+    return re.compile("^" + ",".join(parts) + r",(.*)$", re.MULTILINE)
+
+
 def _columns(jobs_csv: str | Path) -> dict[str, Sequence[str]]:
-    """:data:`COLUMNS` of every row, as text: each line split at its commas (Batsim quotes
-    the metadata only, its last column, which keeps its quotes here: a line splits into as many
-    cells as the header has names, the last one the rest of the line), one flat list of cells
-    cut into columns; else, for any other file, :mod:`csv` (the metadata unquoted, then quoted
-    back)."""
+    """:data:`COLUMNS` of every row, as text: one regular expression over the file (Batsim
+    quotes the metadata only, its last column: the metadata keep their quotes here), else, for
+    any other file, :mod:`csv` (the metadata unquoted, then quoted back)."""
     with open(jobs_csv, newline="") as handle:
         text = handle.read()
     head, _, body = text.partition("\n")
     header = next(csv.reader([head]), [])
     if header and header[-1] == "metadata" and set(COLUMNS) <= set(header) and "\r" not in text:
-        width = len(header)
-        lines = body.split("\n")
-        if lines[-1] == "":  # the newline ending the last line (or no line)
-            lines.pop()
-        cells: list[str] = list(chain.from_iterable(map(methodcaller("split", ",", width - 1), lines)))
-        if len(cells) == width * len(lines):  # every line has its width - 1 commas, at least
-            columns: dict[str, Sequence[str]] = {
-                name: cells[i::width] for i, name in enumerate(header) if name in COLUMNS
-            }
+        rows = _row_pattern(header).findall(body)
+        if len(rows) == body.count("\n") + (1 if body and not body.endswith("\n") else 0):
+            wanted = [name for name in header if name in COLUMNS]
+            columns: dict[str, Sequence[str]] = dict(zip(wanted, zip(*rows))) if rows else dict.fromkeys(wanted, ())
             if not any('"' in "".join(columns[name]) for name in ("job_id", "workload_name", "profile")):
                 return columns
     index = {name: i for i, name in enumerate(header)}

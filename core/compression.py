@@ -46,7 +46,7 @@ from heapq import heapify, heappop, heappush
 from typing import Any
 
 from adaptsched.core.job import Job
-from adaptsched.core.profile import AvailabilityProfile
+from adaptsched.core.profile import AvailabilityProfile, Widening
 from adaptsched.core.queue import ORDERS
 from adaptsched.core.units import INF
 
@@ -355,13 +355,13 @@ class Candidates:
 
 
 #: The widening of a region with no run of enough free hosts on either side (never changed).
-_NARROW: tuple[list[int], list[float], list[int], list[float]] = ([], [], [], [])
+_NARROW: Widening = ([], [], [], [])
 
 
 def _widening(
     n: int, a: float, b: float, left_min: list[int], left_at: list[float], right_min: list[int], right_at: list[float]
 ) -> tuple[float, float]:
-    """[left(n), right(n)) of a :class:`~adaptsched.core.profile.Widening`."""
+    """[left(n), right(n)) of a :data:`~adaptsched.core.profile.Widening`."""
     left, right = a, b
     for m, t in zip(left_min, left_at):
         if m < n:

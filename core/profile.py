@@ -22,23 +22,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from adaptsched.core.units import INF
 
-
-class Widening(NamedTuple):
-    """The runs of free hosts on either side of an interval [a, b) of a profile: going left from
-    a, each new fewest number of free hosts and the start of the stretch that has at least that
-    many (``left_min`` decreasing, ``left_at`` earlier and earlier); going right from b, likewise
-    with the stretch's end. For a width n, [a, b) widened to [left(n), right(n)) (left(n): the
-    ``left_at`` of the last ``left_min`` >= n, else a; right(n) likewise, else b) holds every run
-    of at least n free hosts that meets it."""
-
-    left_min: list[int]
-    left_at: list[float]
-    right_min: list[int]
-    right_at: list[float]
+#: The runs of free hosts on either side of an interval [a, b) of a profile, as
+#: :meth:`AvailabilityProfile.widened` returns them: (left_min, left_at, right_min, right_at).
+#: Going left from a, each new fewest number of free hosts and the start of the stretch that has
+#: at least that many (``left_min`` decreasing, ``left_at`` earlier and earlier); going right
+#: from b, likewise with the stretch's end. For a width n, [a, b) widened to [left(n), right(n))
+#: (left(n): the ``left_at`` of the last ``left_min`` >= n, else a; right(n) likewise, else b)
+#: holds every run of at least n free hosts that meets it. A plain tuple: cheaper to make than
+#: a named one on the hot path.
+Widening = tuple[list[int], list[float], list[int], list[float]]
 
 
 class AvailabilityProfile:
@@ -235,11 +230,9 @@ class AvailabilityProfile:
         self._add(new, end if end < old else old, -n)
         self._add(end if end > old else old, old + duration_s, n)
 
-    def widened(
-        self, a: float, b: float, floor: int, horizon_s: float = INF
-    ) -> tuple[list[int], list[float], list[int], list[float]]:
+    def widened(self, a: float, b: float, floor: int, horizon_s: float = INF) -> Widening:
         """The runs of free hosts on either side of [a, b), for the widths of at least ``floor``
-        (the fields of a :class:`Widening`). With ``horizon_s``, each walk stops at the first step that ends (or
+        (a :data:`Widening`). With ``horizon_s``, each walk stops at the first step that ends (or
         starts, going left) at least ``horizon_s`` from the interval: a stretch longer than that is
         then cut there, so every left(n) or right(n) is either exact or at least ``horizon_s``
         away from the interval (enough to compare it with walltimes up to ``horizon_s``).
@@ -283,7 +276,7 @@ class AvailabilityProfile:
             if end >= far_right:
                 break
             j += 1
-        return left_min, left_at, right_min, right_at  # a Widening's fields (a plain tuple: cheaper to make)
+        return left_min, left_at, right_min, right_at
 
     def hole(self, n: int, now: float, limit: float = INF) -> float:
         """How long ``n`` hosts stay free from ``now`` (at most ``limit`` seconds; 0 if not now)."""

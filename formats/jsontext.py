@@ -17,6 +17,9 @@ from typing import Any, TypeGuard
 
 _escape = escape = json.encoder.encode_basestring  # the quoted, escaped form of a str
 
+#: How :func:`dumps` writes a dict's flat values, by exact type (a str already escaped).
+_FLAT_FORMATS = {int: "%d", float: "%f", str: "%s"}
+
 
 def is_number(value: object) -> TypeGuard[float]:
     """A finite real number, not a bool: what a number field of a workload may hold (Python's
@@ -69,6 +72,20 @@ def dumps(value: object) -> str:
     if isinstance(value, RawJson):
         return value.text
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
+
+
+def dict_format(keys: tuple[object, ...], kinds: tuple[type, ...]) -> tuple[str, tuple[int, ...]] | None:
+    """The ``%`` format of :func:`dumps` for dicts with these keys and these exact types of
+    values (str, int and float only: None for any other), and the places of their strings,
+    which are to be filled already escaped (:func:`escape`). Many dicts of one form (a
+    workload's job descriptions) are then written in one ``%`` each."""
+    if not all(kind in _FLAT_FORMATS for kind in kinds):
+        return None
+    fields = [
+        _escape(key if type(key) is str else str(key)).replace("%", "%%") + ":" + _FLAT_FORMATS[kind]
+        for key, kind in zip(keys, kinds)
+    ]
+    return "{" + ",".join(fields) + "}", tuple(i for i, kind in enumerate(kinds) if kind is str)
 
 
 class RawJson:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import InputError
-from adaptsched.formats.jsontext import dumps, is_int, is_number
+from adaptsched.formats.jsontext import dict_format, dumps, is_int, is_number
 from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
 
@@ -226,7 +226,6 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
 #: Per form of job description (its keys, the types of its values): the ``%`` format of its
 #: text and where its strings are, or None for one :func:`dumps` writes value by value.
 _FORMS: dict[tuple[tuple, tuple], tuple[str, tuple[int, ...]] | None] = {}
-_FIELD_FORMATS = {int: "%d", float: "%f", str: "%s"}  # as dumps writes an int, a float, a string
 _MAX_FORMS = 64
 _UNSEEN: tuple[str, tuple[int, ...]] = ("", ())
 
@@ -242,7 +241,7 @@ def _description(desc: dict, job_id: str) -> str:
     kinds = tuple(map(type, values))
     form = _FORMS.get((keys, kinds), _UNSEEN)
     if form is _UNSEEN:
-        form = _form(keys, kinds)
+        form = dict_format(keys, kinds)
         if len(_FORMS) < _MAX_FORMS:
             _FORMS[keys, kinds] = form
     if form is None:
@@ -251,18 +250,6 @@ def _description(desc: dict, job_id: str) -> str:
     for i in strings:
         values[i] = _escape(values[i])
     return text % tuple(values)
-
-
-def _form(keys: tuple, kinds: tuple) -> tuple[str, tuple[int, ...]] | None:
-    """The ``%`` format of the descriptions with these keys and kinds of values (strings, ints
-    and floats only, exactly: None for any other), and the places of their strings."""
-    if not all(kind in _FIELD_FORMATS for kind in kinds):
-        return None
-    fields = [
-        _escape(key if type(key) is str else str(key)).replace("%", "%%") + ":" + _FIELD_FORMATS[kind]
-        for key, kind in zip(keys, kinds)
-    ]
-    return "{" + ",".join(fields) + "}", tuple(i for i, kind in enumerate(kinds) if kind is str)
 
 
 def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Callable
-from heapq import heapify, heappop, heappush
+from heapq import heapify, heappush
 from typing import Any
 
 from adaptsched.core.job import Job
@@ -227,28 +227,11 @@ class Candidates:
             self.long.add(job_id)
 
     def begin_pass(self) -> None:
-        """Puts the dirty jobs in the heap of a pass that takes them in queue order."""
+        """Puts the dirty jobs in the heap of a pass that takes them in queue order (the pass,
+        ``ReservationPlanner.compress_incrementally``, pops it itself: the hot loop of a deep queue)."""
         rank = self.rank
         heap = self.heap = [rank[job_id] for job_id in self.dirty]
         heapify(heap)
-
-    def next_dirty(self, now: float) -> tuple[str, float, bool] | None:
-        """The pass's next dirty job, in queue order, now clean: (its id, the start of the
-        earliest region that marked it, whether one marked it through the L case); jobs due by
-        ``now`` are skipped (they stay dirty); None at the end of the pass."""
-        heap, dirty, start, by_rank = self.heap, self.dirty, self.start, self.by_rank
-        while heap:
-            rank = heappop(heap)
-            job_id = by_rank.get(rank)
-            if job_id is None or job_id not in dirty or start[job_id] <= now:
-                continue
-            self.cursor = rank
-            long = job_id in self.long
-            if long:
-                self.long.discard(job_id)
-            return job_id, dirty.pop(job_id), long
-        self.cursor = None
-        return None
 
     def grew(self, a: float, b: float, now: float, hosts: int) -> None:
         """Capacity grew on [a, b) by at most ``hosts``: marks the jobs it may unsettle (module

@@ -209,8 +209,8 @@ class ReservationPlanner(ReservingScheduler):
 
     def compress_incrementally(self, now: float) -> None:
         """The same pass as the full compression, re-placing only the dirty jobs (in queue order).
-        The hot loop of a deep queue: the index's ``next_dirty`` and the profile's scans
-        (``free_before``, ``step_start`` then ``fit_before``) are inlined."""
+        The hot loop of a deep queue: it takes the dirty jobs from the index's heap itself, and
+        the profile's scans (``free_before``, ``step_start`` then ``fit_before``) are inlined."""
         profile, reservation, compressible = self.profile, self.reservation, self.compressible
         freed = profile.freed
         assert freed is not None
@@ -229,7 +229,7 @@ class ReservationPlanner(ReservingScheduler):
             compressible.by_rank,
             compressible.long,
         )
-        while heap:  # Candidates.next_dirty, inlined
+        while heap:  # the next dirty job in queue order, now clean
             rank = heappop(heap)
             job_id = by_rank.get(rank)
             if job_id is None or job_id not in dirty or starts[job_id] <= now:

@@ -227,12 +227,13 @@ def run_fuzz(
 ) -> None:
     """Random small workloads for ``seconds`` (:mod:`.fuzz`), prepared for the declared inputs."""
     target = report.target
-    refused = [0]  # the random workloads refused up front (not run)
+    refused = 0  # the random workloads refused up front (not run)
 
     def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
+        nonlocal refused
         before = len(report.refused_inputs)
         found = violations(target, workload, platform or hosts, out / "fuzz", "fuzz", refused=report.refused_inputs)
-        refused[0] += len(report.refused_inputs) > before
+        refused += len(report.refused_inputs) > before
         return found
 
     def prepare(workload: dict[str, Any]) -> dict[str, Any]:
@@ -243,7 +244,7 @@ def run_fuzz(
 
     say(f"  fuzzing for {seconds:g} s: random workloads of 1 to 12 jobs ...")
     result = report.fuzz = fuzz(check, seconds, nb_hosts=nb_hosts, prepare=prepare, seed=seed)
-    result.refused = refused[0]
+    result.refused = refused
     if result.refused:
         say(
             f"  fuzz       {result.refused} of {result.workloads} workloads refused up front by the scheduler's "

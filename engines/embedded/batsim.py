@@ -282,6 +282,9 @@ class EmbeddedBatsim:
         for job_id in self.jobs_to_delete:
             job = jobs.pop(job_id)
             del job_profiles[job_id]
+            # its actor (ended) and the record refer to each other, and the record, frozen with
+            # the workload, is never collected during the run: the actor is freed now, not at the end
+            job.actor = None
             if job.task is not None:
                 profiles.release(job.task)  # a parallel task past its walltime stops now
             if collect:

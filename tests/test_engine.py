@@ -88,9 +88,9 @@ def gc_state():
 
 @pytest.mark.parametrize("mistake", [None, "unknown_job"])
 def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path, mistake):
-    """The engine freezes the workload and what survives each collection during a run, with a
-    raised threshold, and pauses the GC for the end-of-run check: all undone at the end, after
-    a run that stops on an invalid decision too."""
+    """The engine freezes the workload during a run, with a raised threshold, and pauses the GC
+    for the end-of-run check: all undone at the end, after a run that stops on an invalid
+    decision too."""
     workload = write_json(tmp_path / "w1.json", W1)
     before = gc_state()
     spec = RunSpec.make(
@@ -107,31 +107,6 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path, mistake):
         with pytest.raises(SimulationError):
             run(spec, say=lambda *a: None)
     assert gc_state() == before
-
-
-def test_what_survives_a_collection_during_a_run_is_frozen():
-    """The engine's gc callback: the objects alive after a collection are frozen (not scanned
-    again); a cycle made after it is still collected by the next one."""
-    from adaptsched.engines.embedded.batsim import _freeze_survivors
-
-    class Node:
-        pass
-
-    assert gc.get_freeze_count() == 0  # no run is under way
-    gc.callbacks.append(_freeze_survivors)
-    try:
-        kept = [Node() for _ in range(100)]
-        gc.collect(0)
-        assert gc.get_freeze_count() >= len(kept)
-        frozen = gc.get_freeze_count()
-        cycle = Node()
-        cycle.me = cycle  # type: ignore[attr-defined]
-        del cycle
-        assert gc.collect(0) >= 1  # the node
-        assert gc.get_freeze_count() >= frozen
-    finally:
-        gc.callbacks.remove(_freeze_survivors)
-        gc.unfreeze()
 
 
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):

@@ -62,12 +62,6 @@ _scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_o
 COMPLETED_STATES = ("COMPLETED_SUCCESSFULLY", "COMPLETED_FAILED", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED")
 
 
-def _freeze_survivors(phase: str, info: dict[str, int]) -> None:
-    """A ``gc.callbacks`` hook for a run: after each collection, what survived it is frozen."""
-    if phase == "stop":
-        gc.freeze()
-
-
 class EngineOptions:
     """Batsim command-line switches the embedded engine honours."""
 
@@ -220,14 +214,11 @@ class EmbeddedBatsim:
         """Runs the simulation; outputs are written even when it fails."""
         gc.freeze()  # the workload lives for the whole run: the cyclic GC need not scan it (-20% time)
         # The youngest objects are collected every 100,000 allocations rather than 700 (a few
-        # collections instead of hundreds), and what survives a collection is frozen too: most of
-        # it lives to the end (pybatsim keeps every Job; the plugin its own records), so scanning
-        # it again in the older generations' collections found nothing but cost 0.36 s of CPU
-        # on CTC's year under easy (one collection of a million objects). A cycle that outlives
-        # a collection and dies later is collected when the run ends.
+        # collections instead of hundreds). What survives them is not frozen: a plugin's cycle
+        # that outlives one collection and dies later (a per-job record pointing back at its job,
+        # say) must still be freed during the run, or a long run's memory grows with every job.
         threshold = gc.get_threshold()
         gc.set_threshold(max(threshold[0], 100_000), *threshold[1:])
-        gc.callbacks.append(_freeze_survivors)
         try:
             for name in self.static_workloads:
                 self.kernel.spawn(f"workload_submitter_{name}", self.static_job_submitter(name))
@@ -240,7 +231,6 @@ class EmbeddedBatsim:
                     "(a scheduler with dynamic job registration must send NOTIFY registration_finished)"
                 )
         finally:
-            gc.callbacks.remove(_freeze_survivors)
             gc.set_threshold(*threshold)
             gc.unfreeze()
             self.machine_states.close()

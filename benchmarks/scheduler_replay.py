@@ -155,8 +155,8 @@ def tree(rev: str, where: Path) -> tuple[str, Path]:
     """A folder whose ``adaptsched`` is a ``git archive`` of ``rev``, or links to the checkout
     ``rev`` when it is a folder (uncommitted work, while iterating)."""
     if Path(rev).is_dir():
-        path = where / "work"
-        path.mkdir(exist_ok=True)
+        path = where / f"work{sum(1 for _ in where.glob('work*'))}"  # one each: both sides may be folders
+        path.mkdir()
         (path / "adaptsched").symlink_to(Path(rev).resolve())
         return "worktree", path
     sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", rev], capture_output=True, text=True, check=True)

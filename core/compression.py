@@ -31,8 +31,10 @@ new window, at whose time the window was already free):
 Either way the job is marked *dirty* with the region's start. Compression then re-places
 the dirty jobs in queue order (a heap by queue rank), each with a scan that starts at
 ``a - w`` for the earliest ``a`` that marked it (no window ending before the region can
-fit now, as it did not then), or at ``r - w`` for a job marked through E only (only a window
-reaching r can fit it); a job marked by a region made during the pass but ranked
+fit now, as it did not then); a job marked through E only (only a window reaching r can fit
+it) moves to the start of the run of steps with at least ``n`` free hosts that ends at r, no
+earlier than the step holding ``r - w`` (found walking back from r: the first window a forward
+scan from there would find); a job marked by a region made during the pass but ranked
 before the job being re-placed waits for the next pass, as in the full pass.
 ``tests/test_conservative_incremental.py`` checks random deep queues against the full
 pass, move for move.

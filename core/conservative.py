@@ -241,32 +241,43 @@ class ReservationPlanner(ReservingScheduler):
                 marked_long.discard(job_id)
             job, old = jobs[job_id], reservation[job_id]
             n, w = job.res, job.walltime_s
-            if not long and free[bisect_left(times, old) - 1] < n:
-                continue  # only a window reaching its start could fit it, and none does (compression's doc)
-            # no window ending before the earliest region that marked it fits it now (ditto): the scan
-            # starts at the step holding a - w (fit_before from step_start(a - w - SCAN_SLACK_S)); for
-            # a job marked through E only, at the step holding r - w: only a window reaching r fits it
-            i = bisect_right(times, (a if long else old) - w - SCAN_SLACK_S) - 1
-            if i < 0:
-                i = 0
-            size = len(times)
-            new = times[i]
-            while new < old:
-                end = new + w
-                if end > old:
-                    end = old
-                j = i
-                while j < size and times[j] < end:
-                    if free[j] < n:
-                        break
-                    j += 1
-                else:
-                    break  # fits at new
-                i = j + 1  # step j is too busy: the job can only start after it
-                if i >= size:
-                    new = old
-                    break
-                new = times[i]
+            k = bisect_left(times, old)  # the steps before old: 0 to k - 1
+            if not long:
+                # only a window reaching its start can fit it (compression's doc): none does unless
+                # the step just before it holds n free hosts; then it moves to the start of the run
+                # of such steps ending there, no earlier than the step holding old - w (where the
+                # scan would start: the earliest start of a window reaching old, less SCAN_SLACK_S)
+                k -= 1
+                if free[k] < n:
+                    continue
+                i = bisect_right(times, old - w - SCAN_SLACK_S) - 1
+                if i < 0:
+                    i = 0
+                while k > i and free[k - 1] >= n:
+                    k -= 1
+                new = times[k]
+            else:
+                # no window ending before the earliest region that marked it fits it now (ditto): the
+                # earliest fit no later than old (fit_before), its window cut at old, from the step
+                # holding a - w (step_start(a - w - SCAN_SLACK_S)), busy steps skipped one by one
+                i = bisect_right(times, a - w - SCAN_SLACK_S) - 1
+                if i < 0:
+                    i = 0
+                new = old
+                while i < k:
+                    if free[i] < n:
+                        i += 1  # too busy: the job can only start after it
+                        continue
+                    end = times[i] + w
+                    j = i + 1
+                    while j < k and times[j] < end:
+                        if free[j] < n:
+                            break
+                        j += 1
+                    else:
+                        new = times[i]
+                        break  # fits at times[i]
+                    i = j + 1  # step j is too busy
             if new < old:
                 shift(n, old, new, w)
                 reservation[job_id] = new

@@ -1,6 +1,7 @@
 """The embedded engine: outputs, exact small cases, batching, errors, crashes, parallel runs."""
 
 import csv
+import gc
 import json
 import subprocess
 import sys
@@ -79,6 +80,33 @@ def test_outputs_are_batsims_files_with_exact_times(tmp_path):
         ("30", ["4", "0"]),  # 4 ends
     ]
     assert all(r.split(",")[1:4] == ["0", "0", "0"] for r in states[1:])  # no power states
+
+
+def gc_state():
+    return gc.isenabled(), gc.get_threshold(), gc.get_freeze_count(), list(gc.callbacks)
+
+
+@pytest.mark.parametrize("mistake", [None, "unknown_job"])
+def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path, mistake):
+    """The engine freezes the workload during a run, with a raised threshold, and pauses the GC
+    for the end-of-run check: all undone at the end, after a run that stops on an invalid
+    decision too."""
+    workload = write_json(tmp_path / "w1.json", W1)
+    before = gc_state()
+    spec = RunSpec.make(
+        str(PLUGINS / "faultySched.py"),
+        workload,
+        4,
+        tmp_path / "run",
+        options={"mistake": mistake or "none"},
+        progress=False,
+    )
+    if mistake is None:
+        run(spec, say=lambda *a: None)
+    else:
+        with pytest.raises(SimulationError):
+            run(spec, say=lambda *a: None)
+    assert gc_state() == before
 
 
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):

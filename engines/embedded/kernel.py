@@ -62,11 +62,12 @@ TRANSFER_S = 1.0 / 1e20  # one 1-byte message on the generated platforms' 1e20 B
 
 
 class Actor:
-    __slots__ = ("action", "answer", "call", "data", "dead", "gen", "name", "waiting_on")
+    __slots__ = ("action", "answer", "call", "data", "dead", "gen", "name", "send", "waiting_on")
 
     def __init__(self, name: str, gen: Body, data: Any = None) -> None:
         self.name = name
         self.gen = gen
+        self.send = gen.send  # resumes the body: bound once, not at each step
         self.answer: Any = None
         self.call: Simcall = ()
         self.dead = False
@@ -172,7 +173,7 @@ class Kernel:
                     if actor.dead:
                         continue
                     try:
-                        actor.call = actor.gen.send(actor.answer)
+                        actor.call = actor.send(actor.answer)
                     except StopIteration:
                         actor.dead = True
                         continue

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
-from adaptsched.core.qops import Candidate, Qops, QopsOptions
+from adaptsched.core.qops import Choice, Qops, QopsOptions
 from adaptsched.core.qos import QosTerms
 from adaptsched.core.replay import replay
 from adaptsched.core.units import HOUR_S, INF
@@ -101,13 +101,13 @@ class WhatIf(NamedTuple):
     waiting: list[float]
     tests: list[tuple[float, int, float]]
     beaten_below: float | None = None
-    script: list[list[Candidate]] | None = None  # with ``record``: the candidates of each admission
+    script: list[Choice | None] | None = None  # with ``record``: the choice of each admission
 
 
 def shared_calls(first: WhatIf, oc_first: float, oc: float) -> int:
     """How many admissions a replay at ``oc`` shares with ``first`` (a recorded replay at
     ``oc_first`` of the same window from the same state): those up to and including the one of
-    the first opportunity-cost test they decide apart (its candidates are the same, only the
+    the first opportunity-cost test they decide apart (its choice and gain are the same, only the
     decision differs), all of ``first``'s if none."""
     script = first.script or []
     tests = (
@@ -118,39 +118,44 @@ def shared_calls(first: WhatIf, oc_first: float, oc: float) -> int:
     apart = next(tests, None)
     if apart is None:
         return len(script)
-    calls = [c for c, found in enumerate(script) if found]  # each admission with candidates made a test
+    calls = [c for c, chosen in enumerate(script) if chosen is not None]  # each one with a choice made a test
     return calls[apart] + 1
 
 
 class ScriptedQops(Qops):
-    """VQoPS that records the candidate schedules of each admission (``script_out``), or takes
-    those of its first ``reuse`` admissions from another replay's record (``script_in``): two
-    replays of the same window from the same state, identical until an opportunity-cost test
-    decided apart, have the same candidates until then (and at that test). Their jobs are
-    this replay's own, found by id."""
+    """VQoPS that records the choice of each admission (``script_out``: :meth:`Qops.choose`,
+    the candidate schedule of highest revenue and its gain, or None), or takes those of its first
+    ``reuse`` admissions from another replay's record (``script_in``): two replays of the same
+    window from the same state, identical until an opportunity-cost test decided apart, have
+    the same candidates, and so the same choice, until then (and at that test, whose decision
+    is then made with this replay's factor). Their jobs are this replay's own, found by id."""
 
     def __init__(self, nb_hosts: int, **options: Any):
         super().__init__(nb_hosts, **options)
-        self.script_in: list[list[Candidate]] = []
+        self.script_in: list[Choice | None] = []
         self.reuse = 0
-        self.script_out: list[list[Candidate]] | None = None
+        self.script_out: list[Choice | None] | None = None
         self.calls = 0
 
-    def candidates(self, new: Job, now: float) -> list[Candidate]:
+    def choose(self, new: Job, now: float) -> Choice | None:
         call = self.calls
         self.calls = call + 1
+        chosen: Choice | None
         if call < self.reuse:
-            waiting = self.waiting
-            by_id = {job.id: job for job in waiting}
-            by_id[new.id] = new
-            found = [
-                (pos, waiting[:pos], [by_id[j.id] for j in seq], starts) for pos, _, seq, starts in self.script_in[call]
-            ]
+            recorded = self.script_in[call]
+            if recorded is None:
+                chosen = None
+            else:
+                (pos, _, seq, starts, revenue), gain = recorded
+                waiting = self.waiting
+                by_id = {job.id: job for job in waiting[pos:]}
+                by_id[new.id] = new
+                chosen = ((pos, waiting[:pos], [by_id[j.id] for j in seq], starts, revenue), gain)
         else:
-            found = super().candidates(new, now)
+            chosen = super().choose(new, now)
         if self.script_out is not None:
-            self.script_out.append(found)
-        return found
+            self.script_out.append(chosen)
+        return chosen
 
 
 class SwitchingQops(ScriptedQops):
@@ -269,7 +274,7 @@ def what_if_values(
     count_waiting: bool = True,
     terms_cache: dict[str, QosTerms] | None = None,
     record: bool = False,
-    script: tuple[list[list[Candidate]], int] | None = None,
+    script: tuple[list[Choice | None], int] | None = None,
 ) -> WhatIf:
     """VQoPS(``oc_factor``) replayed over the arrivals in [start_s, end_s), from ``state`` at
     ``start_s`` (:class:`WhatIf`). ``submit_times``: the history's submission times, if they
@@ -278,7 +283,7 @@ def what_if_values(
     give the replay up (a beaten :class:`WhatIf`) as soon as the revenue of the window's
     arrivals (and, with ``count_waiting``, of the inherited queue) can no longer exceed it
     (:class:`WhatIfQops`). ``terms_cache``: job id -> QoS terms, read from it and added to
-    (:attr:`Qops.terms_cache`). ``record``: the candidates of each admission, in the result's
+    (:attr:`Qops.terms_cache`). ``record``: the choice of each admission (:meth:`Qops.choose`), in the result's
     ``script``; ``script``: (another replay's script, how many of its admissions to take:
     :func:`shared_calls`)."""
     if submit_times is not None:
@@ -510,9 +515,9 @@ class Dvqops(Qops):
     #: test alike (:func:`same_decisions`: at high load the factors 0.1 to 0.4 often turn away
     #: the same jobs). And it gives a candidate's replay up as soon as its revenue can no longer
     #: exceed the best candidate's so far (:class:`WhatIfQops`), the candidate in force being
-    #: replayed first (it is often the best). A replay at another factor also takes the candidate
-    #: schedules of the admissions it shares with one already made (:func:`shared_calls`)
-    #: instead of planning them again. False only to check that the choices do not depend on them.
+    #: replayed first (it is often the best). A replay at another factor also takes the chosen
+    #: schedule and gain of the admissions it shares with one already made (:func:`shared_calls`)
+    #: instead of planning and valuing them again. False only to check that the choices do not depend on them.
     reuse_replays = True
 
     def _values(

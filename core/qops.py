@@ -69,8 +69,15 @@ def job_value(job: Job, finish_s: float) -> float:
 _give_back = AvailabilityProfile._add
 
 
-#: A candidate schedule: (queue position of the new job, jobs ahead, re-planned sequence, their starts).
-Candidate = tuple[int, list[Job], list[Job], list[float]]
+#: A candidate schedule: (queue position of the new job, jobs ahead, re-planned sequence, their
+#: starts, the sequence's revenue at them: VQoPS's, else 0).
+Candidate = tuple[int, list[Job], list[Job], list[float], float]
+
+#: What admission control chose (:meth:`Qops.choose`): (the candidate, VQoPS's revenue gain).
+Choice = tuple[Candidate, float]
+
+#: A planning try (:meth:`Qops._try`): (starts, index of the first job late or None, VQoPS's values).
+Try = tuple[list[float], int | None, list[float]]
 
 
 @dataclass(frozen=True)
@@ -197,27 +204,33 @@ class Qops(ReservationPlanner):
         return price * (deadline_s - finish_s) / (deadline_s - full_until_s)
 
     # -- admission ---------------------------------------------------------------------
-    def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
+    def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> Try:
         """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
-        that misses its deadline or None). (The copy is made at the first job planned that
-        another follows: the last job planned is not reserved.)
+        that misses its deadline or None, and with ``value_aware`` each planned job's
+        :meth:`value` at its start, else no values). (The copy is made at the first job planned
+        that another follows: the last job planned is not reserved.)
 
         The hot loop of VQoPS (every position of every arrival of every what-if replay):
         :meth:`AvailabilityProfile.earliest_fit` and :meth:`~AvailabilityProfile.reserve` inlined
-        on the profile's lists, the same scan and the same steps (:meth:`_try_slowly` is the
-        reading with the profile's methods; a test compares the two)."""
+        on the profile's lists, the same scan and the same steps, and :meth:`value` inlined on
+        the terms read once (:meth:`_try_slowly` is the reading with the profile's methods and
+        :meth:`value`; a test compares the two). The step holding ``now`` is found once: a
+        reservation starts at or after ``now``, so only one starting at ``now`` can change it."""
         times, free = base.times, base.free
         copied, nb_hosts, terms, last = False, base.nb_hosts, self.value_terms, len(sequence) - 1
+        valued = self.value_aware
         starts: list[float] = []
+        values: list[float] = []
+        at = bisect_right(times, now) - 1  # the step holding now
+        if at < 0:
+            at = 0
         for index, job in enumerate(sequence):
             n, duration = job.res, job.walltime_s
             if n > nb_hosts:
-                return starts, index
+                return starts, index, values
             # earliest_fit(n, duration, now)
             size = len(times)
-            i = bisect_right(times, now) - 1
-            if i < 0:
-                i = 0
+            i = at
             start = now if now > times[0] else times[0]
             while True:
                 end = start + duration
@@ -232,11 +245,19 @@ class Qops(ReservationPlanner):
                 while i < size and free[i] < n and duration > 0:
                     i += 1
                 if i >= size:
-                    return starts, index  # the last step never ends and has too few hosts
+                    return starts, index, values  # the last step never ends and has too few hosts
                 start = times[i]
-            if end > terms[job.id][2] + EPS_S:  # its deadline (:meth:`deadline`, read once)
-                return starts, index
+            price, full_until_s, deadline_s = terms[job.id]  # (:meth:`deadline`, :meth:`value`, read once)
+            if end > deadline_s + EPS_S:
+                return starts, index, values
             starts.append(start)
+            if valued:  # :meth:`value` at ``end``
+                if end <= full_until_s + 1e-9:
+                    values.append(price)
+                elif end >= deadline_s or deadline_s <= full_until_s:
+                    values.append(0.0)
+                else:
+                    values.append(price * (deadline_s - end) / (deadline_s - full_until_s))
             if index == last or end <= start:
                 continue
             # reserve(start, end, n): step i holds start
@@ -264,22 +285,30 @@ class Qops(ReservationPlanner):
                 del times[stop], free[stop]
             if first > 0 and free[first] == free[first - 1]:
                 del times[first], free[first]
-        return starts, None
+                if first <= at:  # (a reservation starting at now merged into the step before)
+                    at = first - 1
+            elif first == at + 1 and start <= now:  # (one starting at now within its step split it)
+                at = first
+        return starts, None, values
 
-    def _try_slowly(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> tuple[list[float], int | None]:
-        """:meth:`_try` with the profile's own methods (the reference its test compares it to)."""
+    def _try_slowly(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> Try:
+        """:meth:`_try` with the profile's own methods and :meth:`value` (the reference its test
+        compares it to)."""
         profile, deadline, last = base, self.deadline, len(sequence) - 1
         starts: list[float] = []
+        values: list[float] = []
         for i, job in enumerate(sequence):
             start = profile.earliest_fit(job.res, job.walltime_s, now)
             if start is None or start + job.walltime_s > deadline(job) + EPS_S:
-                return starts, i
+                return starts, i, values
             starts.append(start)
+            if self.value_aware:
+                values.append(self.value(job, start + job.walltime_s))
             if i < last:
                 if profile is base:
                     profile = base.copy()
                 profile.reserve(start, start + job.walltime_s, job.res)
-        return starts, None
+        return starts, None, values
 
     def candidates(self, new: Job, now: float) -> list[Candidate]:
         """Feasible schedules with ``new`` inserted, one per position tried (QoPS: the first).
@@ -317,9 +346,9 @@ class Qops(ReservationPlanner):
         late jobs moved ahead of it, at most ``k_factor`` times; None if it cannot be done."""
         sequence = [new, *self.waiting[pos:]]
         for _ in range(self.k_factor + 1):
-            starts, miss = self._try(base, sequence, now)
+            starts, miss, values = self._try(base, sequence, now)
             if miss is None:
-                return (pos, self.waiting[:pos], sequence, starts)
+                return (pos, self.waiting[:pos], sequence, starts, sum(values))
             at = sequence.index(new)
             if miss <= at:
                 return None  # the new job itself (or a job moved ahead of it) cannot make it
@@ -347,31 +376,47 @@ class Qops(ReservationPlanner):
 
     def admit(self, job: Job, now: float) -> bool:
         """QoPS (and VQoPS) admission control: accepts the job in a schedule where every
-        accepted job keeps its deadline, or rejects it."""
-        found = self.candidates(job, now)
-        if not found:
+        accepted job keeps its deadline (:meth:`choose`), or rejects it."""
+        chosen = self.choose(job, now)
+        if chosen is None:
             self.decisions_log.append((now, job.id, False, None))
             return False
+        best, gain = chosen
         if self.value_aware:
-            # each waiting job's value at its reservation, once: the current schedule's revenue,
-            # and that of each candidate's prefix (the same sums, of the same values in order)
-            reservation = self.reservation
-            held = self.planned_values(self.waiting, [reservation[j.id] for j in self.waiting])
-            current = sum(held)
-            total, _, best = max((sum(held[: f[0]]) + self.revenue(f[2], f[3]), -f[0], f) for f in found)
             if self.value_tests is not None:
-                self.value_tests.append((total - current, job.res, job.walltime_s))
-            if total - current <= self.oc_factor * job.res * job.walltime_s:
+                self.value_tests.append((gain, job.res, job.walltime_s))
+            if gain <= self.oc_factor * job.res * job.walltime_s:
                 self.decisions_log.append((now, job.id, False, None))
                 return False
-        else:
-            best = found[0]
-        pos, prefix, sequence, starts = best
+        pos, prefix, sequence, starts, _ = best
         self._take(pos, sequence, starts)
         self.waiting = prefix + sequence
         self.next_start = min(self.reservation.values(), default=INF)
         self.decisions_log.append((now, job.id, True, pos))
         return True
+
+    def choose(self, job: Job, now: float) -> Choice | None:
+        """The schedule :meth:`admit` takes if any (QoPS: the first candidate; VQoPS: the one of
+        highest planned revenue, if its gain exceeds the opportunity cost), with VQoPS's
+        revenue gain over the current schedule (QoPS: 0); None if no schedule keeps every
+        deadline."""
+        found = self.candidates(job, now)
+        if not found:
+            return None
+        if not self.value_aware:
+            return found[0], 0.0
+        # each waiting job's value at its reservation, once: the current schedule's revenue,
+        # and that of each candidate's prefix (the same sums, of the same values in order)
+        reservation = self.reservation
+        held = self.planned_values(self.waiting, [reservation[j.id] for j in self.waiting])
+        current = sum(held)
+        # the candidate of highest revenue, the first (the smallest position) among equals
+        best, total = found[0], sum(held[: found[0][0]]) + found[0][4]
+        for f in found[1:]:
+            revenue = sum(held[: f[0]]) + f[4]
+            if revenue > total:
+                best, total = f, revenue
+        return best, total - current
 
     def _take(self, pos: int, sequence: list[Job], starts: list[float]) -> None:
         """Puts a candidate schedule in place: the queue's suffix from ``pos`` given back to the

@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from adaptsched.core.base import Decisions, Job, OnlineScheduler
@@ -107,6 +108,18 @@ def replay(
     return run.outcomes
 
 
+def host_tuple(hosts: IntervalSet | list[int]) -> tuple[int, ...]:
+    """``tuple(hosts)``, an interval set's runs expanded at C speed (every attempt of a replay
+    holds its hosts so: DVQoPS replays thousands).
+
+    >>> host_tuple(IntervalSet([(0, 2), (5, 5)])), host_tuple([3, 1])
+    ((0, 1, 2, 5), (3, 1))
+    """
+    if isinstance(hosts, IntervalSet):
+        return tuple(chain.from_iterable([range(a, b + 1) for a, b in hosts.runs]))
+    return tuple(hosts)
+
+
 class _Replay:
     """A replay's state: each job's outcome and true runtime, the running attempts, and the
     events to come, a heap of (time, kind, number, name) where kind 0 is an end, 1 an arrival
@@ -142,7 +155,7 @@ class _Replay:
         for job, started_s, expected_end_s, hosts in running:
             self.scheduler.assume_running(job, started_s, expected_end_s, hosts)
             end_s = actual_end_s.get(job.id, expected_end_s)
-            held = tuple(hosts)
+            held = host_tuple(hosts)
             self.outcomes[job.id] = Outcome(job, started_s, end_s, held)
             attempt = Attempt(job.id, "regular", started_s, end_s, held, SUCCESS)
             self.seq += 1
@@ -190,7 +203,7 @@ class _Replay:
         walltime."""
         run = self.runtime[job_id] * scale
         state = SUCCESS if run < walltime_s else WALLTIME
-        attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), tuple(hosts), state, scale)
+        attempt = Attempt(exec_id, kind, now, now + min(run, walltime_s), host_tuple(hosts), state, scale)
         self.seq += 1
         self.running[exec_id] = (job_id, attempt, self.seq)
         heapq.heappush(self.events, (attempt.end_s, 0, self.seq, exec_id))

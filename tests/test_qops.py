@@ -515,31 +515,47 @@ def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_
 
 
 def test_planning_try_finds_the_starts_the_profile_finds():
-    # _try (the inlined hot loop, which skips the steps with too few hosts in one scan) against
-    # _try_slowly (AvailabilityProfile's own earliest_fit and reserve) on random busy profiles
-    # and sequences, jobs wider than the free hosts included (a walltime of 0 is no limit: a Job
-    # is never of zero length, but _try would still place one as the profile does).
+    # _try (the inlined hot loop, which skips the steps with too few hosts in one scan, finds the
+    # step holding now once, and values each planned job on its terms read once) against
+    # _try_slowly (AvailabilityProfile's own earliest_fit and reserve, Qops.value) on random busy
+    # profiles and sequences, QoPS and VQoPS, jobs wider than the free hosts included (a
+    # walltime of 0 is no limit: a Job is never of zero length, but _try would still place one
+    # as the profile does), now anywhere, before the profile's first step included.
     from hypothesis import example, given
     from hypothesis import strategies as st
 
     from adaptsched.core.profile import AvailabilityProfile
 
     interval = st.tuples(st.integers(0, 40), st.integers(0, 30), st.integers(1, 8))
-    job = st.tuples(st.integers(1, 9), st.sampled_from((0, 1, 3, 7, 20)), st.integers(0, 120))
+    job = st.tuples(st.integers(1, 9), st.sampled_from((0, 1, 3, 7, 20)), st.integers(0, 120), st.integers(-5, 40))
 
-    @given(st.lists(interval, max_size=12), st.lists(job, min_size=1, max_size=6), st.integers(0, 30))
-    @example([(0, 10, 8), (10, 10, 7)], [(2, 3, 120)], 5)  # two steps too narrow in a row
-    def check(busy, seq, now):
-        base = AvailabilityProfile(8)
+    @given(
+        st.lists(interval, max_size=12),
+        st.lists(job, min_size=1, max_size=6),
+        st.integers(-5, 30),
+        st.integers(0, 10),
+        st.booleans(),
+    )
+    @example([(0, 10, 8), (10, 10, 7)], [(2, 3, 120, 0)], 5, 0, False)  # two steps too narrow in a row
+    # a job starting at now, at a step's start, merges that step into the one before: the next
+    # job's scan starts at the merged step (from the step after it, it would start at now, wrongly)
+    @example([(0, 5, 4), (5, 5, 2)], [(2, 5, 120, 0), (5, 3, 120, 0)], 5, 0, True)
+    @example([], [(1, 5, 120, 5)], 5, 0, True)  # completing just at submission + estimate: the full price
+    def check(busy, seq, now, first_s, value_aware):
+        base = AvailabilityProfile(8, float(first_s))
         for start, length, n in busy:
-            if base.earliest_fit(n, length, start, start) == start:
+            if start >= first_s and base.earliest_fit(n, length, start, start) == start:
                 base.reserve(start, start + length, n)
         before = (list(base.times), list(base.free))
-        sched = Qops(8)
-        sequence = [qjob(str(i), 0.0, n, float(w), float(d)) for i, (n, w, d) in enumerate(seq)]
+        sched = Qops(8, value_aware=value_aware)
+        sequence = [
+            qjob(str(i), float(submit), n, float(w), float(d), price=1.0 + i) for i, (n, w, d, submit) in enumerate(seq)
+        ]
         for j in sequence:
             sched._read_terms(j)
-        assert sched._try(base, sequence, float(now)) == sched._try_slowly(base, sequence, float(now))
+        fast = sched._try(base, sequence, float(now))
+        assert fast == sched._try_slowly(base, sequence, float(now))
+        assert len(fast[2]) == (len(fast[0]) if value_aware else 0)
         assert (base.times, base.free) == before  # the base is left as it was
 
     check()

@@ -150,6 +150,23 @@ def conservative_over_easy(by: dict) -> str:
     )
 
 
+def regenerate_command(document: dict) -> str:
+    """The `engines.py` command that measures what ``document`` holds (its schedulers, engines,
+    pinnings and rounds), for README to quote."""
+    runs = document["runs"].values()
+    schedulers = ",".join(dict.fromkeys(r["scheduler"] for r in runs))
+    engines = ",".join(dict.fromkeys(r["engine"] for r in runs))
+    pinned = document["context"]["pinned"]
+    command = "benchmarks/engines.py"
+    if schedulers != ",".join(SCHEDULERS):
+        command += f" --schedulers {schedulers}"
+    if engines != ",".join(ENGINES):
+        command += f" --engines {engines}"
+    command += " --pin both" if len(pinned) > 1 else ("" if pinned[0] else " --pin off")
+    repeat = document["context"].get("repeat", 1)
+    return command + (f" --repeat {repeat}" if repeat > 1 else "") + " --readme"
+
+
 def readme_section(document: dict) -> str:
     """README's speed table: what was measured, where and when, one row per ratio of adaptsched's
     schedulers against real Batsim (pybatsim's `easyBackfill` and the ZeroMQ transport's ratios are
@@ -163,7 +180,7 @@ def readme_section(document: dict) -> str:
         f"{context['load_before']} before and {context['load_after']} after; {Path(context['trace']).name}, "
         f"{context['jobs']:,} jobs, {context['hosts']} hosts; best of {context['repeat']} round(s), each run a "
         f"fresh `adaptsched run` process; real Batsim {context.get('batsim_version') or 'not installed'}. "
-        "Regenerate with `benchmarks/engines.py --pin both --readme` (details: "
+        f"Regenerate with `{regenerate_command(document)}` (details: "
         "[docs/results/engines/benchmark.md](docs/results/engines/benchmark.md)).",
         "",
         "| scheduler | compared with in-process | pinning | wall (s): in-process / other | ratio (wall) "

@@ -18,7 +18,6 @@ Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from adaptsched.engines.fidelity import assess, choose_engine
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
 from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
+from adaptsched.formats.bulk import gc_paused
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
@@ -324,13 +324,8 @@ def check_run(prefix: str, loaded: Workload, machines: Platform) -> None:
     # The check builds no cycles, but its ~10^6 short-lived containers (one per row and column)
     # would make the cyclic GC scan the whole run's heap, unfrozen by now: a full collection
     # of the workload, the plugin's and pybatsim's jobs, 3x the check's own cost on CTC's year.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         physics = check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds, timed=timed)
-    finally:
-        if enabled:
-            gc.enable()
     error = physics_error(physics, jobs_csv)
     if error:
         raise SimulationError(error)

@@ -18,7 +18,6 @@ Other types load only for real Batsim (``--engine batsim``).
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import InputError
+from adaptsched.formats.bulk import gc_paused
 from adaptsched.formats.jsontext import dict_format, dumps, is_int, is_number
 from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
@@ -261,13 +261,8 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
     # Every object made here lives on (the document until the jobs are made, the jobs after):
     # no cycle to collect, and each collection of the cyclic GC would walk them all again
     # (CTC-SP2's 77,205 jobs: a tenth of the time).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _load(str(path), name, embedded)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _load(path: str, name: str, embedded: bool) -> Workload:

@@ -356,9 +356,6 @@ class Qops(ReservationPlanner):
             sequence.insert(at, late)
         return None
 
-    def revenue(self, jobs: list[Job], starts: list[float]) -> float:
-        return sum(self.planned_values(jobs, starts))
-
     def planned_values(self, jobs: list[Job], starts: list[float]) -> list[float]:
         """Each job's :meth:`value` if it starts at its start (the same arithmetic, inlined: VQoPS
         values every candidate schedule of every arrival)."""

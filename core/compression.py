@@ -320,7 +320,9 @@ class Candidates:
             span = right - left + SPAN_SLACK_S
             if shortest[k] > span:
                 continue
-            longest = span if n <= fewest else _longest(times, free, lo, hi, n, fewest, left, right)  # (one run: span)
+            # the longest run of n free hosts: the span if there is one run, else found (by _longest)
+            # only for a job that passes every other test and that a mark would change (most are dirty)
+            longest, exact = span, n <= fewest
             room = SPAN_SLACK_S - left  # a window in a run from left(n) on, ending by r: w <= r - left(n)
             for walltime, _, job_id in by_width[n]:
                 if walltime > longest:
@@ -328,15 +330,19 @@ class Candidates:
                 r = starts[job_id]
                 if r > a and walltime <= r + room:
                     seen = dirty.get(job_id)
+                    if seen is not None and a >= seen and job_id in marked_long:
+                        continue  # marking it changes nothing
+                    if not exact:
+                        longest, exact = _longest(times, free, lo, hi, n, fewest, left, right), True
+                        if walltime > longest:
+                            break
                     if seen is None:  # mark(job_id, a, True), inlined
                         dirty[job_id] = a
                         if cursor is not None and rank[job_id] > cursor:
                             heappush(self.heap, rank[job_id])
-                        marked_long.add(job_id)
-                    elif a < seen or job_id not in marked_long:  # (else: no change)
-                        if a < seen:
-                            dirty[job_id] = a
-                        marked_long.add(job_id)
+                    elif a < seen:
+                        dirty[job_id] = a
+                    marked_long.add(job_id)
 
 
 #: The widening of a region with no run of enough free hosts on either side (never changed).

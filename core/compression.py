@@ -277,7 +277,9 @@ class Candidates:
         else:
             inside = free[lo : hi + 1]
             fewest, cap = min(inside), max(inside)
-        low = max(fewest - hosts, widths[0] - 1)  # no width up to low was free on all of it before
+        low = fewest - hosts  # no width up to low was free on all of it before
+        if low < widths[0]:
+            low = widths[0] - 1
         if low >= cap:
             return
         i, j = bisect_right(widths, low), bisect_right(widths, cap)
@@ -294,7 +296,7 @@ class Candidates:
             left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
             widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
         shortest = self.shortest
-        if min(shortest[i:j]) > widest:
+        if (shortest[i] if j - i == 1 else min(shortest[i:j])) > widest:
             return  # no indexed job of these widths is that short
         if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
             for t in self.times[first:]:

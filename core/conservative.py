@@ -283,7 +283,8 @@ class ReservationPlanner(ReservingScheduler):
                     self.next_start = new
                 if self.audit is not None:
                     self.audit.append((job_id, old, new))
-                grew(max(old, new + w), old + w, now, n)  # the slot it left
+                end = new + w
+                grew(end if end > old else old, old + w, now, n)  # the slot it left
         compressible.cursor = None
 
     # -- a what-if replay's initial state ---------------------------------------------

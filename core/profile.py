@@ -337,7 +337,9 @@ class AvailabilityProfile:
         size = len(times)
         j, low = bisect_right(times, b) - 1, self.nb_hosts + 1  # the step holding b
         far_right = b + horizon_s
-        while j < size and b < INF:
+        if b == INF:
+            j = size  # no run after a region that never ends
+        while j < size:
             end = times[j + 1] if j + 1 < size else INF
             if free[j] < low:
                 low = free[j]

@@ -345,6 +345,22 @@ class InProcessConnection:
         root.setLevel(self._saved_root_level)
         if not self.log.closed:
             self.log.close()
+        self._release()
+
+    def _release(self):
+        """Breaks the reference cycles of the run's objects once the exchange is over, so that
+        reference counting frees them when the caller lets go of this connection: pybatsim's
+        ``Batsim`` and its scheduler refer to each other (``bs.scheduler``, ``scheduler.bs``),
+        and through them every pybatsim ``Job`` of the run; the engine's clock (``now``) refers
+        to the engine, which refers to this connection. Left to the cyclic GC, a long-lived
+        process (a sweep's worker) would pay for them in its next full collection."""
+        bs, self.now = self.bs, _no_clock
+        if bs is not None and getattr(bs, "scheduler", None) is self.scheduler:
+            del bs.scheduler  # the scheduler keeps bs (a plugin may read it after the run)
+
+
+def _no_clock() -> float:
+    return float("nan")
 
 
 class _output_to:

@@ -109,18 +109,44 @@ class Allocation(ProcSet):  # type: ignore[misc]  # procset has no type hints
         return self._text
 
 
+class RunsText(str):
+    """Batsim's text of maximal runs (``"0-3 7"``) that carries them (``runs``): the embedded
+    engine, in the same process, takes the runs of an EXECUTE_JOB's ``alloc`` from it instead
+    of parsing the text again (:meth:`~adaptsched.engines.embedded.batsim.EmbeddedBatsim.execute_decision`).
+    Anywhere else it is the plain text (JSON writes it as a string). Made only by
+    :func:`procset`, only of runs :func:`canonical` accepts, so ``parse_runs(text).runs == runs``."""
+
+    runs: tuple[Run, ...]
+
+
+def canonical(pairs: Sequence[Run]) -> bool:
+    """Whether runs are what :func:`parse_runs` reads back from their text: sorted, ``0 <= low
+    <= high`` (ints), disjoint and not adjacent (an IntervalSet's invariant, which it does not check)."""
+    last = -2
+    for low, high in pairs:
+        if type(low) is not int or type(high) is not int or low <= last + 1 or high < low:
+            return False
+        last = high
+    return True
+
+
 def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
     """ProcSet of sorted, distinct host ids, or of an IntervalSet.
 
     ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
     allocations); the maximal runs of sorted ids are already ProcSet's canonical
     interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
-    with its text, which pybatsim would otherwise format again.
+    with its text, which pybatsim would otherwise format again (a :class:`RunsText` when the
+    runs are canonical).
     """
     pairs = hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts)
     result = Allocation()
     result._itvs = [ProcInt(a, b) for a, b in pairs]
-    result._text = text_of_runs(pairs)
+    text = text_of_runs(pairs)
+    if canonical(pairs):
+        text = RunsText(text)
+        text.runs = tuple(pairs)  # a copy: the scheduler may change its list later
+    result._text = text
     return result
 
 

@@ -109,6 +109,29 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path, mistake):
     assert gc_state() == before
 
 
+def test_a_finished_run_leaves_no_cyclic_garbage_that_grows_with_its_jobs(tmp_path):
+    """The engine and its decision parser, the connection and pybatsim's Batsim and scheduler
+    refer to each other during a run; the cycles are broken at its end, so that reference
+    counting frees the run's jobs (pybatsim's, the plugin's, the workload's) and a long-lived
+    process (a sweep's worker) does not find them all in its next full collection."""
+
+    def garbage_after(nb_jobs):
+        doc = {
+            "nb_res": 4,
+            "jobs": [
+                {"id": i, "subtime": i, "res": 1 + i % 4, "profile": "d10", "walltime": 100} for i in range(nb_jobs)
+            ],
+            "profiles": {"d10": {"type": "delay", "delay": 10}},
+        }
+        workload = write_json(tmp_path / f"w{nb_jobs}.json", doc)
+        gc.collect()
+        run(RunSpec.make("easy", workload, 4, tmp_path / f"g{nb_jobs}", progress=False), say=lambda *a: None)
+        return gc.collect()
+
+    small, large = garbage_after(10), garbage_after(400)
+    assert large - small < 50, (small, large)  # the plugin's module and classes, not its jobs
+
+
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):
     # Batsim's check is strict: a delay equal to the walltime ends as WALLTIME_REACHED.
     doc = {

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from adaptsched.core.intervals import IntervalMap, IntervalSet
 from adaptsched.engines.embedded.outputs import repeated
-from adaptsched.formats.intervals import hosts_text, interval_text, parse_hosts, parse_runs, procset
+from adaptsched.formats.intervals import RunsText, hosts_text, interval_text, parse_hosts, parse_runs, procset
 
 host_sets = st.sets(st.integers(0, 300), max_size=60).map(sorted)
 texts = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)), max_size=8).map(
@@ -39,6 +39,24 @@ def test_set_agrees_with_the_list_of_ids(hosts, n):
     low, rest = runs.split_lowest(n)
     assert list(low) == hosts[:n] and list(rest) == hosts[n:]
     assert low | rest == runs
+
+
+@given(host_sets)
+def test_an_allocations_text_carries_the_runs_parse_runs_reads_back(hosts):
+    """The engine takes an EXECUTE_JOB's runs from the adapter's text instead of parsing it:
+    they must be what parse_runs would read, and a copy (the scheduler may change its list)."""
+    runs = IntervalSet.from_ids(hosts)
+    text = str(procset(runs))
+    assert type(text) is RunsText and text == hosts_text(runs)
+    assert list(text.runs) == (parse_runs(text).runs if hosts else [])
+    runs.runs.append((400, 401))
+    assert list(text.runs) == IntervalSet.from_ids(hosts).runs
+
+
+@pytest.mark.parametrize("runs", [[(0, 1), (2, 3)], [(3, 4), (0, 1)], [(0, 3), (1, 5)], [(0, 3), (3, 5)]])
+def test_runs_that_parse_runs_would_read_otherwise_give_plain_text(runs):
+    text = str(procset(IntervalSet(runs)))
+    assert type(text) is str and text == hosts_text(IntervalSet(runs))
 
 
 @given(texts)

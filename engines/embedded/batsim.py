@@ -52,7 +52,7 @@ from adaptsched.engines.embedded.kernel import (
 from adaptsched.engines.embedded.network import kernel_for
 from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
-from adaptsched.formats.intervals import hosts_text, parse_runs
+from adaptsched.formats.intervals import RunsText, hosts_text, parse_runs
 from adaptsched.formats.jsontext import RawJson, dumps
 from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload
@@ -448,11 +448,11 @@ class EmbeddedBatsim:
             yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
         yield (PUT, mbox, ("SUBMITTER_BYE",))
 
-    def execute_job(self, job: JobRecord, hosts: IntervalSet) -> Body:
+    def execute_job(self, job: JobRecord, hosts: IntervalSet, alloc_text: str | None = None) -> Body:
         kernel = self.kernel
         job.starting_time = kernel.now
         job.allocation = hosts
-        job.alloc_text = hosts_text(hosts)
+        job.alloc_text = hosts_text(hosts) if alloc_text is None else alloc_text
         remaining = job.walltime
         profile = self.job_profiles[job.id]
         self.hosts_start(job, hosts)
@@ -582,6 +582,10 @@ class EmbeddedBatsim:
 
     def on_set_job_metadata(self, message: Message) -> None:
         job_id, metadata = message[1], message[2]
+        job = self.jobs.get(job_id)  # a live job: registered, its workload known (its id was checked)
+        if job is not None:
+            job.metadata = metadata
+            return
         if not self.job_is_registered(job_id):
             self.fail(f"the job '{job_id}' does not exist, cannot set its metadata")
         self.job_at(job_id).metadata = metadata
@@ -651,7 +655,8 @@ class EmbeddedBatsim:
                 f"machines but {len(hosts)} were given (only parallel_homogeneous_total profiles, "
                 "and composed profiles of those, may run on another number of machines)"
             )
-        actor_gen = self.execute_job(job, hosts)
+        # the text of canonical runs is the decision's own (hosts_text would write it again)
+        actor_gen = self.execute_job(job, hosts, str.__str__(alloc_text) if type(alloc_text) is RunsText else None)
         return (CREATE, f"job_{job.id}", actor_gen, job)
 
     def fail_busy(self, job: JobRecord, hosts: IntervalSet, alloc_text: str) -> NoReturn:
@@ -706,12 +711,16 @@ class EmbeddedBatsim:
             self.fail("invalid JSON message from the scheduler: 'events' should be an array")
         kernel = self.kernel
         parse_event = self.decisions.parse_event
-        execute_decision = self.execute_decision
+        execute_decision, metadata_decision = self.execute_decision, self.metadata_decision
         now = batsim_double(float(now))  # as RapidJSON reads it
         for number, event in enumerate(events):
             decided = None
-            if type(event) is dict and event.get("type") == "EXECUTE_JOB":  # the usual decision, checked short
-                decided = execute_decision(event, now)
+            if type(event) is dict:  # the usual decisions, checked short
+                etype = event.get("type")
+                if etype == "EXECUTE_JOB":
+                    decided = execute_decision(event, now)
+                elif etype == "SET_JOB_METADATA":
+                    decided = metadata_decision(event, now)
             timestamp, message = decided if decided is not None else parse_event(number, event, now)
             if message is None:
                 continue
@@ -736,18 +745,40 @@ class EmbeddedBatsim:
         if not timestamp <= now:
             return None
         job_id, alloc = data.get("job_id"), data.get("alloc")
-        if type(job_id) is not str or type(alloc) is not str:
+        if type(job_id) is not str:
             return None
         job = self.jobs.get(job_id)
         if job is None:
             return None
-        try:
-            hosts = parse_runs(alloc)
-        except ValueError:
+        if type(alloc) is RunsText:  # adaptsched's adapter's text: its runs, as parse_runs reads them
+            hosts = IntervalSet(alloc.runs)
+        elif type(alloc) is str:
+            try:
+                hosts = parse_runs(alloc)
+            except ValueError:
+                return None
+        else:
             return None
         if not hosts or hosts.max() >= self.nb_hosts:
             return None
         return timestamp, ("SCHED_EXECUTE_JOB", job, hosts, alloc)
+
+    def metadata_decision(self, event: dict[str, Any], now: float) -> tuple[float, Message] | None:
+        """A valid SET_JOB_METADATA as pybatsim writes it (a float timestamp, ``job_id`` and
+        ``metadata`` strings, no double quote in it) -> what ``DecisionParser.parse_event`` returns
+        for it, by the same operations; None for anything else, which ``parse_event`` checks in full."""
+        timestamp = event.get("timestamp")
+        data = event.get("data")
+        if type(timestamp) is not float or type(data) is not dict or len(data) != 2:
+            return None
+        if not timestamp.is_integer():
+            timestamp = rapidjson_number(repr(timestamp))  # as parse_event: Batsim's RapidJSON
+        if not timestamp <= now:
+            return None
+        job_id, metadata = data.get("job_id"), data.get("metadata")
+        if type(job_id) is not str or type(metadata) is not str or '"' in metadata:
+            return None
+        return timestamp, ("SCHED_SET_JOB_METADATA", job_id, metadata)
 
     def idle_reply(self, now: float) -> Body:
         """A reply without decisions: the scheduler is ready again at its ``now``."""

@@ -11,7 +11,8 @@ time, as in Batsim.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn, Protocol
+import weakref
+from typing import Any, NoReturn, Protocol, cast
 
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.engines.embedded.cppnumbers import batsim_double
@@ -59,7 +60,9 @@ class DecisionParser:
     """Checks the decisions of one engine's scheduler (``engine``: an ``EmbeddedBatsim``)."""
 
     def __init__(self, engine: DecidingEngine) -> None:
-        self.engine = engine
+        # a proxy: the engine holds its parser, and a strong reference back would make the whole
+        # run (workload, platform, pybatsim's jobs through the connection) cyclic garbage
+        self.engine = cast(DecidingEngine, weakref.proxy(engine))
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
         """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""

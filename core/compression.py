@@ -277,7 +277,9 @@ class Candidates:
         else:
             inside = free[lo : hi + 1]
             fewest, cap = min(inside), max(inside)
-        low = max(fewest - hosts, widths[0] - 1)  # no width up to low was free on all of it before
+        low = fewest - hosts  # no width up to low was free on all of it before
+        if low < widths[0]:
+            low = widths[0] - 1
         if low >= cap:
             return
         i, j = bisect_right(widths, low), bisect_right(widths, cap)
@@ -294,7 +296,7 @@ class Candidates:
             left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
             widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
         shortest = self.shortest
-        if min(shortest[i:j]) > widest:
+        if (shortest[i] if j - i == 1 else min(shortest[i:j])) > widest:
             return  # no indexed job of these widths is that short
         if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
             for t in self.times[first:]:
@@ -320,7 +322,9 @@ class Candidates:
             span = right - left + SPAN_SLACK_S
             if shortest[k] > span:
                 continue
-            longest = span if n <= fewest else _longest(times, free, lo, hi, n, fewest, left, right)  # (one run: span)
+            # the longest run of n free hosts: the span if there is one run, else found (by _longest)
+            # only for a job that passes every other test and that a mark would change (most are dirty)
+            longest, exact = span, n <= fewest
             room = SPAN_SLACK_S - left  # a window in a run from left(n) on, ending by r: w <= r - left(n)
             for walltime, _, job_id in by_width[n]:
                 if walltime > longest:
@@ -328,15 +332,19 @@ class Candidates:
                 r = starts[job_id]
                 if r > a and walltime <= r + room:
                     seen = dirty.get(job_id)
+                    if seen is not None and a >= seen and job_id in marked_long:
+                        continue  # marking it changes nothing
+                    if not exact:
+                        longest, exact = _longest(times, free, lo, hi, n, fewest, left, right), True
+                        if walltime > longest:
+                            break
                     if seen is None:  # mark(job_id, a, True), inlined
                         dirty[job_id] = a
                         if cursor is not None and rank[job_id] > cursor:
                             heappush(self.heap, rank[job_id])
-                        marked_long.add(job_id)
-                    elif a < seen or job_id not in marked_long:  # (else: no change)
-                        if a < seen:
-                            dirty[job_id] = a
-                        marked_long.add(job_id)
+                    elif a < seen:
+                        dirty[job_id] = a
+                    marked_long.add(job_id)
 
 
 #: The widening of a region with no run of enough free hosts on either side (never changed).

@@ -222,24 +222,22 @@ class ReservationPlanner(ReservingScheduler):
         compressible.begin_pass()
         times, free = profile.times, profile.free  # changed in place by shift: the same lists
         jobs, moved, shift = compressible.jobs, compressible.moved, profile.shift
-        heap, dirty, starts, by_rank, marked_long = (
-            compressible.heap,  # mark() pushes onto this same list during the pass
-            compressible.dirty,
-            compressible.start,
-            compressible.by_rank,
-            compressible.long,
-        )
+        heap, dirty, starts = compressible.heap, compressible.dirty, compressible.start  # mark() pushes onto heap
+        by_rank, marked_long = compressible.by_rank, compressible.long
         while heap:  # the next dirty job in queue order, now clean
             rank = heappop(heap)
             job_id = by_rank.get(rank)
-            if job_id is None or job_id not in dirty or starts[job_id] <= now:
-                continue  # clean, or due by now (it stays dirty)
+            if job_id is None or job_id not in dirty:
+                continue  # clean
+            old = starts[job_id]  # its reservation
+            if old <= now:
+                continue  # due by now (it stays dirty)
             compressible.cursor = rank
             a = dirty.pop(job_id)  # the start of the earliest region that marked it
             long = job_id in marked_long  # whether one marked it through the L case
             if long:
                 marked_long.discard(job_id)
-            job, old = jobs[job_id], reservation[job_id]
+            job = jobs[job_id]
             n, w = job.res, job.walltime_s
             k = bisect_left(times, old)  # the steps before old: 0 to k - 1
             if not long:
@@ -264,17 +262,16 @@ class ReservationPlanner(ReservingScheduler):
                 if i < 0:
                     i = 0
                 new = old
-                while i < k:
-                    if free[i] < n:
+                while True:
+                    while i < k and free[i] < n:
                         i += 1  # too busy: the job can only start after it
-                        continue
+                    if i >= k:
+                        break
                     end = times[i] + w
                     j = i + 1
-                    while j < k and times[j] < end:
-                        if free[j] < n:
-                            break
+                    while j < k and times[j] < end and free[j] >= n:
                         j += 1
-                    else:
+                    if j >= k or times[j] >= end:
                         new = times[i]
                         break  # fits at times[i]
                     i = j + 1  # step j is too busy
@@ -286,7 +283,8 @@ class ReservationPlanner(ReservingScheduler):
                     self.next_start = new
                 if self.audit is not None:
                     self.audit.append((job_id, old, new))
-                grew(max(old, new + w), old + w, now, n)  # the slot it left
+                end = new + w
+                grew(end if end > old else old, old + w, now, n)  # the slot it left
         compressible.cursor = None
 
     # -- a what-if replay's initial state ---------------------------------------------

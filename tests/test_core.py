@@ -76,6 +76,57 @@ def test_profile_random_operations_match_a_brute_force_timeline():
         assert p.earliest_fit(n, float(d), after=0.0) == brute
 
 
+def _random_profile(rnd, nb_hosts, reservations, now=0.0):
+    p = AvailabilityProfile(nb_hosts, now=now)
+    for _ in range(reservations):
+        start = float(rnd.randrange(0, 60))
+        end = INF if rnd.random() < 0.05 else start + rnd.randrange(1, 12)
+        n = rnd.randrange(1, max(2, nb_hosts // 4))
+        if p.min_free(start, end) >= n:
+            p.reserve(start, end, n)
+    return p
+
+
+def test_profile_shift_is_release_then_reserve():
+    """shift does both range updates in one call: the same steps as _add(new, min(end, old), -n)
+    then _add(max(end, old), old + w, n), on profiles of up to 60 steps (updates of more than 16
+    steps take a slice), overlapping or not, and the same error where the new slot does not fit."""
+    rnd = random.Random(11)
+    errors = 0
+    for trial in range(3000):
+        p = _random_profile(rnd, rnd.randrange(1, 40), rnd.randrange(0, 80), now=float(rnd.randrange(0, 3)))
+        old = float(rnd.randrange(1, 40))
+        new = rnd.choice([old - 0.5, float(rnd.randrange(0, int(old)))])
+        w = rnd.choice([0.0, 1.0, 3.0, 7.0, 20.0, 45.0, INF])
+        n = rnd.randrange(1, p.nb_hosts + 1)
+        expected, got = p.copy(), p.copy()
+        try:
+            end = new + w
+            expected._add(new, min(end, old), -n)
+            expected._add(max(end, old), old + w, n)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=str(error).replace("(", r"\(").replace(")", r"\)")):
+                got.shift(n, old, new, w)
+            errors += 1
+            continue
+        got.shift(n, old, new, w)
+        assert (got.times, got.free) == (expected.times, expected.free), (trial, p, old, new, w, n)
+    assert 100 < errors < 2900  # both outcomes tried
+
+
+def test_profile_earliest_fit_matches_a_brute_force_scan():
+    """The earliest start on a step (or ``after``) whose window holds n free hosts, no later than
+    ``before``: busy steps skipped, windows reaching the last step, jobs wider than the machine."""
+    rnd = random.Random(5)
+    for _ in range(2000):
+        p = _random_profile(rnd, rnd.randrange(1, 9), rnd.randrange(0, 30))
+        n, w = rnd.randrange(1, p.nb_hosts + 2), rnd.choice([0.5, 1.0, 2.0, 5.0, 13.0, INF])
+        after, before = float(rnd.randrange(0, 70)), rnd.choice([INF, float(rnd.randrange(0, 70))])
+        candidates = sorted({after} | {t for t in p.times if t > after})
+        brute = next((s for s in candidates if s <= before and n <= p.nb_hosts and p.min_free(s, s + w) >= n), None)
+        assert p.earliest_fit(n, w, after, before) == brute, (p, n, w, after, before)
+
+
 # -- queue orders ------------------------------------------------------------------------
 def test_queue_orders_break_ties_by_arrival():
     jobs = [Job("a", 0, 4, 100), Job("b", 1, 1, 50), Job("c", 2, 4, 50), Job("d", 3, 2, 100)]

@@ -736,14 +736,10 @@ class EmbeddedBatsim:
         strings) -> what ``DecisionParser.parse_event`` returns for it, by the same operations
         (the timestamp read as RapidJSON reads it), without building its error texts; None for
         anything else, which ``parse_event`` then checks in full (and fails on as Batsim does)."""
-        timestamp = event.get("timestamp")
-        data = event.get("data")
-        if type(timestamp) is not float or type(data) is not dict or len(data) != 2:
+        envelope = short_envelope(event, now)
+        if envelope is None:
             return None
-        if not timestamp.is_integer():
-            timestamp = rapidjson_number(repr(timestamp))  # as parse_event: Batsim's RapidJSON
-        if not timestamp <= now:
-            return None
+        timestamp, data = envelope
         job_id, alloc = data.get("job_id"), data.get("alloc")
         if type(job_id) is not str:
             return None
@@ -767,14 +763,10 @@ class EmbeddedBatsim:
         """A valid SET_JOB_METADATA as pybatsim writes it (a float timestamp, ``job_id`` and
         ``metadata`` strings, no double quote in it) -> what ``DecisionParser.parse_event`` returns
         for it, by the same operations; None for anything else, which ``parse_event`` checks in full."""
-        timestamp = event.get("timestamp")
-        data = event.get("data")
-        if type(timestamp) is not float or type(data) is not dict or len(data) != 2:
+        envelope = short_envelope(event, now)
+        if envelope is None:
             return None
-        if not timestamp.is_integer():
-            timestamp = rapidjson_number(repr(timestamp))  # as parse_event: Batsim's RapidJSON
-        if not timestamp <= now:
-            return None
+        timestamp, data = envelope
         job_id, metadata = data.get("job_id"), data.get("metadata")
         if type(job_id) is not str or type(metadata) is not str or '"' in metadata:
             return None
@@ -785,3 +777,19 @@ class EmbeddedBatsim:
         if now > self.kernel.now:
             yield (SLEEP, now - self.kernel.now)
         yield (PUT, self.mbox, ("SCHED_READY",))
+
+
+def short_envelope(event: dict[str, Any], now: float) -> tuple[float, dict[str, Any]] | None:
+    """The timestamp and two-key ``data`` of a decision as pybatsim writes it (a float timestamp,
+    read as Batsim's RapidJSON reads it, not after ``now``), for the short checks of
+    :meth:`EmbeddedBatsim.execute_decision` and :meth:`EmbeddedBatsim.metadata_decision`; None for
+    anything else, which ``DecisionParser.parse_event`` then checks in full."""
+    timestamp = event.get("timestamp")
+    data = event.get("data")
+    if type(timestamp) is not float or type(data) is not dict or len(data) != 2:
+        return None
+    if not timestamp.is_integer():
+        timestamp = rapidjson_number(repr(timestamp))  # as parse_event: Batsim's RapidJSON
+    if not timestamp <= now:
+        return None
+    return timestamp, data

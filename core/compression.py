@@ -285,15 +285,18 @@ class Candidates:
         i, j = bisect_right(widths, low), bisect_right(widths, cap)
         if i == j:
             return  # no indexed job has a width in (low, cap]
-        # widened's first test on either side, before the walk: with at most ``low`` hosts free just
+        # only the runs of at least ``floor`` free hosts matter: no indexed width lies between low and
+        # floor, and widening down to floor gives every width read the same runs as down to low + 1.
+        # widened's first test on either side, before the walk: with fewer than ``floor`` hosts free just
         # before a (or no step there) and at b (or b infinite), both runs are empty, [a, b) is the widening
+        floor = widths[i]
         before = lo if times[lo] < a else lo - 1  # the step holding the instant before a
-        if (before < 0 or free[before] <= low) and (b == INF or free[bisect_right(times, b, hi) - 1] <= low):
+        if (before < 0 or free[before] < floor) and (b == INF or free[bisect_right(times, b, hi) - 1] < floor):
             left_min, left_at, right_min, right_at = _NARROW
             widest = b - a + SPAN_SLACK_S
         else:
             # no walltime of an indexed job is longer than the horizon: a run is compared with those only
-            left_min, left_at, right_min, right_at = profile.widened(a, b, low + 1, self.longest + HORIZON_SLACK_S)
+            left_min, left_at, right_min, right_at = profile.widened(a, b, floor, self.longest + HORIZON_SLACK_S)
             widest = (right_at[-1] if right_at else b) - (left_at[-1] if left_at else a) + SPAN_SLACK_S
         shortest = self.shortest
         if (shortest[i] if j - i == 1 else min(shortest[i:j])) > widest:

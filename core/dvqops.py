@@ -192,9 +192,10 @@ class WhatIfQops(SwitchingQops):
     After each scheduling call the revenue is at most the values of the counted jobs started so
     far (each known at its start: the replay runs it for its true runtime, or kills it at its
     walltime, which earns nothing) plus a cap on the value of each counted job neither started
-    nor rejected: its price (a value never exceeds it), or, once every counted job has arrived,
-    for a waiting job its value if it started now (it starts no earlier, and a value never
-    grows with the completion time)."""
+    nor rejected: its price (a value never exceeds it), or for a waiting job its value if it
+    started now (it starts no earlier, whatever arrives later, and a value never grows with the
+    completion time: an admitted job is never rejected, and one that reaches its walltime earns
+    nothing)."""
 
     def __init__(
         self,
@@ -208,19 +209,8 @@ class WhatIfQops(SwitchingQops):
         self.bound = bound
         self.runtime = {job_id: runtime for job_id, (_, runtime) in counted.items()}
         self.cap = {job_id: price for job_id, (price, _) in counted.items()}
-        self.unseen = len(counted)  # counted jobs not arrived yet
         self.earned = 0.0  # values of the counted jobs started
         self.open = sum(self.cap.values())  # caps of the others not rejected
-
-    def on_submit(self, job: Job, now: float) -> None:
-        if job.id in self.cap:
-            self.unseen -= 1
-        super().on_submit(job, now)
-
-    def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
-        if job.id in self.cap:
-            self.unseen -= 1
-        super().assume_waiting(job, now, reserved_s)
 
     def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         running = super().start(job, now, hosts)
@@ -240,15 +230,14 @@ class WhatIfQops(SwitchingQops):
 
     def plan(self, now: float) -> None:
         super().plan(now)
-        if not self.unseen:  # every counted job has arrived: the waiting ones' caps as of now
-            cap, runtime = self.cap, self.runtime
-            for job in self.waiting:
-                old = cap.get(job.id)
-                if old:
-                    new = self.value(job, now + runtime[job.id]) if runtime[job.id] < job.walltime_s else 0.0
-                    if new < old:
-                        cap[job.id] = new
-                        self.open -= old - new
+        cap, runtime, value = self.cap, self.runtime, self.value
+        for job in self.waiting:  # the waiting ones' caps as of now
+            old = cap.get(job.id)
+            if old:
+                new = value(job, now + runtime[job.id]) if runtime[job.id] < job.walltime_s else 0.0
+                if new < old:
+                    cap[job.id] = new
+                    self.open -= old - new
         most = self.earned + self.open
         if most + BOUND_SLACK * (abs(most) + abs(self.bound)) < self.bound:
             raise Beaten

@@ -344,6 +344,61 @@ def test_a_what_if_replay_is_given_up_only_below_its_bound():
     assert what_if_values(8, history, 0.0, 5, 0.0, 40 * 300.0, bound=revenue).beaten_below is None  # a tie: kept
 
 
+def test_a_what_if_replay_given_up_early_could_not_have_beaten_its_bound():
+    # The early give-up (WhatIfQops: each waiting job's cap is its value if it started now, from
+    # its admission on) against the full replay, on random busy workloads replayed from a state
+    # recorded by a live DVQoPS run (running jobs, an inherited queue with its reservations) or
+    # from an empty machine, at random factors and bounds around the full replay's revenue: a
+    # replay given up must be one whose full revenue stays below its bound, and one not given up
+    # must give the full replay's values.
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from adaptsched.core.dvqops import EMPTY, Dvqops, what_if_values
+
+    shape = st.tuples(
+        st.integers(0, 600),  # gap to the previous arrival
+        st.sampled_from((1, 2, 4, 8)),
+        st.integers(300, 4000),  # estimate
+        st.sampled_from((0.2, 0.5, 1.0, 1.2)),  # runtime / estimate (over 1: killed at its walltime)
+        st.sampled_from((1.5, 3.0, 6.0)),  # deadline slack
+        st.booleans(),
+    )
+
+    @settings(max_examples=200)
+    @given(
+        st.lists(shape, min_size=4, max_size=28),
+        st.floats(0.2, 0.8),
+        st.sampled_from((0.0, 0.05, 0.1, 0.4)),
+        st.floats(0.5, 1.1),
+        st.booleans(),
+    )
+    def check(shapes, cut, oc, scale, recorded):
+        jobs, t = [], 0.0
+        for i, (gap, res, estimate, ratio, slack, urgent) in enumerate(shapes):
+            t += gap
+            price = 0.1 * res * estimate * (10 if urgent else 1)
+            job = qjob(str(i), t, res, float(estimate), t + slack * estimate, price=price, urgent=urgent)
+            jobs.append((job, estimate * ratio))
+        start = jobs[int(cut * (len(jobs) - 1))][0].submit_s
+        live = Dvqops(8, max_window_h=2)
+        replay(live, [pair for pair in jobs if pair[0].submit_s < start])
+        state = live.state_at(start, live.known) if recorded else EMPTY
+        history = [(job, runtime) for job, runtime in jobs if job.submit_s >= start]
+        end = t + 1.0
+        full = what_if_values(8, history, oc, 5, start, end, state)
+        revenue = sum(full.arrivals + full.waiting)
+        bound = revenue * scale + (1e-3 if revenue == 0 else 0.0)
+        early = what_if_values(8, history, oc, 5, start, end, state, bound=bound)
+        if early.beaten_below is None:
+            assert early[:3] == full[:3]
+        else:
+            assert revenue < bound
+            assert early.tests == full.tests[: len(early.tests)]
+
+    check()
+
+
 def test_qops_compression_moves_the_same_jobs_as_the_planners_pass():
     # QoPS re-places its waiting jobs without giving their slots back first (fit_before): the
     # same moves, reservations and schedule as the reservation planner's pass, on a busy day

@@ -27,10 +27,13 @@ evolving               Klein & Perez's tests (``generate evolving``), the first 
         [--cases easy,dvqops,...] [--base COMMIT] [--out DIR] [--report docs/results/engines]
 
 Writes ``throughput.md`` and ``throughput.json`` to ``--report`` (with the date, machine,
-commit and load average before and after), rewritten after each case. ``--base COMMIT``: before
-each case, the same case measured the same way with the code of COMMIT (a detached git worktree
-under ``--out``, imported through ``PYTHONPATH`` by a child process running this script), in a
-row of its own: before and after in one run, each row with the load average at its end.
+commit and load average before and after), rewritten after each case. ``--report`` defaults to
+``--out``: the committed report (docs/results/engines) is rewritten only when named, since a
+run replaces the whole file (a subset of ``--cases`` included, and the sections appended by hand).
+``--base COMMIT``: before each case, the same case measured the same way with the code of COMMIT
+(a detached git worktree under ``--out``, imported through ``PYTHONPATH`` by a child process
+running this script), in a row of its own: before and after in one run, each row with the load
+average at its end.
 """
 
 from __future__ import annotations
@@ -269,11 +272,14 @@ def main(argv=None) -> int:
     parser.add_argument("--tests", type=int, default=200, help="Klein-Perez: tests (default %(default)s)")
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated (default: all)")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "throughput"))
-    parser.add_argument("--report", default=str(REPO / "docs" / "results" / "engines"))
+    parser.add_argument(
+        "--report", help="where throughput.md/.json go (default: OUT); docs/results/engines rewrites the committed one"
+    )
     parser.add_argument("--base", help="also measure each case with the code of this commit, just before it")
     parser.add_argument("--inputs", help="where the workloads are written (default: OUT/inputs)")
     args = parser.parse_args(argv)
-    out, report = Path(args.out), Path(args.report)
+    out = Path(args.out)
+    report = Path(args.report) if args.report else out
     chosen = [c for c in args.cases.split(",") if c]
     for name in chosen:
         if name not in CASES:

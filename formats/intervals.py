@@ -98,15 +98,39 @@ def parse_runs(text: str) -> IntervalSet:
 
 
 # -- pybatsim's and evalys' ProcSet -----------------------------------------------------------
+_ITVS = ProcSet._itvs  # ProcSet's own slot: its list of ProcInt intervals
+
+
 class Allocation(ProcSet):  # type: ignore[misc]  # procset has no type hints
-    """A ProcSet that knows its Batsim text (pybatsim sends ``str(job.allocation)``)."""
+    """A ProcSet made from a scheduler's runs, that knows its Batsim text (pybatsim sends
+    ``str(job.allocation)``) and builds its intervals (ProcSet's list of ``ProcInt``) only when
+    first read: pybatsim keeps every job's allocation for the whole run, and most are never read
+    as a ProcSet (three objects fewer per job for the cyclic GC to scan, and no ``ProcInt``
+    checks). A ProcSet operation that changes it, in place, forgets the text, and a new one made
+    from it (``copy``, ``|``) has none: either one's text is ProcSet's."""
 
-    __slots__ = ("_text",)
+    __slots__ = ("_runs", "_text")
 
-    _text: str
+    _runs: tuple[Run, ...]
+    _text: str | None
+
+    @property
+    def _itvs(self) -> list[ProcInt]:
+        try:
+            return _ITVS.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:  # not built yet
+            itvs = [ProcInt(a, b) for a, b in self._runs]
+            _ITVS.__set__(self, itvs)
+            return itvs
+
+    @_itvs.setter
+    def _itvs(self, itvs: list[ProcInt]) -> None:
+        _ITVS.__set__(self, itvs)
+        self._text = None
 
     def __str__(self) -> str:
-        return self._text
+        text = self._text
+        return ProcSet.__str__(self) if text is None else text
 
 
 class RunsText(str):
@@ -135,17 +159,19 @@ def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
 
     ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
     allocations); the maximal runs of sorted ids are already ProcSet's canonical
-    interval list, so it is set directly (checked against ``ProcSet(*ids)`` in the tests),
-    with its text, which pybatsim would otherwise format again (a :class:`RunsText` when the
-    runs are canonical).
+    interval list, so it is made from them when first read (checked against ``ProcSet(*ids)``
+    in the tests), with its text, which pybatsim would otherwise format again (a
+    :class:`RunsText` when the runs are canonical).
     """
-    pairs = hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts)
-    result = Allocation()
-    result._itvs = [ProcInt(a, b) for a, b in pairs]
+    pairs = tuple(
+        hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts)
+    )  # a copy: the scheduler may change its list later
+    result = Allocation.__new__(Allocation)  # no ProcSet.__init__: no intervals yet
+    result._runs = pairs
     text = text_of_runs(pairs)
     if canonical(pairs):
         text = RunsText(text)
-        text.runs = tuple(pairs)  # a copy: the scheduler may change its list later
+        text.runs = pairs
     result._text = text
     return result
 

@@ -32,6 +32,28 @@ def test_text_round_trips_and_matches_procset(hosts):
     assert sizes[0] == len(hosts) and tops[0] == (hosts[-1] if hosts else -1)
 
 
+host_ids = st.lists(st.integers(0, 60), min_size=1, max_size=12, unique=True).map(sorted)
+
+
+@given(host_ids, host_ids, st.sampled_from(["union", "intersection", "difference", "symmetric_difference"]))
+def test_allocation_is_the_procset_of_its_hosts(hosts, others, operation):
+    """pybatsim's job.allocation (built lazily, with its Batsim text) behaves as ProcSet(*hosts):
+    read, pickled, copied, combined, or changed in place, and its text follows what it holds."""
+    import copy
+    import pickle
+
+    ours, theirs = procset(hosts), ProcSet(*hosts)
+    assert ours == theirs and theirs == ours and list(ours) == hosts and len(ours) == len(theirs)
+    assert str(pickle.loads(pickle.dumps(ours))) == str(copy.deepcopy(ours)) == str(ours.copy()) == str(theirs)
+    made = getattr(procset(hosts), operation)(procset(others))  # a new Allocation, no text of its own
+    expected = getattr(ProcSet(*hosts), operation)(ProcSet(*others))
+    assert made == expected and str(made) == str(expected)
+    changed = procset(hosts)
+    in_place = "update" if operation == "union" else operation + "_update"
+    getattr(changed, in_place)(procset(others))  # in place: its old text is forgotten
+    assert changed == expected and str(changed) == str(expected)
+
+
 def test_runs_and_overlaps():
     assert runs([0, 1, 2, 3, 7, 9, 10]) == [(0, 3), (7, 7), (9, 10)]
     assert parse_hosts("4-5 1-4") == [1, 2, 3, 4, 5]  # Batsim merges overlapping intervals

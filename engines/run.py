@@ -151,6 +151,18 @@ def run(spec: RunSpec, *, say: Say = print) -> RunResult:
     """Runs one simulation (:class:`~adaptsched.engines.spec.RunSpec`, made by
     :meth:`RunSpec.make <adaptsched.engines.spec.RunSpec.make>`) and returns where its outputs
     are; ``say`` receives the notes on its inputs (an SWF trace's conversion, sizes)."""
+    try:
+        return _run(spec, say)
+    finally:
+        # The run's cyclic garbage (the platform's routes, the plugin module's classes: about 370
+        # objects) is unreachable now, and nothing else would collect it: the run keeps the GC off
+        # or frozen around its big structures and leaves every object in the oldest generation,
+        # so a process running many (a sweep's worker) would keep every run's. A full collection
+        # here walks only what outlives the run: 25 to 65 ms (CTC's year and 8,000 of its jobs).
+        gc.collect()
+
+
+def _run(spec: RunSpec, say: Say) -> RunResult:
     Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
     inputs = _inputs(spec, say)
     if spec.engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)

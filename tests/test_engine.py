@@ -132,6 +132,16 @@ def test_a_finished_run_leaves_no_cyclic_garbage_that_grows_with_its_jobs(tmp_pa
     assert large - small < 50, (small, large)  # the plugin's module and classes, not its jobs
 
 
+def test_runs_in_one_process_leave_no_cyclic_garbage(tmp_path):
+    """What does form cycles (the platform's routes, the plugin module's classes) is collected
+    when ``run`` returns: the run leaves every object in the oldest generation, where a sweep's
+    worker, running one simulation after another, would otherwise keep every run's."""
+    workload = write_json(tmp_path / "w1.json", W1)
+    for i in range(3):
+        run(RunSpec.make("easy", workload, 4, tmp_path / f"r{i}", progress=False), say=lambda *a: None)
+        assert gc.collect() == 0
+
+
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):
     # Batsim's check is strict: a delay equal to the walltime ends as WALLTIME_REACHED.
     doc = {

@@ -163,9 +163,8 @@ def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
     in the tests), with its text, which pybatsim would otherwise format again (a
     :class:`RunsText` when the runs are canonical).
     """
-    pairs = tuple(
-        hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts)
-    )  # a copy: the scheduler may change its list later
+    # a copy (a tuple): the scheduler may change its list later
+    pairs = tuple(hosts.runs if isinstance(hosts, IntervalSet) else runs(hosts))
     result = Allocation.__new__(Allocation)  # no ProcSet.__init__: no intervals yet
     result._runs = pairs
     text = text_of_runs(pairs)

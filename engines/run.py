@@ -32,7 +32,7 @@ from adaptsched.engines.fidelity import assess, choose_engine
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
 from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
-from adaptsched.formats.bulk import gc_paused
+from adaptsched.formats.bulk import gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
@@ -303,7 +303,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     # once, the cyclic GC never scans them (the engine's run unfreezes them at its end; an earlier
     # failure, _run_embedded). With the engine's job records (_run_embedded), the collections
     # before the run walked the whole workload again and again: about 0.4 s on CTC's year.
-    with gc_paused():
+    with made_to_last():
         loaded = load_workload(inputs.workload_path, embedded=True)
         _check_input(spec, loaded, machines, say)
         clock: list[Any] = []  # the engine, once made, for the connection's messages
@@ -315,7 +315,6 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
             timeout_s=spec.scheduler_timeout_s,
             now=lambda: clock[0].now if clock else 0.0,
         )
-        gc.freeze()
     bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
     try:
         problem = _run_embedded(spec, machines, loaded, connection, bar, clock)
@@ -376,7 +375,7 @@ def _run_embedded(
         options = EngineOptions(
             dynamic_jobs=spec.dynamic_jobs, ack_dynamic_jobs=spec.ack_dynamic_jobs, profile_reuse=spec.profile_reuse
         )
-        with gc_paused():  # the engine's job records live for the whole run too (_run_inprocess)
+        with made_to_last():  # the engine's job records live for the whole run too (_run_inprocess)
             engine = EmbeddedBatsim(
                 machines,
                 [loaded],
@@ -385,7 +384,6 @@ def _run_embedded(
                 options=options,
                 progress=bar if bar.bar is not None else None,
             )
-            gc.freeze()
         if clock is not None:
             clock.append(engine)
         engine.run()

@@ -27,3 +27,22 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextmanager
+def made_to_last() -> Iterator[None]:
+    """For objects that live as long as the process's current job (a run's workload, plugin and
+    engine records): built with the cyclic GC paused (:func:`gc_paused`), then frozen
+    (:func:`gc.freeze`), so that no collection scans them again until someone unfreezes them
+    (the embedded engine does at the end of its run). Nothing is frozen if the block fails.
+
+    >>> before = gc.get_freeze_count()
+    >>> with made_to_last():
+    ...     kept = [[] for _ in range(3)]
+    >>> gc.get_freeze_count() >= before + 3
+    True
+    >>> gc.unfreeze()
+    """
+    with gc_paused():
+        yield
+        gc.freeze()

@@ -109,6 +109,25 @@ def test_a_run_leaves_the_garbage_collector_as_it_found_it(tmp_path, mistake):
     assert gc_state() == before
 
 
+def test_made_to_last_freezes_what_it_built_only_when_the_block_succeeds():
+    """A run's long-lived structures are built with the GC off and frozen at once; a block that
+    fails freezes nothing, and the GC is back on either way."""
+    from adaptsched.formats.bulk import made_to_last
+
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    try:
+        with made_to_last():
+            assert not gc.isenabled()
+            kept = [[i] for i in range(1000)]
+        assert gc.isenabled() and gc.get_freeze_count() >= len(kept)
+    finally:
+        gc.unfreeze()
+    with pytest.raises(ValueError), made_to_last():
+        kept = [[i] for i in range(1000)]
+        raise ValueError("the input is wrong")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_a_finished_run_leaves_no_cyclic_garbage_that_grows_with_its_jobs(tmp_path):
     """The engine and its decision parser, the connection and pybatsim's Batsim and scheduler
     refer to each other during a run; the cycles are broken at its end, so that reference

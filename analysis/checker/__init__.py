@@ -149,16 +149,19 @@ def run_case(
 ) -> CaseResult:
     """Runs and checks one case; a refusal's reason names the user's JSON file, not its copy."""
     begin = time.perf_counter()
-    before = len(report.refused_inputs)
     folder = out / "cases"
-    found = violations(
-        report.target, case.workload, platform or case.nb_hosts, folder, case.name, refused=report.refused_inputs
-    )
+    checked = violations(report.target, case.workload, platform or case.nb_hosts, folder, case.name)
     result = CaseResult(
-        case.name, case.about, len(case.workload["jobs"]), case.nb_hosts, time.perf_counter() - begin, found
+        case.name,
+        case.about,
+        len(case.workload["jobs"]),
+        case.nb_hosts,
+        time.perf_counter() - begin,
+        checked.violations,
     )
-    if len(report.refused_inputs) > before:
-        result.refused = report.refused_inputs[before]
+    if checked.refused:
+        report.refused_inputs.append(checked.refused)
+        result.refused = checked.refused
         if given is not None and str(given).lower().endswith(".json"):
             copy = folder / f"{case.name}.json"
             result.refused = result.refused.replace(str(copy.resolve()), str(given)).replace(str(copy), str(given))
@@ -193,15 +196,17 @@ def smallest_of_case(report: CheckReport, case: Case, platform: str | int | None
 
     def fails(jobs: list[dict[str, Any]]) -> bool:
         tries[0] += 1
-        found = violations(
-            report.target, subset(case.workload, jobs), hosts, out / "shrink", "try", refused=report.refused_inputs
-        )
-        return any(v.kind == kind for v in found)
+        return any(v.kind == kind for v in found_in(subset(case.workload, jobs)))
+
+    def found_in(workload: dict[str, Any]) -> list[Violation]:
+        found = violations(report.target, workload, hosts, out / "shrink", "try")
+        if found.refused:
+            report.refused_inputs.append(found.refused)
+        return found.violations
 
     jobs, report.minimal = shrink(list(case.workload["jobs"]), fails, budget_s=budget_s)
     smallest = subset(case.workload, jobs)
-    found = violations(report.target, smallest, hosts, out / "shrink", "try", refused=report.refused_inputs)
-    report.first = next((v for v in found if v.kind == kind), report.first)
+    report.first = next((v for v in found_in(smallest) if v.kind == kind), report.first)
     write_smallest(report, smallest, case.nb_hosts, out)
 
 
@@ -231,10 +236,11 @@ def run_fuzz(
 
     def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
         nonlocal refused
-        before = len(report.refused_inputs)
-        found = violations(target, workload, platform or hosts, out / "fuzz", "fuzz", refused=report.refused_inputs)
-        refused += len(report.refused_inputs) > before
-        return found
+        found = violations(target, workload, platform or hosts, out / "fuzz", "fuzz")
+        if found.refused:
+            report.refused_inputs.append(found.refused)
+            refused += 1
+        return found.violations
 
     def prepare(workload: dict[str, Any]) -> dict[str, Any]:
         for need in needs:

@@ -31,19 +31,21 @@ class Target:
     batsim: str | None = None
 
 
+@dataclass
+class Checked:
+    """What running a workload found: its ``violations``, or why the scheduler's declared needs
+    refused it up front (``refused``: then it was not run, and nothing was checked)."""
+
+    violations: list[Violation] = field(default_factory=list)
+    refused: str = ""
+
+
 def run_once(
-    target: Target,
-    workload: dict[str, Any],
-    platform: int | str,
-    folder: Path,
-    name: str,
-    engine: str,
-    *,
-    refused: list[str],
-) -> list[Violation]:
+    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, engine: str
+) -> Checked:
     """The violations of one run of ``workload`` (written to ``folder/NAME.json``; outputs
-    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file; an input the
-    scheduler refuses up front is not run, its message added to ``refused`` (its check's)."""
+    ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file; or the
+    message of the scheduler's refusal of the input, not run."""
     from adaptsched.engines.run import run
     from adaptsched.engines.spec import RunSpec
     from adaptsched.errors import InputRefused
@@ -63,15 +65,13 @@ def run_once(
         # the scheduler's declared needs (core/needs.py) refuse this input before the first
         # event, with a message naming the command that prepares it: the rule working, not a
         # fault; counted, so that a report never calls an unchecked workload checked
-        refused.append(str(error))
-        return []
+        return Checked(refused=str(error))
     except AdaptschedError as error:
-        return [run_failure(essence(str(error)))]
-    found = run_violations(f"{prefix}_jobs.csv", host_count(platform), workload_ids=job_ids(workload))
+        return Checked([run_failure(essence(str(error)))])
     # Every rule on a finished run is called here, from analysis/invariants.py; the run's physics
     # against its workload is checked by the engine at the end of every run (engines/physics.py):
     # a violation stops the run, and run_failure names it "physics".
-    return found
+    return Checked(run_violations(f"{prefix}_jobs.csv", host_count(platform), workload_ids=job_ids(workload)))
 
 
 def host_count(platform: int | str) -> int:
@@ -83,27 +83,22 @@ def host_count(platform: int | str) -> int:
     return read_platform(platform).nb_hosts
 
 
-def violations(
-    target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str, *, refused: list[str]
-) -> list[Violation]:
-    """Every violation of the workload's runs on the target's engines (module doc); an input
-    refused up front goes to ``refused`` once (:func:`run_once`; the same needs refuse it on
-    every engine), and nothing is compared."""
+def violations(target: Target, workload: dict[str, Any], platform: int | str, folder: Path, name: str) -> Checked:
+    """Every violation of the workload's runs on the target's engines (module doc); or the
+    scheduler's refusal of the input, from the first engine (the same needs refuse it on every
+    engine), and nothing compared."""
     found: list[Violation] = []
-    before = len(refused)
     for engine in target.engines:
-        found += [
-            Violation(v.kind, f"{engine}: {v.message}")
-            for v in run_once(target, workload, platform, folder, name, engine, refused=refused)
-        ]
-        if len(refused) > before:
-            return found
+        checked = run_once(target, workload, platform, folder, name, engine)
+        found += [Violation(v.kind, f"{engine}: {v.message}") for v in checked.violations]
+        if checked.refused:
+            return Checked(found, checked.refused)
     if len(target.engines) == 2 and not found:
         a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
         found += [
             Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}") for d in same_jobs(a, b)
         ]
-    return found
+    return Checked(found)
 
 
 def essence(message: str) -> str:

@@ -14,7 +14,7 @@ the machine and its load) to ``--out``. Exits with 1 when the in-process engine 
 least ``TARGET`` times as fast as real Batsim with ``easy``, or when two engines'
 ``_jobs.csv`` differ.
 
-    .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 1]
+    .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 3]
         [--pin on|off|both] [--readme]
 
 ``--pin both`` runs every configuration pinned and unpinned, in the same rounds; ``--readme``
@@ -24,8 +24,9 @@ pinned and unpinned ratios. ``--readme-only`` rewrites it from the last ``benchm
 without measuring again.
 
 Each run is a fresh ``adaptsched run`` process, timed from start to exit, as a user runs it.
-This machine is noisy, so with ``--repeat N`` each configuration runs N times, interleaved
-(noise hits every configuration alike), and the best time is kept. The engine and the
+This machine is noisy, so each configuration runs ``--repeat`` times (3 by default: one round
+alone has moved by 15 % to 40 % between runs here), interleaved (noise hits every
+configuration alike), and the best time is kept. The engine and the
 scheduler process are pinned to one CPU (``--no-pin`` disables it) on every engine.
 
 Each run's CPU time (user + system, of every process of the run: ``adaptsched``, pybatsim's,
@@ -63,11 +64,12 @@ DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz
 SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
 TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
+REPEAT = 3  # interleaved rounds by default (module doc)
 README = REPO / "README.md"
 BEGIN, END = "<!-- speed-table: begin (benchmarks/engines.py --readme) -->", "<!-- speed-table: end -->"
 
 
-def same_jobs(a: str, b: str) -> tuple[int, int]:
+def same_jobs(a: str | Path, b: str | Path) -> tuple[int, int]:
     """(rows, rows that differ) between two _jobs.csv on the conformance columns."""
     rows = lambda p: {r["job_id"]: tuple(r[k] for k in SAME_COLUMNS) for r in csv.DictReader(open(p))}  # noqa: E731
     first, second = rows(a), rows(b)
@@ -164,7 +166,7 @@ def regenerate_command(document: dict) -> str:
         command += f" --engines {engines}"
     command += " --pin both" if len(pinned) > 1 else ("" if pinned[0] else " --pin off")
     repeat = document["context"].get("repeat", 1)
-    return command + (f" --repeat {repeat}" if repeat > 1 else "") + " --readme"
+    return command + (f" --repeat {repeat}" if repeat != REPEAT else "") + " --readme"
 
 
 def readme_section(document: dict) -> str:
@@ -261,7 +263,9 @@ def main(argv=None):
     )
     parser.add_argument("--readme", action="store_true", help="rewrite README.md's speed section from this run")
     parser.add_argument("--readme-only", action="store_true", help="rewrite it from the last benchmark.json")
-    parser.add_argument("--repeat", type=int, default=1, help="interleaved rounds; each run's best time is kept")
+    parser.add_argument(
+        "--repeat", type=int, default=REPEAT, help=f"interleaved rounds; each run's best time is kept ({REPEAT})"
+    )
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -348,7 +352,9 @@ def measure(bench: Bench, scheduler, engine, pinned, workload_path, platform_pat
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
     entry = bench.results.setdefault(
-        (scheduler, engine, pinned), {"jobs": bench.nb_jobs, "prefix": str(prefix), "times_s": []}
+        # the outputs' prefix beside benchmark.json (no scratch path in a committed report)
+        (scheduler, engine, pinned),
+        {"jobs": bench.nb_jobs, "prefix": prefix.name, "times_s": []},
     )
     entry["times_s"].append(wall)
     entry.setdefault("cpu_times_s", []).append(cpu)
@@ -377,7 +383,9 @@ def ratios_of(bench: Bench) -> tuple[dict[str, Any], list[str]]:
                     continue
                 ratios[f"{scheduler}: {engine} / inprocess (wall time){tag}"] = other["wall_s"] / base["wall_s"]
                 ratios[f"{scheduler}: {engine} / inprocess (CPU time){tag}"] = other["cpu_s"] / base["cpu_s"]
-                rows, differ = same_jobs(other["prefix"] + "_jobs.csv", base["prefix"] + "_jobs.csv")
+                rows, differ = same_jobs(
+                    bench.out / f"{other['prefix']}_jobs.csv", bench.out / f"{base['prefix']}_jobs.csv"
+                )
                 ratios[f"{scheduler}: jobs differing, {engine} vs inprocess (of {rows}){tag}"] = differ
                 if differ and scheduler != "fillerSched":
                     failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess{tag}")

@@ -10,14 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .cluster import Where
 from .grid import GridResult, GridRun
 from .jobqueue import JobQueue
-from .run import run_grid
+
+if TYPE_CHECKING:
+    from .cluster import Where
+    from .run import run_grid
 
 __all__ = ["GridResult", "GridRun", "JobQueue", "Where", "run_grid", "run_sweep"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Where`` and ``run_grid`` on first use: they import Dask's ``distributed`` (0.6 s),
+    which a command that only reads a grid's results (``reproduce --help``, a report) never needs."""
+    if name == "Where":
+        from .cluster import Where
+
+        return Where
+    if name == "run_grid":
+        from .run import run_grid
+
+        return run_grid
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run_sweep(
@@ -32,8 +48,10 @@ def run_sweep(
 ) -> tuple[GridResult, dict[str, Any]]:
     """Reads the spec (every mistake found before anything runs), runs what is not done yet
     in ``out``, writes ``out/runs.csv`` and the charts; returns (grid result, written paths)."""
+    from .cluster import Where
     from .plan import analysis_of, plan_runs
     from .report import write_report
+    from .run import run_grid
     from .spec import read_spec
 
     where = (where or Where()).check()

@@ -329,3 +329,20 @@ def test_a_grid_runs_specs_with_a_host_count_on_a_client_it_is_given(tmp_path):
             again = run_grid(runs, tmp_path / "out", client=client, progress=False, say=said.append)
     assert again.done == 0 and again.skipped == 2 and set(again.results) == {"easy", "fcfs"}
     assert grid.results["easy"]["options"]["order"] == "sjf"
+
+
+def test_reading_a_grid_does_not_import_dask_distributed():
+    """``adaptsched.sweep``'s grid, job-queue and report helpers (what ``reproduce`` and its
+    ``--help`` import) leave Dask's ``distributed`` (0.6 s to import) to the commands that run
+    a grid: ``Where`` and ``run_grid`` come on first use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, adaptsched.reproduce.runner, adaptsched.sweep.grid, adaptsched.cli.reproduce\n"
+        "assert 'distributed' not in sys.modules, 'distributed imported'\n"
+        "from adaptsched.sweep import Where, run_grid\n"
+        "assert 'distributed' in sys.modules and callable(run_grid) and Where.__name__ == 'Where'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

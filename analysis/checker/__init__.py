@@ -33,7 +33,7 @@ from adaptsched.analysis.invariants import Violation
 
 from .cases import Case, builtin_cases, declared_needs, given_case, prepared, subset
 from .fuzz import FuzzResult, fuzz
-from .runs import Target, violations
+from .runs import Checked, Target, violations
 from .shrink import shrink
 
 __all__ = ["CaseResult", "CheckReport", "Target", "check_scheduler"]
@@ -150,7 +150,7 @@ def run_case(
     """Runs and checks one case; a refusal's reason names the user's JSON file, not its copy."""
     begin = time.perf_counter()
     folder = out / "cases"
-    checked = violations(report.target, case.workload, platform or case.nb_hosts, folder, case.name)
+    checked = checked_run(report, case.workload, platform or case.nb_hosts, folder, case.name)
     result = CaseResult(
         case.name,
         case.about,
@@ -160,12 +160,20 @@ def run_case(
         checked.violations,
     )
     if checked.refused:
-        report.refused_inputs.append(checked.refused)
         result.refused = checked.refused
         if given is not None and str(given).lower().endswith(".json"):
             copy = folder / f"{case.name}.json"
             result.refused = result.refused.replace(str(copy.resolve()), str(given)).replace(str(copy), str(given))
     return result
+
+
+def checked_run(report: CheckReport, workload: dict[str, Any], platform: str | int, folder: Path, name: str) -> Checked:
+    """:func:`~.runs.violations` of the report's target on ``workload``; a refusal goes to the
+    report's ``refused_inputs`` too."""
+    checked = violations(report.target, workload, platform, folder, name)
+    if checked.refused:
+        report.refused_inputs.append(checked.refused)
+    return checked
 
 
 def say_case(result: CaseResult, target: Target, say: Say) -> None:
@@ -192,17 +200,12 @@ def smallest_of_case(report: CheckReport, case: Case, platform: str | int | None
     assert report.first is not None
     kind = report.first.kind
     hosts = platform or case.nb_hosts
-    tries = [0]
-
-    def fails(jobs: list[dict[str, Any]]) -> bool:
-        tries[0] += 1
-        return any(v.kind == kind for v in found_in(subset(case.workload, jobs)))
 
     def found_in(workload: dict[str, Any]) -> list[Violation]:
-        found = violations(report.target, workload, hosts, out / "shrink", "try")
-        if found.refused:
-            report.refused_inputs.append(found.refused)
-        return found.violations
+        return checked_run(report, workload, hosts, out / "shrink", "try").violations
+
+    def fails(jobs: list[dict[str, Any]]) -> bool:
+        return any(v.kind == kind for v in found_in(subset(case.workload, jobs)))
 
     jobs, report.minimal = shrink(list(case.workload["jobs"]), fails, budget_s=budget_s)
     smallest = subset(case.workload, jobs)
@@ -231,16 +234,13 @@ def run_fuzz(
     say: Say,
 ) -> None:
     """Random small workloads for ``seconds`` (:mod:`.fuzz`), prepared for the declared inputs."""
-    target = report.target
     refused = 0  # the random workloads refused up front (not run)
 
     def check(workload: dict[str, Any], hosts: int) -> list[Violation]:
         nonlocal refused
-        found = violations(target, workload, platform or hosts, out / "fuzz", "fuzz")
-        if found.refused:
-            report.refused_inputs.append(found.refused)
-            refused += 1
-        return found.violations
+        checked = checked_run(report, workload, platform or hosts, out / "fuzz", "fuzz")
+        refused += bool(checked.refused)
+        return checked.violations
 
     def prepare(workload: dict[str, Any]) -> dict[str, Any]:
         for need in needs:

@@ -351,10 +351,9 @@ def measure(bench: Bench, scheduler, engine, pinned, workload_path, platform_pat
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
+    # "prefix": the outputs' prefix beside benchmark.json (no scratch path in a committed report)
     entry = bench.results.setdefault(
-        # the outputs' prefix beside benchmark.json (no scratch path in a committed report)
-        (scheduler, engine, pinned),
-        {"jobs": bench.nb_jobs, "prefix": prefix.name, "times_s": []},
+        (scheduler, engine, pinned), {"jobs": bench.nb_jobs, "prefix": prefix.name, "times_s": []}
     )
     entry["times_s"].append(wall)
     entry.setdefault("cpu_times_s", []).append(cpu)

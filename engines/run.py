@@ -315,11 +315,15 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
             timeout_s=spec.scheduler_timeout_s,
             now=lambda: clock[0].now if clock else 0.0,
         )
-    bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
+    bar = None
     try:
+        bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
         problem = _run_embedded(spec, machines, loaded, connection, bar, clock)
     finally:
-        bar.close()
+        if bar is None:  # _run_embedded, whose end unfreezes what made_to_last froze, never ran
+            gc.unfreeze()
+        else:
+            bar.close()
         connection.close()
     check_run(prefix, loaded, machines)
     wall = time.perf_counter() - start

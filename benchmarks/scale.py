@@ -9,6 +9,7 @@ the default) as a fresh ``adaptsched run`` process, and records wall time, CPU t
 
     .venv/bin/python benchmarks/scale.py [--sizes 10000,100000,300000] [--hosts 1024,100000]
         [--schedulers easy,conservative] [--aarr 10.6] [--cases overloaded,high-load] [--merge] [--timeout S]
+        [--base COMMIT]
 
 Beside the grid, two deep-queue cases (issue 26), in the same table (``--cases ''`` skips
 them, ``--sizes ''`` skips the grid):
@@ -24,6 +25,13 @@ Each row carries the commit it was measured at: with ``--merge`` the rows alread
 ``scale.json`` are kept (re-read at each write, so two runs can share a report; a case
 measured again at the same commit replaces its row), so a grid too long for one sitting can
 be measured in parts, and before/after rows of an optimisation sit in one table.
+
+``--base COMMIT`` (issue 26, target 5: no row slower than before): each case is run first with
+the code of COMMIT (``git archive`` under ``--out``, first on the child's ``PYTHONPATH``), on the
+same trace, then with this tree's, so that each pair meets the same machine; the report then
+gives each pair's CPU time, this tree over the base, and calls a row slower only beyond
+``NOISE`` (rows measured hours apart, or on another VM, are not compared: a VM's speed here
+moves by more than the changes measured).
 
 Arrival rate: the model's own AARR (10.23) offers a load of 1.05 on 1,024 hosts, more than
 the machine can do: the queue then grows without bound, and every backfilling scheduler's
@@ -50,6 +58,8 @@ import sys
 import time
 from pathlib import Path
 
+from baseline import code_of  # benchmarks/baseline.py, beside this script
+
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (10_000, 100_000, 300_000)
 HOSTS = (1024, 100_000)
@@ -63,6 +73,9 @@ CASES = {
     "high-load": (8192, 200_000, "10.3", 0),
 }
 MEMORY_300K_MB = 2048.0
+#: With --base: a row is called slower than its base only when its CPU time exceeds the base's by more
+#: than this fraction (two runs of one case, one after the other, differ by up to about that here).
+NOISE = 0.10
 
 
 def load() -> str:
@@ -112,14 +125,18 @@ def trace_for(traces: Path, hosts: int, jobs: int, aarr: str, seed: int) -> Path
     return path
 
 
-def run_case(scheduler: str, hosts: int, trace: Path, prefix: Path, timeout: float | None) -> dict:
-    """One ``adaptsched run`` process: wall, CPU and peak RSS of that process alone."""
+def run_case(
+    scheduler: str, hosts: int, trace: Path, prefix: Path, timeout: float | None, code: Path | None = None
+) -> dict:
+    """One ``adaptsched run`` process: wall, CPU and peak RSS of that process alone (``code``: a
+    folder whose ``adaptsched`` it runs instead of this tree's, :func:`baseline.code_of`)."""
     command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", scheduler, "--workload", str(trace)]
     command += ["--platform", str(hosts), "--out", str(prefix), "--progress", "off", "--no-pin"]
+    env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
     start = time.perf_counter()
     log = prefix.parent / f"{prefix.name}.log"  # a file, not a pipe: a full pipe would stall the run
     with open(log, "w") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
     deadline = None if timeout is None else start + timeout
     status, usage, timed_out = 0, None, False
     while True:  # wait4 gives this child's own rusage (RUSAGE_CHILDREN would be the max over all cases)
@@ -186,7 +203,44 @@ def targets(rows: list[dict]) -> list[str]:
                 f"- memory, {r['scheduler']} on 300k jobs, {r['hosts']} hosts at {r['commit']}: peak "
                 f"{r['peak_mb']:,.0f} MB ({verdict}; target under {MEMORY_300K_MB:,.0f} MB)"
             )
-    return lines
+    return lines + against_base(rows)
+
+
+def against_base(rows: list[dict]) -> list[str]:
+    """Target 5 (issue 26), with --base: each row measured beside its base in one run, this tree's
+    CPU time over the base's, and whether any row is slower beyond the noise."""
+    ok = {pair_key(r): r for r in rows if r.get("status") == "ok" and "base_of" not in r}
+    pairs = [
+        (base, ok[pair_key(base)])
+        for base in rows
+        if "base_of" in base and base.get("status") == "ok" and pair_key(base) in ok
+    ]
+    if not pairs:
+        return []
+    lines, slower = [], 0
+    for base, head in pairs:
+        ratio = head["cpu_s"] / base["cpu_s"]
+        verdict = "slower" if ratio > 1 + NOISE else ("faster" if ratio < 1 - NOISE else "within the noise")
+        slower += verdict == "slower"
+        lines.append(
+            f"- against {base['commit']}, {head['scheduler']} on {head['hosts']:,} hosts, {head['jobs']:,} jobs "
+            f"({head.get('case', 'grid')}): {base['cpu_s']:.1f} -> {head['cpu_s']:.1f} s CPU "
+            f"({ratio:.2f}x, {verdict}); "
+            f"peak {base['peak_mb']:,.0f} -> {head['peak_mb']:,.0f} MB"
+        )
+    verdict = "met" if not slower else f"NOT met ({slower} slower)"
+    return lines + [
+        f"- no row slower than its base, each pair in one run (issue 26, target 5; slower: over "
+        f"{100 * NOISE:.0f} % more CPU): {verdict}"
+    ]
+
+
+def pair_key(r: dict) -> tuple:
+    """A row's case without its commit, and the commit it was measured at (a base row: the commit
+    it was measured beside)."""
+    return (r.get("case", "grid"), r["scheduler"], r["hosts"], r["jobs"], r.get("aarr"), r.get("seed")) + (
+        (r["base_of"],) if "base_of" in r else (r["commit"],)
+    )
 
 
 def merged(report: Path, rows: list[dict]) -> list[dict]:
@@ -269,6 +323,7 @@ def main(argv=None) -> int:
     parser.add_argument("--merge", action="store_true", help="keep the rows already in the report's scale.json")
     parser.add_argument("--report", default=str(REPO / "docs" / "results" / "engines"), help="where scale.md/json go")
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "scale"), help="traces and run outputs")
+    parser.add_argument("--base", help="also run each case with the code of this commit, just before it")
     args = parser.parse_args(argv)
 
     out, report = Path(args.out), Path(args.report)
@@ -280,6 +335,7 @@ def main(argv=None) -> int:
         "seed": args.seed,
     }
     here = commit()
+    base = code_of(args.base, out / "base") if args.base else None
     plan = [("grid", hosts, jobs, args.aarr, args.seed) for jobs in args.sizes for hosts in args.hosts]
     for name in [c for c in args.cases.split(",") if c]:
         if name not in CASES:
@@ -289,21 +345,29 @@ def main(argv=None) -> int:
         trace = trace_for(out / "traces", hosts, jobs, aarr, seed)
         width = mean_width(trace)
         for scheduler in args.schedulers.split(","):
-            row = {"commit": here, "case": case, "scheduler": scheduler, "hosts": hosts, "jobs": jobs}
-            row.update({"aarr": aarr, "seed": seed, "mean_width": width, "load": load()})
-            row["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
             tag = "" if case == "grid" else f"_{case}"
-            prefix = out / f"{scheduler}_h{hosts}_n{jobs}{tag}"
-            row.update(run_case(scheduler, hosts, trace, prefix, args.timeout))
-            rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
-            rows.sort(key=row_order)
-            extra = (
-                f"{row['wall_s']:.1f} s wall, {row['cpu_s']:.1f} s CPU, {row['peak_mb']:,.0f} MB"
-                if row["status"] == "ok"
-                else row["status"]
-            )
-            print(f"{scheduler} on {hosts} hosts, {jobs} jobs ({case}): {extra} (load {row['load']})", flush=True)
-            write_report(report, rows, context, merge=args.merge)
+            sides = [(here, None, out / f"{scheduler}_h{hosts}_n{jobs}{tag}")]
+            if base is not None:  # the base first, then this tree: one pair, one moment of the machine
+                sides.insert(0, (base[0][:7], base[1], out / "base" / f"{scheduler}_h{hosts}_n{jobs}{tag}"))
+            for at, code, prefix in sides:
+                row = {"commit": at, "case": case, "scheduler": scheduler, "hosts": hosts, "jobs": jobs}
+                row.update({"aarr": aarr, "seed": seed, "mean_width": width, "load": load()})
+                row["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+                if code is not None:
+                    row["base_of"] = here
+                row.update(run_case(scheduler, hosts, trace, prefix, args.timeout, code))
+                rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
+                rows.sort(key=row_order)
+                extra = (
+                    f"{row['wall_s']:.1f} s wall, {row['cpu_s']:.1f} s CPU, {row['peak_mb']:,.0f} MB"
+                    if row["status"] == "ok"
+                    else row["status"]
+                )
+                print(
+                    f"{scheduler} on {hosts} hosts, {jobs} jobs ({case}) at {at}: {extra} (load {row['load']})",
+                    flush=True,
+                )
+                write_report(report, rows, context, merge=args.merge)
     print(write_report(report, rows, context, merge=args.merge))
     print(f"written: {report / 'scale.md'}, {report / 'scale.json'}")
     return 0

@@ -51,6 +51,8 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
+from baseline import code_of  # benchmarks/baseline.py, beside this script
+
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 
@@ -186,23 +188,10 @@ def measure(scheduler: str, options: dict, paths: list[str], hosts: int, out: Pa
     }
 
 
-def checkout(rev: str, where: Path) -> tuple[str, Path]:
-    """The code of commit ``rev`` (``git archive``) and a folder whose ``adaptsched`` is it."""
-    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", rev], capture_output=True, text=True, check=True)
-    sha_text = sha.stdout.strip()
-    path = where / f"code-{sha_text[:10]}"
-    tree = path / "adaptsched"
-    if not tree.is_dir():
-        tree.mkdir(parents=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha_text], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
-    return sha_text, path
-
-
 def measure_at(rev: str, name: str, args, out: Path, inputs: Path) -> dict:
     """One case measured by this script in a child process with the code of commit ``rev``, on
     the workloads already in ``inputs``."""
-    sha, path = checkout(rev, out / "base")
+    sha, path = code_of(rev, out / "base")
     report = out / "base" / f"report-{sha[:10]}"
     argv = [sys.executable, __file__, "--cases", name, "--jobs", str(args.jobs), "--days", str(args.days)]
     argv += ["--tests", str(args.tests), "--out", str(out / "base" / sha[:10]), "--report", str(report)]

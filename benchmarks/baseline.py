@@ -1,0 +1,25 @@
+"""Another commit's code beside this tree's: for the benchmarks that measure a baseline in the
+same run as this tree (``throughput.py --base``, ``scale.py --base``), so that both sides meet
+the same machine."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def code_of(rev: str, where: Path) -> tuple[str, Path]:
+    """The full sha of commit ``rev``, and a folder under ``where`` whose ``adaptsched`` is that
+    commit's code (``git archive``, made once): first on a child process's ``PYTHONPATH``, it runs
+    that commit's adaptsched instead of this tree's."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", rev], capture_output=True, text=True, check=True)
+    sha_text = sha.stdout.strip()
+    path = where / f"code-{sha_text[:10]}"
+    tree = path / "adaptsched"
+    if not tree.is_dir():
+        tree.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha_text], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return sha_text, path

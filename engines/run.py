@@ -320,9 +320,8 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
         problem = _run_embedded(spec, machines, loaded, connection, bar, clock)
     finally:
-        if bar is None:  # _run_embedded, whose end unfreezes what made_to_last froze, never ran
-            gc.unfreeze()
-        else:
+        gc.unfreeze()  # what made_to_last froze, whatever failed before _run_embedded's own unfreeze
+        if bar is not None:
             bar.close()
         connection.close()
     check_run(prefix, loaded, machines)

@@ -214,23 +214,24 @@ def against_base(rows: list[dict]) -> list[str]:
     pairs = [(base, heads[pair_key(base)]) for base in rows if "base_of" in base and pair_key(base) in heads]
     if not pairs:
         return []
-    lines, slower = [], 0
+    lines, slower, compared = [], 0, 0
     for base, head in pairs:
         what = f"{head['scheduler']} on {head['hosts']:,} hosts, {head['jobs']:,} jobs ({head.get('case', 'grid')})"
         if head.get("status") != "ok" or base.get("status") != "ok":  # stopped by --timeout: the one stopped lost
             verdict = "slower" if head.get("status") != "ok" and base.get("status") == "ok" else "not compared"
             slower += verdict == "slower"
+            compared += verdict != "not compared"
             lines.append(f"- against {base['commit']}, {what}: {base['status']} -> {head['status']} ({verdict})")
             continue
         ratio = head["cpu_s"] / base["cpu_s"]
         verdict = "slower" if ratio > 1 + NOISE else ("faster" if ratio < 1 - NOISE else "within the noise")
         slower += verdict == "slower"
+        compared += 1
         same = {True: "; the same _jobs.csv", False: "; _jobs.csv DIFFERS", None: ""}[head.get("same_jobs_as_base")]
         lines.append(
             f"- against {base['commit']}, {what}: {base['cpu_s']:.1f} -> {head['cpu_s']:.1f} s CPU "
             f"({ratio:.2f}x, {verdict}); peak {base['peak_mb']:,.0f} -> {head['peak_mb']:,.0f} MB{same}"
         )
-    compared = sum("(not compared)" not in line for line in lines)
     verdict = f"NOT met ({slower} slower)" if slower else ("met" if compared else "not checked: no pair compared")
     return lines + [
         f"- no row slower than its base, each pair in one run (issue 26, target 5; slower: over "
@@ -352,7 +353,7 @@ def main(argv=None) -> int:
             sides = [(here, None, out / f"{scheduler}_h{hosts}_n{jobs}{tag}")]
             if base is not None:  # the base first, then this tree: one pair, one moment of the machine
                 sides.insert(0, (base[0][:7], base[1], out / "base" / f"{scheduler}_h{hosts}_n{jobs}{tag}"))
-            base_ok = False  # the base's run of this pair finished (its _jobs.csv is this run's)
+            base_jobs = None  # the _jobs.csv of this pair's base run, once it finished
             for at, code, prefix in sides:
                 row = {"commit": at, "case": case, "scheduler": scheduler, "hosts": hosts, "jobs": jobs}
                 row.update({"aarr": aarr, "seed": seed, "mean_width": width, "load": load()})
@@ -361,10 +362,9 @@ def main(argv=None) -> int:
                     row["base_of"] = here
                 row.update(run_case(scheduler, hosts, trace, prefix, args.timeout, code))
                 if code is not None:
-                    base_ok = row["status"] == "ok"
-                elif base_ok and row["status"] == "ok":  # the pair's outputs, byte for byte
-                    theirs = out / "base" / f"{prefix.name}_jobs.csv"
-                    row["same_jobs_as_base"] = filecmp.cmp(theirs, f"{prefix}_jobs.csv", shallow=False)
+                    base_jobs = f"{prefix}_jobs.csv" if row["status"] == "ok" else None
+                elif base_jobs and row["status"] == "ok":  # the pair's outputs, byte for byte
+                    row["same_jobs_as_base"] = filecmp.cmp(base_jobs, f"{prefix}_jobs.csv", shallow=False)
                 rows = [r for r in rows if row_key(r) != row_key(row)] + [row]
                 rows.sort(key=row_order)
                 extra = (

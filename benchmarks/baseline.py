@@ -1,6 +1,6 @@
-"""Another commit's code beside this tree's: for the benchmarks that measure a baseline in the
-same run as this tree (``throughput.py --base``, ``scale.py --base``), so that both sides meet
-the same machine."""
+"""Which code a benchmark measures: this tree's commit as its reports name it, and another
+commit's code beside this tree's, for the benchmarks that measure a baseline in the same run as
+this tree (``throughput.py --base``, ``scale.py --base``), so that both sides meet the same machine."""
 
 from __future__ import annotations
 
@@ -8,6 +8,23 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def commit() -> str:
+    """HEAD's short hash, with "+" when a Python file has uncommitted changes (the code measured is
+    then not that commit's; reports and docs, README's speed section included, do not count)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", "*.py"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return head + ("+" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
 
 
 def code_of(rev: str, where: Path) -> tuple[str, Path]:

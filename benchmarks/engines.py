@@ -21,7 +21,8 @@ differ, or when in-process ``conservative`` takes more than ``CONSERVATIVE_TARGE
 ``--pin both`` runs every configuration pinned and unpinned, in the same rounds; ``--readme``
 then rewrites README.md's speed section (between its ``speed-table`` markers) from the
 measurements: machine, date, load, one row per measured ratio, quoting the lower of the
-pinned and unpinned ratios. ``--readme-only`` rewrites it from the last ``benchmark.json``
+pinned and unpinned round-by-round medians (target 2, judged like target 3: met only when every
+round meets it). ``--readme-only`` rewrites it from the last ``benchmark.json``
 without measuring again.
 
 Each run is a fresh ``adaptsched run`` process, timed from start to exit, as a user runs it.
@@ -58,6 +59,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from baseline import commit  # benchmarks/baseline.py, beside this script
 
 from adaptsched.analysis.invariants import SAME_COLUMNS
 from adaptsched.engines.real import batsim_version, find_batsim
@@ -132,17 +135,17 @@ def command_for(scheduler, engine, workload_path, platform_path, prefix, batsim,
     return command + ([] if pinned else ["--no-pin"])
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
 #: the schedulers whose rows against real Batsim README's speed table shows (adaptsched's own)
 OWN = ("easy", "conservative")
+
+
+def shown(path: Path) -> str:
+    """``path`` as a committed report names it: from the repository (``../shared/traces/...``) when it
+    lies beside it, so that the report holds no machine's absolute path; else as given."""
+    resolved = Path(path).resolve()
+    if resolved.is_relative_to(REPO.parent):
+        return os.path.relpath(resolved, REPO)
+    return str(path)
 
 
 def per_round(run: dict, base: dict) -> list[float]:
@@ -159,13 +162,22 @@ def spread(ratios: list[float]) -> str:
     return f"{median:.2f}x at the median of {len(ratios)} rounds, {min(ratios):.2f}x to {max(ratios):.2f}x"
 
 
-def at_most(ratios: list[float], bound: float) -> str:
-    """Whether round-by-round ratios stay within ``bound``: in every round, or only at the median
-    (then the noise decides: not shown), or not at all."""
-    if max(ratios) <= bound:
+def judged(ratios: list[float], meets) -> str:
+    """Whether round-by-round ratios meet a target (``meets``: a ratio's test): in every round, or
+    only at the median (then the noise decides: not shown), or not at all."""
+    if all(meets(r) for r in ratios):
         return "met in every round"
-    median = statistics.median(ratios)
-    return "not shown: met at the median, not in every round" if median <= bound else "NOT met"
+    return "not shown: met at the median, not in every round" if meets(statistics.median(ratios)) else "NOT met"
+
+
+def at_most(ratios: list[float], bound: float) -> str:
+    """:func:`judged` for a target that bounds the ratios from above (target 3)."""
+    return judged(ratios, lambda r: r <= bound)
+
+
+def at_least(ratios: list[float], bound: float) -> str:
+    """:func:`judged` for a target that bounds the ratios from below (target 2)."""
+    return judged(ratios, lambda r: r >= bound)
 
 
 def conservative_over_easy(by: dict) -> str:
@@ -218,11 +230,11 @@ def readme_section(document: dict) -> str:
         f"Regenerate with `{regenerate_command(document)}` (details: "
         "[docs/results/engines/benchmark.md](docs/results/engines/benchmark.md)).",
         "",
-        "| scheduler | compared with in-process | pinning | wall (s): in-process / other | ratio (wall) "
-        "| ratio (CPU) | jobs differing |",
-        "|---|---|---|---|---:|---:|---:|",
+        "| scheduler | compared with in-process | pinning | wall (s): in-process / other | ratio (wall, best of each) "
+        "| ratio (wall, round by round) | ratio (CPU) | jobs differing |",
+        "|---|---|---|---|---:|---|---:|---:|",
     ]
-    lowest = None
+    lowest, rounds_of = None, {}
     for (scheduler, engine, pinned), other in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][2])):
         base = by.get((scheduler, "inprocess", pinned))
         if engine != "batsim" or scheduler not in OWN or base is None:
@@ -237,19 +249,26 @@ def readme_section(document: dict) -> str:
             ),
             "?",
         )
+        rounds = per_round(other, base)
         lines.append(
             f"| `{scheduler}` | {'real Batsim' if engine == 'batsim' else 'ZeroMQ transport'} | "
             f"{'pinned' if pinned else 'unpinned'} | {base['wall_s']:.1f} / {other['wall_s']:.1f} | "
-            f"**{ratio:.2f}x** | {other['cpu_s'] / base['cpu_s']:.2f}x | {differ} |"
+            f"{ratio:.2f}x | **{spread(rounds)}** | {other['cpu_s'] / base['cpu_s']:.2f}x | {differ} |"
         )
-        if scheduler == "easy" and engine == "batsim" and (lowest is None or ratio < lowest):
-            lowest = ratio
+        if scheduler == "easy" and engine == "batsim":
+            rounds_of[pinned] = rounds
+            lowest = ratio if lowest is None else min(lowest, ratio)
     lines.append("")
-    if lowest is not None:
+    if rounds_of:
+        median = min(statistics.median(rounds) for rounds in rounds_of.values())
+        verdicts = "; ".join(
+            f"{label(pinned)}: {at_least(rounds, TARGET)}" for pinned, rounds in sorted(rounds_of.items(), reverse=True)
+        )
         lines.append(
-            f"With `easy`, the in-process engine runs this trace **{lowest:.2f}x** as fast as real Batsim with the "
-            f"same plugin (the lower of the pinned and unpinned ratios; target {TARGET:g}x)."
-            + conservative_over_easy(by)
+            f"With `easy`, the in-process engine runs this trace **{median:.2f}x** as fast as real Batsim with the "
+            f"same plugin: the lower of the pinned and unpinned medians of the rounds' own ratios (each round's two "
+            f"runs follow each other); the best of each side gives {lowest:.2f}x. Target {TARGET:g}x, called met "
+            f"only when every round meets it: {verdicts}." + conservative_over_easy(by)
         )
     try:
         busy = float(context["load_before"].split(",")[0]) > float(info["cpus"] or 1)
@@ -423,17 +442,18 @@ def ratios_of(bench: Bench) -> tuple[dict[str, Any], list[str]]:
                     failures.append(f"{scheduler}: {differ} jobs differ between {engine} and inprocess{tag}")
         if ("easy", "batsim", pinned) in results and ("easy", "inprocess", pinned) in results:
             real, ours = results[("easy", "batsim", pinned)], results[("easy", "inprocess", pinned)]
-            speedup = real["wall_s"] / ours["wall_s"]
-            verdict = "met" if speedup >= TARGET else "NOT met"
-            ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy{tag}"] = f"{speedup:.2f}x, {verdict}"
-            ratios[f"same target, round by round{tag}"] = spread(per_round(real, ours))
+            speedup, rounds = real["wall_s"] / ours["wall_s"], per_round(real, ours)
+            verdict = at_least(rounds, TARGET)
+            ratios[f"target: in-process >= {TARGET:g}x real Batsim with easy{tag}"] = (
+                f"{speedup:.2f}x (best of each); round by round {spread(rounds)}; {verdict}"
+            )
             by_cpu = real["cpu_s"] / ours["cpu_s"]
             ratios[f"same target on CPU time (a busy machine's fair measure){tag}"] = (
                 f"{by_cpu:.2f}x, {'met' if by_cpu >= TARGET else 'NOT met'}"
             )
-            if speedup < TARGET:
+            if verdict != "met in every round":
                 failures.append(
-                    f"in-process is {speedup:.2f}x real Batsim with easy{tag}, below the {TARGET:g}x target"
+                    f"in-process against real Batsim with easy{tag}: {verdict} ({spread(rounds)}; target {TARGET:g}x)"
                 )
         elif not bench.batsim:
             ratios["target"] = "not checked: real Batsim is not installed"
@@ -483,7 +503,7 @@ def write_report(bench: Bench, final: bool) -> list[str]:
         "machine": info,
         "load_before": bench.load_before,
         "load_after": load(),
-        "trace": str(bench.trace),
+        "trace": shown(bench.trace),
         "jobs": bench.nb_jobs,
         "hosts": args.hosts,
         "batsim": bench.batsim,

@@ -59,7 +59,7 @@ import sys
 import time
 from pathlib import Path
 
-from baseline import code_of  # benchmarks/baseline.py, beside this script
+from baseline import code_of, commit  # benchmarks/baseline.py, beside this script
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (10_000, 100_000, 300_000)
@@ -83,21 +83,6 @@ def load() -> str:
     try:
         return "%.1f, %.1f, %.1f" % os.getloadavg()
     except OSError:
-        return "?"
-
-
-def commit() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return head + ("+" if dirty else "")  # "+": uncommitted changes (the reports aside)
-    except (OSError, subprocess.CalledProcessError):
         return "?"
 
 

@@ -51,7 +51,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
-from baseline import code_of  # benchmarks/baseline.py, beside this script
+from baseline import code_of, commit  # benchmarks/baseline.py, beside this script
 
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
@@ -91,22 +91,6 @@ def load() -> str:
     try:
         return "%.1f, %.1f, %.1f" % os.getloadavg()
     except OSError:
-        return "?"
-
-
-def commit() -> str:
-    """HEAD's short hash, with "+" when the code has uncommitted changes (the reports aside)."""
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no", "--", ".", ":!docs/results"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        return head + ("+" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
         return "?"
 
 

@@ -3,8 +3,11 @@ called met only when every round meets it, each round's pair of runs compared wi
 
 import importlib.util
 import sys
+from pathlib import Path
 
 from helpers import REPO
+
+sys.path.append(str(REPO / "benchmarks"))  # engines.py imports baseline.py beside it, as when run as a script
 
 # by its path: the name ``engines`` is also the package adaptsched.engines' folder at the repo root
 _spec = importlib.util.spec_from_file_location("benchmark_engines", REPO / "benchmarks" / "engines.py")
@@ -31,3 +34,59 @@ def test_a_target_is_met_only_in_every_round():
     assert engines.at_most([1.2, 1.4, 1.5], 1.5) == "met in every round"
     assert engines.at_most([1.6, 1.7, 1.4], 1.5) == "NOT met"
     assert engines.spread([2.0]) == "2.00x in its one round"
+
+
+def test_target_two_is_judged_round_by_round_like_target_three():
+    assert engines.at_least([5.2, 5.0, 6.1], 5.0) == "met in every round"
+    assert engines.at_least([4.9, 5.3, 5.6], 5.0) == "not shown: met at the median, not in every round"
+    assert engines.at_least([4.1, 4.9, 5.3], 5.0) == "NOT met"
+
+
+def document(in_pinned, real_pinned, in_unpinned, real_unpinned):
+    runs = {}
+    for engine, pinned, times in (
+        ("inprocess", True, in_pinned),
+        ("batsim", True, real_pinned),
+        ("inprocess", False, in_unpinned),
+        ("batsim", False, real_unpinned),
+    ):
+        runs[f"easy/{engine}/{engines.label(pinned)}"] = {
+            **run(*times),
+            "cpu_s": min(times),
+            "scheduler": "easy",
+            "engine": engine,
+            "pinned": pinned,
+        }
+    machine = {"host": "vm", "cpu": "AMD EPYC", "cpus": 2, "python": "3.11.7"}
+    context = {
+        "started": "2026-11-27T08:00:00+00:00",
+        "machine": machine,
+        "load_before": "0.1, 0.1, 0.1",
+        "load_after": "1.0, 1.0, 1.0",
+        "trace": "../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz",
+        "jobs": 77205,
+        "hosts": 338,
+        "batsim_version": "4.2.1",
+        "pinned": [True, False],
+        "repeat": 3,
+        "commit": "abc1234",
+    }
+    return {"context": context, "runs": runs, "ratios": {}}
+
+
+def test_readme_quotes_the_lower_median_of_the_rounds_not_the_best_of_each():
+    # pinned: the best of each, 50.0 / 10.0, would call 5x met; the rounds give 5.0x, 4.6x and 4.8x
+    text = engines.readme_section(
+        document((10.0, 12.0, 11.0), (50.0, 55.2, 52.8), (10.0, 10.0, 10.0), (60.0, 61.0, 62.0))
+    )
+    assert "this trace **4.80x** as fast as real Batsim" in text
+    assert "the best of each side gives 5.00x" in text
+    assert "pinned: NOT met; unpinned: met in every round" in text
+    assert "| `easy` | real Batsim | pinned | 10.0 / 50.0 | 5.00x | **4.80x at the median of 3 rounds" in text
+
+
+def test_a_committed_report_names_a_trace_beside_the_repository_from_it(tmp_path):
+    trace = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+    assert engines.shown(trace) == str(Path("..") / "shared" / "traces" / trace.name)
+    elsewhere = Path("/nonexistent-root-for-test/t.swf")
+    assert engines.shown(elsewhere) == str(elsewhere)

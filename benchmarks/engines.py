@@ -264,11 +264,12 @@ def readme_section(document: dict) -> str:
         verdicts = "; ".join(
             f"{label(pinned)}: {at_least(rounds, TARGET)}" for pinned, rounds in sorted(rounds_of.items(), reverse=True)
         )
+        which = "the lower of the pinned and unpinned medians" if len(rounds_of) > 1 else "the median"
         lines.append(
             f"With `easy`, the in-process engine runs this trace **{median:.2f}x** as fast as real Batsim with the "
-            f"same plugin: the lower of the pinned and unpinned medians of the rounds' own ratios (each round's two "
-            f"runs follow each other); the best of each side gives {lowest:.2f}x. Target {TARGET:g}x, called met "
-            f"only when every round meets it: {verdicts}." + conservative_over_easy(by)
+            f"same plugin: {which} of the rounds' own ratios (each round's two runs follow each other); the best "
+            f"of each side gives {lowest:.2f}x. Target {TARGET:g}x, called met only when every round meets it: "
+            f"{verdicts}." + conservative_over_easy(by)
         )
     try:
         busy = float(context["load_before"].split(",")[0]) > float(info["cpus"] or 1)

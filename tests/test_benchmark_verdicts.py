@@ -83,6 +83,16 @@ def test_readme_quotes_the_lower_median_of_the_rounds_not_the_best_of_each():
     assert "the best of each side gives 5.00x" in text
     assert "pinned: NOT met; unpinned: met in every round" in text
     assert "| `easy` | real Batsim | pinned | 10.0 / 50.0 | 5.00x | **4.80x at the median of 3 rounds" in text
+    assert "the lower of the pinned and unpinned medians of the rounds' own ratios" in text
+
+
+def test_readme_with_one_pinning_quotes_its_median():
+    both = document((10.0, 12.0, 11.0), (50.0, 55.2, 52.8), (10.0,) * 3, (60.0,) * 3)
+    both["runs"] = {k: v for k, v in both["runs"].items() if v["pinned"]}
+    both["context"]["pinned"] = [True]
+    text = engines.readme_section(both)
+    assert "this trace **4.80x** as fast as real Batsim with the same plugin: the median of the rounds'" in text
+    assert "it: pinned: NOT met." in text
 
 
 def test_a_committed_report_names_a_trace_beside_the_repository_from_it(tmp_path):

@@ -142,9 +142,9 @@ OWN = ("easy", "conservative")
 def shown(path: Path) -> str:
     """``path`` as a committed report names it: from the repository (``../shared/traces/...``) when it
     lies beside it, so that the report holds no machine's absolute path; else as given."""
-    resolved = Path(path).resolve()
-    if resolved.is_relative_to(REPO.parent):
-        return os.path.relpath(resolved, REPO)
+    absolute = Path(os.path.abspath(path))  # (symbolic links kept: ../shared may be one)
+    if absolute.is_relative_to(REPO.parent):
+        return os.path.relpath(absolute, REPO)
     return str(path)
 
 

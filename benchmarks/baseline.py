@@ -1,13 +1,23 @@
-"""Which code a benchmark measures: this tree's commit as its reports name it, and another
-commit's code beside this tree's, for the benchmarks that measure a baseline in the same run as
-this tree (``throughput.py --base``, ``scale.py --base``), so that both sides meet the same machine."""
+"""Which code a benchmark measures, and on what: this tree's commit and the load average as its
+reports name them, and another commit's code beside this tree's, for the benchmarks that measure a
+baseline in the same run as this tree (``throughput.py --base``, ``scale.py --base``), so that
+both sides meet the same machine."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def load() -> str:
+    """The load average over 1, 5 and 15 minutes, as the reports print it ("?" where there is none)."""
+    try:
+        return "%.1f, %.1f, %.1f" % os.getloadavg()
+    except OSError:
+        return "?"
 
 
 def commit() -> str:

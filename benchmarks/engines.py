@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from baseline import commit  # benchmarks/baseline.py, beside this script
+from baseline import commit, load  # benchmarks/baseline.py, beside this script
 
 from adaptsched.analysis.invariants import SAME_COLUMNS
 from adaptsched.engines.real import batsim_version, find_batsim
@@ -102,13 +102,6 @@ def machine() -> dict:
         "system": f"{platform.system()} {platform.release()} {platform.machine()}",
         "python": platform.python_version(),
     }
-
-
-def load() -> str:
-    try:
-        return "%.1f, %.1f, %.1f" % os.getloadavg()
-    except OSError:
-        return "?"
 
 
 def command_for(scheduler, engine, workload_path, platform_path, prefix, batsim, pinned):

@@ -59,7 +59,7 @@ import sys
 import time
 from pathlib import Path
 
-from baseline import code_of, commit  # benchmarks/baseline.py, beside this script
+from baseline import code_of, commit, load  # benchmarks/baseline.py, beside this script
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (10_000, 100_000, 300_000)
@@ -77,13 +77,6 @@ MEMORY_300K_MB = 2048.0
 #: With --base: a row is called slower than its base only when its CPU time exceeds the base's by more
 #: than this fraction (two runs of one case, one after the other, differ by up to about that here).
 NOISE = 0.10
-
-
-def load() -> str:
-    try:
-        return "%.1f, %.1f, %.1f" % os.getloadavg()
-    except OSError:
-        return "?"
 
 
 def cpu_model() -> str:

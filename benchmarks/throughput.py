@@ -51,7 +51,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
-from baseline import code_of, commit  # benchmarks/baseline.py, beside this script
+from baseline import code_of, commit, load  # benchmarks/baseline.py, beside this script
 
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
@@ -85,13 +85,6 @@ TRACE_TEXT = {
     "downey": "Downey, {days} days, rho 0.75, seed 1",
     "evolving": "Klein-Perez, {tests} tests",
 }
-
-
-def load() -> str:
-    try:
-        return "%.1f, %.1f, %.1f" % os.getloadavg()
-    except OSError:
-        return "?"
 
 
 def workloads(kind: str, inputs: Path, args) -> list[str]:

@@ -95,7 +95,7 @@ def test_readme_with_one_pinning_quotes_its_median():
     assert "it: pinned: NOT met." in text
 
 
-def test_a_committed_report_names_a_trace_beside_the_repository_from_it(tmp_path):
+def test_a_committed_report_names_a_trace_beside_the_repository_from_it():
     trace = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
     assert engines.shown(trace) == str(Path("..") / "shared" / "traces" / trace.name)
     elsewhere = Path("/nonexistent-root-for-test/t.swf")

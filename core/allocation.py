@@ -47,6 +47,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, OnlineScheduler, Running
 from adaptsched.core.needs import Need
 from adaptsched.core.options import Options, option
@@ -124,8 +125,8 @@ class DowneyAllocation(OnlineScheduler):
     Options = DowneyOptions
     options: DowneyOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         o = self.options
         self.strategy, self.mode = o.strategy, o.mode
         self.min_fraction, self.load, self.sigma_max = o.min_fraction, o.load, o.sigma_max

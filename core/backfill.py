@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
 from adaptsched.core.base import Job, Running
 from adaptsched.core.conservative import ReservationPlanner
@@ -120,8 +121,8 @@ class Backfill(ReservationPlanner):
     Options = BackfillOptions
     options: BackfillOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         o = self.options
         weight = o.starvation_weight if o.starvation_weight >= 0 else DEFAULT_STARVATION_WEIGHT[o.order]
         self.guarantees = o.guarantees

@@ -320,8 +320,8 @@ class ReservingScheduler(OnlineScheduler):
     {'w0!1': 30.0}
     """
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.record_reservations = self.records_reservations()
         self.first_reservation: dict[str, float] = {}  # job id -> its first reservation
         self.by_end: SortedKeyList = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
@@ -342,8 +342,23 @@ class ReservingScheduler(OnlineScheduler):
         self.by_end.add(running)
         return running
 
-    def launch(self, job: Job, now: float, **kwargs: Any) -> Running:
-        running = super().launch(job, now, **kwargs)
+    def launch(
+        self,
+        job: Job,
+        now: float,
+        *,
+        kind: str,
+        end_s: float,
+        hosts: IntervalSet | list[int] | None = None,
+        scale: float = 1.0,
+        runtime_s: float | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Running:
+        # each argument by name, not **kwargs: a compiled build (benchmarks/compiled.py) would hand
+        # the dict itself to the first defaulted one (mypyc/mypyc#1162)
+        running = super().launch(
+            job, now, kind=kind, end_s=end_s, hosts=hosts, scale=scale, runtime_s=runtime_s, metadata=metadata
+        )
         self.by_end.add(running)
         return running
 

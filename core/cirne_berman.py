@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, Running
 from adaptsched.core.easy import Window, backfill, shadow_of
 from adaptsched.core.needs import Need
@@ -255,8 +256,8 @@ class CirneBerman(PriorityEasy):
     Options = CirneBermanOptions
     options: CirneBermanOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.unsized: list[Job] = []
         self.whatif_runs = 0
         # expansions beyond N_opt, and those whose simulated start is the same as at N_opt
@@ -316,7 +317,7 @@ class CirneBerman(PriorityEasy):
         """:meth:`what_if_starts` for one size, by replaying the frame itself (:func:`replay`)."""
         values = self.options.values()
         del values["whatif"], values["rigid"], values["expand"]
-        sim = PriorityEasy(self.nb_hosts, **values)
+        sim = PriorityEasy(self.nb_hosts, PriorityEasy.Options.parse(values))
         running = [
             (Job(r.exec_id, r.job.submit_s, r.res, r.end_s - r.start_s), r.start_s, r.end_s, r.hosts)
             for r in self.running.values()

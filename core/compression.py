@@ -137,7 +137,7 @@ class Candidates:
             self.shortest.insert(k, job.walltime_s)
         else:
             insort(bucket, entry)
-            if bucket[0] is entry:
+            if bucket[0] == entry:  # == (not is): mypyc's compiled build boxes a tuple anew at each use
                 self.shortest[bisect_left(self.widths, n)] = job.walltime_s
 
     def remove(self, job_id: str) -> None:

@@ -53,6 +53,7 @@ from bisect import bisect_left, bisect_right
 from heapq import heappop
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.compression import SCAN_SLACK_S, Candidates
 from adaptsched.core.intervals import IntervalSet
@@ -74,8 +75,8 @@ class ReservationPlanner(ReservingScheduler):
     ([('w0!1', IntervalSet([(0, 3)]))], {'w0!2': 60.0})
     """
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.profile = AvailabilityProfile(nb_hosts)
         self.reservation: dict[str, float] = {}  # waiting job id -> reserved start
         self.arrivals: list[Job] = []

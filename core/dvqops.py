@@ -50,6 +50,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.options import OptionError, fixed, option
@@ -130,8 +131,8 @@ class ScriptedQops(Qops):
     the same candidates, and so the same choice, until then (and at that test, whose decision
     is then made with this replay's factor). Their jobs are this replay's own, found by id."""
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.script_in: list[Choice | None] = []
         self.reuse = 0
         self.script_out: list[Choice | None] | None = None
@@ -162,8 +163,10 @@ class SwitchingQops(ScriptedQops):
     """VQoPS whose OC-factor changes over time: ``changes`` (time, factor), sorted by time; an
     arrival at ``now`` is decided with the factor of the last change at or before ``now``."""
 
-    def __init__(self, nb_hosts: int, changes: list[tuple[float, float]], **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(
+        self, nb_hosts: int, changes: list[tuple[float, float]], options: opt.Options | None = None, **values: Any
+    ):
+        super().__init__(nb_hosts, options, **values)
         self.change_times = [t for t, _ in changes]
         self.change_factors = [oc for _, oc in changes]
 
@@ -203,9 +206,10 @@ class WhatIfQops(SwitchingQops):
         changes: list[tuple[float, float]],
         bound: float,
         counted: dict[str, tuple[float, float]],
-        **options: Any,
+        options: opt.Options | None = None,
+        **values: Any,
     ):
-        super().__init__(nb_hosts, changes, **options)
+        super().__init__(nb_hosts, changes, options, **values)
         self.bound = bound
         self.runtime = {job_id: runtime for job_id, (_, runtime) in counted.items()}
         self.cap = {job_id: price for job_id, (price, _) in counted.items()}
@@ -282,7 +286,7 @@ def what_if_values(
     jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
-    options = {"options": vqops_options(k_factor, oc_factor)}
+    options = vqops_options(k_factor, oc_factor)
     cache: dict[str, QosTerms] = {} if terms_cache is None else terms_cache
     if bound is not None:
         counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
@@ -292,9 +296,9 @@ def what_if_values(
             if terms is None:
                 terms = cache[job.id] = QosTerms.of(job.fields, job.walltime_s)
             prices[job.id] = (terms.price, runtime)
-        scheduler: ScriptedQops = WhatIfQops(nb_hosts, changes or [], bound, prices, **options)
+        scheduler: ScriptedQops = WhatIfQops(nb_hosts, changes or [], bound, prices, options)
     else:
-        scheduler = SwitchingQops(nb_hosts, changes or [], **options)
+        scheduler = SwitchingQops(nb_hosts, changes or [], options)
     scheduler.value_tests = []
     if record:
         scheduler.script_out = []
@@ -384,8 +388,8 @@ class Dvqops(Qops):
     Options = DvqopsOptions
     options: DvqopsOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         o = self.options
         self.oc_factor = o.initial_oc_factor
         self.terms_cache = {}  # every job's QoS terms, read once for the live run and its what-ifs

@@ -60,7 +60,7 @@ class Criterion:
         rng = self.rng
         scored: list[tuple[float, int, Job]] = []
         for position, job in enumerate(jobs):
-            score: float
+            score: int | float  # (P: an int level, kept one by a compiled build)
             if name == "P":
                 score = self.priority[job.id]
             elif name == "R":

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job
 from adaptsched.core.conservative import ReservationPlanner
 from adaptsched.core.needs import Need
@@ -121,8 +122,8 @@ class Qops(ReservationPlanner):
     Options = QopsOptions
     options: QopsOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.k_factor, self.value_aware = self.options.k_factor, self.options.value_aware
         self.oc_factor = self.options.oc_factor  # DVQoPS changes it as it goes
         self.terms: dict[str, QosTerms] = {}  # job id -> its QoS terms, read once

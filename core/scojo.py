@@ -43,6 +43,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.allocation import pws_size
 from adaptsched.core.base import Job, ReservingScheduler, Running
 from adaptsched.core.easy import Window, backfill, expected_ends, shadow_of
@@ -169,8 +170,8 @@ class PriorityEasy(ReservingScheduler):
     Options = ScojoOptions
     options: ScojoOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.aging_factor = self.options.aging_factor
         self.aging_one_class = self.options.aging == "one-class"
         self.shapes: dict[str, Shape] = {}  # waiting job id -> its shape (preset by what-ifs)
@@ -288,7 +289,10 @@ class ArrivalModel:
         self._sums = [[0, 0.0, 0.0] for _ in CLASSES]  # count, sum N_opt, sum runtime(N_opt)
 
     @classmethod
-    def from_json(cls, stats: dict[str, Any], nb_hosts: int, **kwargs: Any) -> ArrivalModel:
+    def from_json(
+        cls, stats: dict[str, Any], nb_hosts: int, moldable_fraction: float | None = None, whole_buckets: bool = False
+    ) -> ArrivalModel:
+        """The model of a stats file (``moldable_fraction``: the file's, or 1, unless given)."""
         try:
             per_bucket = [[float(x) for x in stats["arrivals_per_day"][c]] for c in CLASSES]
             mean_n = [float(stats["mean_n_opt"][c]) for c in CLASSES]
@@ -305,8 +309,19 @@ class ArrivalModel:
             ratio_n = float(pws_size(model, nb_hosts))
         else:
             model = ScojoPModel.from_spec({**ratio, "runtime_opt_s": 1.0, "n_opt": 64}, 128)
-        kwargs.setdefault("moldable_fraction", float(stats.get("moldable_fraction", 1.0)))
-        return cls(per_bucket, mean_n, mean_rt, ratio_model=model, ratio_n=ratio_n, **kwargs)
+        if moldable_fraction is None:
+            moldable_fraction = float(stats.get("moldable_fraction", 1.0))
+        # each argument by name, not **kwargs: a compiled build (benchmarks/compiled.py) would hand
+        # the dict itself to the first defaulted one (mypyc/mypyc#1162)
+        return cls(
+            per_bucket,
+            mean_n,
+            mean_rt,
+            ratio_model=model,
+            ratio_n=ratio_n,
+            moldable_fraction=moldable_fraction,
+            whole_buckets=whole_buckets,
+        )
 
     def runtime_ratio(self, s: float) -> float:
         """runtime(s N_opt) / runtime(N_opt) of the class's representative job."""
@@ -437,8 +452,8 @@ class ScojoP(PriorityEasy):
     Options = ScojoPOptions
     options: ScojoPOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         o = self.options
         self.floor: dict[str, int] = {}  # job id -> lo_J, its guaranteed minimum size
         self.future: ArrivalModel | None = None
@@ -448,10 +463,8 @@ class ScojoP(PriorityEasy):
                 try:
                     with open(o.stats) as handle:
                         stats = json.load(handle)
-                    kwargs: dict[str, Any] = {"whole_buckets": whole}
-                    if o.moldable_fraction >= 0:
-                        kwargs["moldable_fraction"] = o.moldable_fraction
-                    self.future = ArrivalModel.from_json(stats, nb_hosts, **kwargs)
+                    fraction = o.moldable_fraction if o.moldable_fraction >= 0 else None  # None: the file's
+                    self.future = ArrivalModel.from_json(stats, nb_hosts, fraction, whole_buckets=whole)
                 except (OSError, ValueError) as bad:
                     raise OptionError(f"option stats={o.stats!r}: {bad}", option="stats") from None
             else:
@@ -487,7 +500,7 @@ class ScojoP(PriorityEasy):
             o = shapes[other.id]
             model = o.model
             if model is None or o.n_min == o.n_max:
-                m: float = self.size_of(other)
+                m: int | float = self.size_of(other)  # (an int here: a compiled build keeps it one)
                 work += m * min(o.runtime(m), span)
             else:  # the model's runtime, unrounded: an estimate of load needs no microsecond
                 m = min(max(s * o.n_opt, o.n_min), o.n_max)

@@ -166,6 +166,24 @@ def test_a_finished_run_leaves_no_cyclic_garbage_that_grows_with_its_jobs(tmp_pa
     assert large - small < 50, (small, large)  # the plugin's module and classes, not its jobs
 
 
+def test_the_decision_parser_holds_an_engine_without_weak_references_strongly():
+    """A compiled engine (mypyc's native classes take no weak references: benchmarks/compiled.py)
+    is held as it is; a pure-Python one through a proxy, so that the run is no cycle."""
+    import weakref
+
+    from adaptsched.engines.embedded.decisions import DecisionParser
+
+    class Compiled:
+        __slots__ = ()  # no __weakref__ slot: weakref.proxy refuses it, as it refuses a native class
+
+    class Pure:
+        pass
+
+    compiled, pure = Compiled(), Pure()
+    assert DecisionParser(compiled).engine is compiled
+    assert type(DecisionParser(pure).engine) is weakref.ProxyType
+
+
 def test_runs_in_one_process_leave_no_cyclic_garbage(tmp_path):
     """What does form cycles (the platform's routes, the plugin module's classes) is collected
     when ``run`` returns: the run leaves every object in the oldest generation, where a sweep's

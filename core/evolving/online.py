@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, OnlineScheduler, Running
 from adaptsched.core.evolving.mapping import MAPPINGS, NodeMapper
 from adaptsched.core.evolving.planning import VARIANTS, Planner
@@ -135,8 +136,8 @@ class EvolvingScheduler(OnlineScheduler):
     Options = EvolvingOptions
     options: EvolvingOptions
 
-    def __init__(self, nb_hosts: int, **options: Any):
-        super().__init__(nb_hosts, **options)
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
         self.planner = self.options.planner(nb_hosts)
         self.mapper = NodeMapper(nb_hosts, self.options.mapping, self.options.seed)
         self.apps: dict[str, _App] = {}

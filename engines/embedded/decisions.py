@@ -61,8 +61,13 @@ class DecisionParser:
 
     def __init__(self, engine: DecidingEngine) -> None:
         # a proxy: the engine holds its parser, and a strong reference back would make the whole
-        # run (workload, platform, pybatsim's jobs through the connection) cyclic garbage
-        self.engine = cast(DecidingEngine, weakref.proxy(engine))
+        # run (workload, platform, pybatsim's jobs through the connection) cyclic garbage. A
+        # compiled engine (mypyc's native classes take no weak references: benchmarks/compiled.py)
+        # is held strongly, and its run left to the cyclic GC.
+        try:
+            self.engine = cast(DecidingEngine, weakref.proxy(engine))
+        except TypeError:
+            self.engine = engine
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
         """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""

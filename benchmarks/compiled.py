@@ -1,0 +1,273 @@
+"""What a compiled build would buy: the embedded engine and ``core/`` compiled with mypyc, beside
+this tree's pure Python, in the same run (issue 26's compiled-extension option).
+
+Issue 26 allows a compiled extension only if it ships as registry wheels for CPython 3.10 to
+3.13 on Linux and macOS, with the pure-Python path kept as the fallback. mypyc (shipped with
+mypy, already a lint dependency) compiles this very source, type annotations and all, into C
+extensions; the ``.py`` files stay beside them, so an install without the wheel runs the same
+code in pure Python. This script measures what that build would give before anyone publishes it:
+
+1. **Build.** It copies this tree's tracked files to ``--build`` (default ``OUT/build``, kept
+   and reused: ``--rebuild`` builds again) as ``adaptsched/``, applies :data:`PATCHES`, and
+   compiles :data:`MODULES` with ``python -m mypyc`` (about 3 minutes on 2 CPUs).
+2. **Runs.** Each round runs every scheduler twice on the full CTC-SP2 year, as a user runs it
+   (a fresh ``adaptsched run``, pinned to one CPU): once with this tree (pure), once with the
+   compiled copy first on ``PYTHONPATH`` (an extension module is found before its ``.py``); the
+   order alternates round by round. ``--batsim`` adds real Batsim with ``easy`` to each round.
+3. **Checks.** Each compiled run's ``_jobs.csv`` and ``_machine_states.csv`` must be
+   byte-identical to the pure run's; the script exits 1 otherwise (a compiled build that
+   schedules differently is a wrong answer, whatever its speed).
+4. **Report.** Per scheduler: both sides' wall and CPU time, compiled over pure round by round;
+   issue 26's target 3 (``conservative`` at most 1.5x ``easy``) on each side; target 2
+   (in-process ``easy`` at least 5x real Batsim) on each side with ``--batsim``. Targets are
+   judged as ``engines.py`` judges them (every round must meet them). ``compiled.md`` and
+   ``compiled.json`` go to ``--out``.
+
+Two things stand between this source and mypyc, and the script says so rather than hide them:
+each scheduler narrows the type of its ``options`` attribute to its own ``Options`` class, which
+mypyc refuses in a subclass (its attributes are C struct fields of one type), so
+:data:`PATCHES` declares ``options: Any`` in ``core/base.py`` and drops the narrowing lines (a
+wheel would need a typed accessor instead); and mypyc mis-forwards ``**kwargs`` to a function
+with a defaulted parameter (mypyc/mypyc#1162), which is why the schedulers' constructors pass
+``options`` by name and position.
+
+    .venv/bin/python benchmarks/compiled.py [--schedulers easy,conservative] [--repeat 3]
+        [--first N] [--batsim [PATH]] [--out DIR] [--rebuild]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import filecmp
+import importlib.util
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from baseline import commit, load  # benchmarks/baseline.py, beside this script
+
+from adaptsched.engines.real import batsim_version, find_batsim
+from adaptsched.platforms.simgrid import write_cluster
+from adaptsched.workloads.convert import convert_swf, write_workload
+
+REPO = Path(__file__).resolve().parent.parent
+# benchmarks/engines.py's verdicts, loaded by path: as a module, "engines" is adaptsched's engines/
+_spec = importlib.util.spec_from_file_location("engines_benchmark", Path(__file__).with_name("engines.py"))
+assert _spec is not None and _spec.loader is not None
+_engines: Any = sys.modules.setdefault("engines_benchmark", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(_engines)
+CONSERVATIVE_TARGET, TARGET = _engines.CONSERVATIVE_TARGET, _engines.TARGET
+machine, shown, per_round, spread = _engines.machine, _engines.shown, _engines.per_round, _engines.spread
+at_least, at_most = _engines.at_least, _engines.at_most
+DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+#: what is compiled (globs under the package): the engine and every scheduling algorithm (a
+#: compiled class cannot be subclassed by an interpreted one, so all of core/ or none of it)
+MODULES = ("engines/embedded/*.py", "core/*.py", "core/evolving/*.py")
+#: (file, pattern, replacement) applied to the copy before compiling (module doc)
+PATCHES = (
+    ("core/base.py", r"(?m)^    options: opt\.Options$", "    options: Any"),
+    ("core/*.py", r"(?m)^    options: [A-Za-z]+Options\n", ""),
+    ("core/evolving/*.py", r"(?m)^    options: [A-Za-z]+Options\n", ""),
+)
+OUTPUTS = ("_jobs.csv", "_machine_states.csv")  # compared byte for byte (no wall-clock column)
+
+
+def build(where: Path, rebuild: bool) -> float:
+    """Compiles the copy under ``where`` (module doc, step 1); returns the seconds it took (0: reused)."""
+    tree = where / "adaptsched"
+    stamp = where / "built-from"
+    code = commit()  # "+": uncommitted changes, which a stamp cannot tell apart: built again
+    if not rebuild and not code.endswith("+") and stamp.is_file() and stamp.read_text() == code:
+        return 0.0
+    start = time.perf_counter()
+    subprocess.run(["rm", "-rf", str(where)], check=True)
+    tree.mkdir(parents=True)
+    files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
+    packed = subprocess.run(["tar", "--null", "-T", "-", "-c"], input=files, cwd=REPO, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
+    for pattern, regex, replacement in PATCHES:
+        for path in tree.glob(pattern):
+            text = path.read_text()
+            path.write_text(re.sub(regex, replacement, text))
+    (where / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n")
+    sources = sorted(str(p.relative_to(where)) for m in MODULES for p in tree.glob(m))
+    done = subprocess.run(
+        [sys.executable, "-m", "mypyc", "--config-file", "mypy.ini", *sources],
+        cwd=where,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        sys.exit(f"benchmarks/compiled.py: mypyc failed in {where}:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
+    stamp.write_text(code)
+    return time.perf_counter() - start
+
+
+def run_once(
+    side: str, scheduler: str, compiled: Path, workload: Path, platform: Path, out: Path, batsim: str = ""
+) -> dict:
+    """One fresh ``adaptsched run``: its wall and CPU time (``side``: pure, compiled or batsim)."""
+    command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", scheduler, "--workload", str(workload)]
+    command += ["--platform", str(platform), "--out", str(out / f"{scheduler}_{side}"), "--progress", "off"]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    if side == "compiled":
+        env["PYTHONPATH"] = str(compiled)
+    elif side == "batsim":
+        command += ["--engine", "batsim", "--batsim", batsim]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"wall_s": wall, "cpu_s": cpu}
+
+
+def report(doc: dict) -> str:
+    """compiled.md: the runs, the round-by-round ratios and the targets on each side."""
+    runs = doc["runs"]
+    lines = [
+        "# A compiled build (mypyc) beside pure Python (benchmarks/compiled.py)",
+        "",
+        f"{doc['started']} to {doc['finished']}, commit {doc['commit']}, {doc['machine']['cpu']} "
+        f"({doc['machine']['cpus']} CPUs), load average {doc['load_before']} before; "
+        f"{doc['jobs']} jobs of `{doc['trace']}` on {doc['hosts']} hosts, {doc['rounds']} rounds; "
+        f"compiled: {', '.join(MODULES)} (build {doc['build_s']:.0f} s, 0: reused).",
+        "",
+        "| scheduler | side | wall (s), round by round | CPU (s), best | compiled / pure, round by round | outputs |",
+        "|---|---|---|---:|---|---|",
+    ]
+    for scheduler, sides in runs.items():
+        for side, entries in sides.items():
+            walls = [e["wall_s"] for e in entries]
+            ratio = ""
+            if side == "compiled":
+                ratio = spread(per_round({"times_s": walls}, {"times_s": [e["wall_s"] for e in sides["pure"]]}))
+            same = doc["identical"].get(scheduler, "") if side == "compiled" else ""
+            cpu = min(e["cpu_s"] for e in entries)
+            lines.append(
+                f"| `{scheduler}` | {side} | {', '.join(f'{w:.1f}' for w in walls)} | {cpu:.1f} | {ratio} | {same} |"
+            )
+    lines += ["", "Issue 26's targets on each side (judged round by round, as `engines.py` does):", ""]
+    lines += [f"- {name}: {verdict}" for name, verdict in doc["targets"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trace", default=str(DEFAULT_TRACE))
+    parser.add_argument("--hosts", type=int, default=338)
+    parser.add_argument("--first", type=int, help="only the first N jobs (quick check)")
+    parser.add_argument("--schedulers", default="easy,conservative")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (%(default)s)")
+    parser.add_argument("--batsim", nargs="?", const="", help="add real Batsim with easy to each round")
+    parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "compiled"))
+    parser.add_argument("--build", help="where the compiled copy is built and kept (default: OUT/build)")
+    parser.add_argument("--rebuild", action="store_true", help="build again even if OUT/build is this commit's")
+    args = parser.parse_args(argv)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    trace = Path(args.trace)
+    if not trace.is_file():
+        sys.exit(f"benchmarks/compiled.py: no trace {trace} (pass --trace)")
+    batsim = None
+    if args.batsim is not None:
+        batsim = find_batsim(args.batsim or None)
+        if not batsim:
+            sys.exit("benchmarks/compiled.py: --batsim: real Batsim is not installed ($BATSIM, PATH or --batsim PATH)")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    load_before = load()
+    where = Path(args.build) if args.build else out / "build"
+    print(f"building the compiled copy in {where} (mypyc: {', '.join(MODULES)})...", flush=True)
+    build_s = build(where, args.rebuild)
+    workload, _ = convert_swf(trace, hosts=args.hosts, first=args.first)
+    workload_path = write_workload(workload, out / "workload.json")
+    platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")
+    schedulers = args.schedulers.split(",")
+    runs: dict[str, dict[str, list[dict]]] = {s: {"pure": [], "compiled": []} for s in schedulers}
+    if batsim:
+        runs.setdefault("easy", {"pure": [], "compiled": []})["batsim"] = []
+    identical: dict[str, str] = {}
+    for round_ in range(1, args.repeat + 1):
+        for scheduler in schedulers:
+            sides = ["pure", "compiled"] if round_ % 2 else ["compiled", "pure"]
+            for side in sides:
+                timing = run_once(side, scheduler, where, workload_path, platform_path, out)
+                runs[scheduler][side].append(timing)
+                print(
+                    f"round {round_}: {scheduler:>12} {side:>8}: {timing['wall_s']:6.1f} s wall, "
+                    f"{timing['cpu_s']:6.1f} s CPU (load {load()})",
+                    flush=True,
+                )
+            differ = [
+                o
+                for o in OUTPUTS
+                if not filecmp.cmp(out / f"{scheduler}_pure{o}", out / f"{scheduler}_compiled{o}", shallow=False)
+            ]
+            if differ or scheduler not in identical:
+                identical[scheduler] = f"differ: {', '.join(differ)}" if differ else "byte-identical"
+        if batsim:
+            timing = run_once("batsim", "easy", where, workload_path, platform_path, out, batsim)
+            runs["easy"]["batsim"].append(timing)
+            print(
+                f"round {round_}: {'easy':>12} {'batsim':>8}: {timing['wall_s']:6.1f} s wall (load {load()})",
+                flush=True,
+            )
+
+    times = {
+        s: {side: {"times_s": [e["wall_s"] for e in entries]} for side, entries in sides.items()}
+        for s, sides in runs.items()
+    }
+    targets: dict[str, str] = {}
+    for side in ("pure", "compiled"):
+        if "conservative" in times and "easy" in times:
+            rounds = per_round(times["conservative"][side], times["easy"][side])
+            targets[f"target 3, {side}: conservative <= {CONSERVATIVE_TARGET:g}x easy"] = (
+                f"{spread(rounds)}: {at_most(rounds, CONSERVATIVE_TARGET)}"
+            )
+        if batsim:
+            rounds = per_round(times["easy"]["batsim"], times["easy"][side])
+            targets[f"target 2, {side}: in-process easy >= {TARGET:g}x real Batsim"] = (
+                f"{spread(rounds)}: {at_least(rounds, TARGET)}"
+            )
+    doc = {
+        "started": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M UTC"),
+        "commit": commit(),
+        "machine": machine(),
+        "load_before": load_before,
+        "trace": shown(trace),
+        "jobs": len(workload["jobs"]),
+        "hosts": args.hosts,
+        "rounds": args.repeat,
+        "build_s": build_s,
+        "batsim": f"{batsim} ({batsim_version(batsim)})" if batsim else None,
+        "runs": runs,
+        "identical": identical,
+        "targets": targets,
+    }
+    (out / "compiled.json").write_text(json.dumps(doc, indent=1) + "\n")
+    text = report(doc)
+    (out / "compiled.md").write_text(text)
+    print(text)
+    print(f"written: {out / 'compiled.md'}")
+    wrong = [s for s, verdict in identical.items() if verdict != "byte-identical"]
+    if wrong:
+        print(f"FAILED: the compiled build's outputs differ from pure Python's: {', '.join(wrong)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,6 +23,10 @@ code in pure Python. This script measures what that build would give before anyo
    judged as ``engines.py`` judges them (every round must meet them). ``compiled.md`` and
    ``compiled.json`` go to ``--out``.
 
+The build stays in ``OUT/build`` (a ``shared`` link beside it finds the traces as from the
+repository): ``PYTHONPATH=OUT/build .venv/bin/python benchmarks/breakdown.py`` (or ``throughput.py``)
+measures the compiled build with any in-process benchmark.
+
 Two things stand between this source and mypyc, and the script says so rather than hide them:
 each scheduler narrows the type of its ``options`` attribute to its own ``Options`` class, which
 mypyc refuses in a subclass (its attributes are C struct fields of one type), so
@@ -92,6 +96,8 @@ def build(where: Path, rebuild: bool) -> float:
     files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     packed = subprocess.run(["tar", "--null", "-T", "-", "-c"], input=files, cwd=REPO, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
+    if (REPO.parent / "shared").is_dir():  # the traces, where the package looks for them (../shared)
+        (where / "shared").symlink_to(os.path.abspath(REPO.parent / "shared"))
     for pattern, regex, replacement in PATCHES:
         for path in tree.glob(pattern):
             text = path.read_text()

@@ -49,6 +49,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -91,7 +92,9 @@ def build(where: Path, rebuild: bool) -> float:
     if not rebuild and not code.endswith("+") and stamp.is_file() and stamp.read_text() == code:
         return 0.0
     start = time.perf_counter()
-    subprocess.run(["rm", "-rf", str(where)], check=True)
+    if where.exists() and any(where.iterdir()) and not (stamp.exists() or tree.exists()):
+        sys.exit(f"benchmarks/compiled.py: --build {where} holds other files: name an empty or new folder")
+    shutil.rmtree(where, ignore_errors=True)
     tree.mkdir(parents=True)
     files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     packed = subprocess.run(["tar", "--null", "-T", "-", "-c"], input=files, cwd=REPO, capture_output=True, check=True)

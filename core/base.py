@@ -207,11 +207,16 @@ class OnlineScheduler:
     def plan(self, now: float) -> None:
         raise NotImplementedError
 
+    def track(self, running: Running) -> None:
+        """A job or copy now runs (:meth:`start`, :meth:`launch`, :meth:`assume_running`): the one
+        place a subclass indexes it."""
+
     def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
         """Starts a waiting job on ``hosts`` (allocated from the pool if None)."""
         allocated = self.pool.allocate(job.res) if hosts is None else as_interval_set(hosts)
         running = self.running[job.id] = Running(job, now, allocated)
         self._decisions.starts.append((job.id, allocated))
+        self.track(running)
         return running
 
     def record(self, job: Job, **values: Any) -> None:
@@ -243,6 +248,7 @@ class OnlineScheduler:
         self._decisions.launches.append(
             Launch(copy_id, job.id, job.res, job.walltime_s, allocated, kind, scale, runtime_s, metadata)
         )
+        self.track(running)
         return running
 
     def mold(self, job: Job, now: float, n: int, *, scale: float, runtime_s: float) -> Running:
@@ -285,6 +291,7 @@ class OnlineScheduler:
         allocated = as_interval_set(hosts)
         self.pool.take(allocated)
         running = self.running[job.id] = Running(job, start_s, allocated, end_s=end_s)
+        self.track(running)
         return running
 
     def assume_waiting(self, job: Job, now: float, reserved_s: float) -> None:
@@ -337,35 +344,8 @@ class ReservingScheduler(OnlineScheduler):
             if self.record_reservations:
                 self.record(job, reservation_s=start_s)
 
-    def start(self, job: Job, now: float, hosts: IntervalSet | list[int] | None = None) -> Running:
-        running = super().start(job, now, hosts)
+    def track(self, running: Running) -> None:
         self.by_end.add(running)
-        return running
-
-    def launch(
-        self,
-        job: Job,
-        now: float,
-        *,
-        kind: str,
-        end_s: float,
-        hosts: IntervalSet | list[int] | None = None,
-        scale: float = 1.0,
-        runtime_s: float | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> Running:
-        # each argument by name, not **kwargs: a compiled build (benchmarks/compiled.py) would hand
-        # the dict itself to the first defaulted one (mypyc/mypyc#1162)
-        running = super().launch(
-            job, now, kind=kind, end_s=end_s, hosts=hosts, scale=scale, runtime_s=runtime_s, metadata=metadata
-        )
-        self.by_end.add(running)
-        return running
-
-    def assume_running(self, job: Job, start_s: float, end_s: float, hosts: IntervalSet | list[int]) -> Running:
-        running = super().assume_running(job, start_s, end_s, hosts)
-        self.by_end.add(running)
-        return running
 
     def complete(self, job_id: str, now: float, state: str = "COMPLETED_SUCCESSFULLY") -> None:
         running = self.running.get(job_id)

@@ -8,8 +8,8 @@ extensions; the ``.py`` files stay beside them, so an install without the wheel 
 code in pure Python. This script measures what that build would give before anyone publishes it:
 
 1. **Build.** It copies this tree's tracked files to ``--build`` (default ``OUT/build``, kept
-   and reused: ``--rebuild`` builds again) as ``adaptsched/``, applies :data:`PATCHES`, and
-   compiles :data:`MODULES` with ``python -m mypyc`` (about 3 minutes on 2 CPUs).
+   and reused: ``--rebuild`` builds again) as ``adaptsched/`` and compiles :data:`MODULES`
+   (but :data:`INTERPRETED`) with ``python -m mypyc`` (about 3 minutes on 2 CPUs).
 2. **Runs.** Each round runs every scheduler twice on the full CTC-SP2 year, as a user runs it
    (a fresh ``adaptsched run``, pinned to one CPU): once with this tree (pure), once with the
    compiled copy first on ``PYTHONPATH`` (an extension module is found before its ``.py``); the
@@ -27,13 +27,12 @@ The build stays in ``OUT/build`` (a ``shared`` link beside it finds the traces a
 repository): ``PYTHONPATH=OUT/build .venv/bin/python benchmarks/breakdown.py`` (or ``throughput.py``)
 measures the compiled build with any in-process benchmark.
 
-Two things stand between this source and mypyc, and the script says so rather than hide them:
-each scheduler narrows the type of its ``options`` attribute to its own ``Options`` class, which
-mypyc refuses in a subclass (its attributes are C struct fields of one type), so
-:data:`PATCHES` declares ``options: Any`` in ``core/base.py`` and drops the narrowing lines (a
-wheel would need a typed accessor instead); and mypyc mis-forwards ``**kwargs`` to a function
-with a defaulted parameter (mypyc/mypyc#1162), which is why the schedulers' constructors pass
-``options`` by name and position.
+The source compiles as it is. Where mypyc and pure Python part ways, the source was written
+so that both work (docs/engines.md, "a compiled build"): a scheduler reads its own options
+through ``opt.narrow`` (mypyc gives an attribute one type in a class and all its subclasses);
+options classes stay Python classes (their metaclass, ``OptionsClass``, in the interpreted
+``core/options.py``); constructors pass ``options`` on by position (mypyc mis-forwards
+``**kwargs`` to a function with a defaulted parameter, mypyc/mypyc#1162).
 
     .venv/bin/python benchmarks/compiled.py [--schedulers easy,conservative] [--repeat 3]
         [--first N] [--batsim [PATH]] [--out DIR] [--rebuild]
@@ -47,7 +46,6 @@ import filecmp
 import importlib.util
 import json
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -75,12 +73,9 @@ DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz
 #: what is compiled (globs under the package): the engine and every scheduling algorithm (a
 #: compiled class cannot be subclassed by an interpreted one, so all of core/ or none of it)
 MODULES = ("engines/embedded/*.py", "core/*.py", "core/evolving/*.py")
-#: (file, pattern, replacement) applied to the copy before compiling (module doc)
-PATCHES = (
-    ("core/base.py", r"(?m)^    options: opt\.Options$", "    options: Any"),
-    ("core/*.py", r"(?m)^    options: [A-Za-z]+Options\n", ""),
-    ("core/evolving/*.py", r"(?m)^    options: [A-Za-z]+Options\n", ""),
-)
+#: left interpreted: options need no speed, and their metaclass (a subclass of ``type``) is
+#: one class mypyc does not compile
+INTERPRETED = ("core/options.py",)
 OUTPUTS = ("_jobs.csv", "_machine_states.csv")  # compared byte for byte (no wall-clock column)
 
 
@@ -101,12 +96,9 @@ def build(where: Path, rebuild: bool) -> float:
     subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
     if (REPO.parent / "shared").is_dir():  # the traces, where the package looks for them (../shared)
         (where / "shared").symlink_to(os.path.abspath(REPO.parent / "shared"))
-    for pattern, regex, replacement in PATCHES:
-        for path in tree.glob(pattern):
-            text = path.read_text()
-            path.write_text(re.sub(regex, replacement, text))
     (where / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n")
     sources = sorted(str(p.relative_to(where)) for m in MODULES for p in tree.glob(m))
+    sources = [source for source in sources if source.removeprefix("adaptsched/") not in INTERPRETED]
     done = subprocess.run(
         [sys.executable, "-m", "mypyc", "--config-file", "mypy.ini", *sources],
         cwd=where,

@@ -123,11 +123,10 @@ class DowneyOptions(Options):
 class DowneyAllocation(OnlineScheduler):
     name = "downey"
     Options = DowneyOptions
-    options: DowneyOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        o = self.options
+        o = opt.narrow(self.options, DowneyOptions)
         self.strategy, self.mode = o.strategy, o.mode
         self.min_fraction, self.load, self.sigma_max = o.min_fraction, o.load, o.sigma_max
         # job id -> (model, requested size, ideal size); model None: a rigid job

@@ -119,11 +119,10 @@ Phase2 = tuple[list[tuple[Job, float]], AvailabilityProfile, list[Job], Callable
 class Backfill(ReservationPlanner):
     name = "backfill"
     Options = BackfillOptions
-    options: BackfillOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        o = self.options
+        o = opt.narrow(self.options, BackfillOptions)
         weight = o.starvation_weight if o.starvation_weight >= 0 else DEFAULT_STARVATION_WEIGHT[o.order]
         self.guarantees = o.guarantees
         self.criterion = Criterion(  # phase 1
@@ -145,7 +144,8 @@ class Backfill(ReservationPlanner):
         self.last_profile: AvailabilityProfile | None = None
 
     def records_reservations(self) -> bool:
-        return self.options.record_reservations and self.options.guarantees
+        o = opt.narrow(self.options, BackfillOptions)
+        return o.record_reservations and o.guarantees
 
     # -- one pass -------------------------------------------------------------------------
     def plan(self, now: float) -> None:

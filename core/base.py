@@ -20,6 +20,7 @@ from adaptsched.core import options as opt
 from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.job import Job as Job  # re-exported: a scheduler's interface names it
+from adaptsched.core.options import Options
 from adaptsched.core.queue import ORDERS, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
 
@@ -102,7 +103,7 @@ class Decisions:
 
 
 @dataclass(frozen=True)
-class QueueOptions(opt.Options):
+class QueueOptions(Options):  # named directly: mypyc creates a class based on opt.Options before it loads opt
     """Options of a scheduler whose waiting queue has a chosen order (a base for one's own).
 
     >>> QueueOptions.parse({"order": "sjf"})
@@ -141,7 +142,7 @@ class OnlineScheduler:
     [('w0!1', IntervalSet([(0, 2)]))]
     """
 
-    name = "base"
+    name: ClassVar[str] = "base"
     #: The scheduler's options (a frozen dataclass of :mod:`adaptsched.core.options`).
     Options: ClassVar[type[opt.Options]] = opt.Options
     options: opt.Options

@@ -254,7 +254,6 @@ class CirneBerman(PriorityEasy):
 
     name = "cirne-berman"
     Options = CirneBermanOptions
-    options: CirneBermanOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
@@ -350,19 +349,20 @@ class CirneBerman(PriorityEasy):
         ``whatif_runs`` counts the sizes tried (one replay each with ``whatif=replay``; one
         shared simulation serves them all with ``whatif=counts``). ``expand=idle``: a size above
         N_opt counts only if it starts now (class doc)."""
+        o = opt.narrow(self.options, CirneBermanOptions)
         shape = self.shapes[job.id]
         starts: Mapping[int, float] | None = None
 
         def start_of(n: int) -> float:
             nonlocal starts
             self.whatif_runs += 1
-            if self.options.whatif == "replay":
+            if o.whatif == "replay":
                 return self.what_if_replay(job, n, now)
             if starts is None:
                 starts = self.what_if_starts(job, now)
             return starts[n]
 
-        idle_only = self.options.expand == "idle"
+        idle_only = o.expand == "idle"
         best_n, best_end, best_start = shape.n_opt, INF, INF
         start_opt: float | None = None  # the simulated start on N_opt, if tried
         for n in range(shape.n_max, shape.n_min - 1, -1):

@@ -345,10 +345,9 @@ class ReservationPlanner(ReservingScheduler):
 class ConservativeBackfilling(ReservationPlanner):
     name = "conservative"
     Options = ReservingOptions
-    options: ReservingOptions
 
     def queue_order(self) -> str:
-        return self.options.order
+        return opt.narrow(self.options, ReservingOptions).order
 
     def records_reservations(self) -> bool:
-        return self.options.record_reservations
+        return opt.narrow(self.options, ReservingOptions).record_reservations

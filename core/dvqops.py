@@ -386,11 +386,10 @@ class DvqopsOptions(QopsOptions):
 class Dvqops(Qops):
     name = "dvqops"
     Options = DvqopsOptions
-    options: DvqopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        o = self.options
+        o = opt.narrow(self.options, DvqopsOptions)
         self.oc_factor = o.initial_oc_factor
         self.terms_cache = {}  # every job's QoS terms, read once for the live run and its what-ifs
         self.oc_factors = [float(x) for x in o.oc_factors.split(",") if x.strip()]

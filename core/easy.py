@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TypeVar
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.units import INF
 
@@ -119,13 +120,12 @@ class EasyBackfilling(ReservingScheduler):
 
     name = "easy"
     Options = ReservingOptions
-    options: ReservingOptions
 
     def queue_order(self) -> str:
-        return self.options.order
+        return opt.narrow(self.options, ReservingOptions).order
 
     def records_reservations(self) -> bool:
-        return self.options.record_reservations
+        return opt.narrow(self.options, ReservingOptions).record_reservations
 
     def shadow(self, head: Job, now: float) -> tuple[float, int]:
         """(shadow time, extra hosts) of the head job, which does not fit now."""

@@ -6,16 +6,16 @@ every job behind it, even jobs that would fit in the idle hosts.
 
 from __future__ import annotations
 
+from adaptsched.core import options as opt
 from adaptsched.core.base import OnlineScheduler, QueueOptions
 
 
 class Fcfs(OnlineScheduler):
     name = "fcfs"
     Options = QueueOptions
-    options: QueueOptions
 
     def queue_order(self) -> str:
-        return self.options.order
+        return opt.narrow(self.options, QueueOptions).order
 
     def plan(self, now: float) -> None:
         queue = self.queue

@@ -220,8 +220,23 @@ def _register_module(cls: type) -> None:
         sys.modules[name] = found[0]
 
 
+class OptionsClass(type):
+    """The class of every options class: it registers the module defining one
+    (:func:`_register_module`).
+
+    Being a metaclass, it also keeps options classes ordinary Python classes in a compiled
+    build (mypyc compiles a class with its own metaclass as a Python class; docs/engines.md,
+    "a compiled build"). Options need no speed, and a compiled frozen dataclass leaves a
+    :func:`fixed` field (``init=False``) unset.
+    """
+
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(name, bases, namespace, **kwargs)
+        _register_module(cls)
+
+
 @dataclass(frozen=True)
-class Options:
+class Options(metaclass=OptionsClass):
     """Base of every scheduler's options (no option of its own): a scheduler's own are a frozen
     dataclass deriving from it, each field made by :func:`option`; ``check`` adds rules
     between them.
@@ -232,10 +247,6 @@ class Options:
     >>> Mine.parse({"depth": "8"}), Mine().changed()
     (Mine(depth=8), {})
     """
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        _register_module(cls)
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -298,3 +309,26 @@ class Options:
             for name, value in self.values().items()
             if value != type(self).__dataclass_fields__[name].default
         }
+
+
+def narrow(options: Options, kind: type[OptionsT]) -> OptionsT:
+    """``options`` as ``kind``, the options class a scheduler declares (its ``Options``); a
+    TypeError if they are not.
+
+    A scheduler reads its own options through this instead of re-declaring the type of the
+    ``options`` attribute it inherits: a compiled build (mypyc) gives an attribute one type, in
+    the class that declares it and in all its subclasses.
+
+    >>> @dataclass(frozen=True)
+    ... class Mine(Options):
+    ...     depth: int = option(4, "jobs holding a reservation", low=1)
+    >>> narrow(Mine(), Mine).depth
+    4
+    >>> narrow(Options(), Mine)
+    Traceback (most recent call last):
+    ...
+    TypeError: options of class Options where Mine was expected
+    """
+    if not isinstance(options, kind):
+        raise TypeError(f"options of class {type(options).__name__} where {kind.__name__} was expected")
+    return options

@@ -120,12 +120,12 @@ class QopsOptions(Options):
 class Qops(ReservationPlanner):
     name = "qops"
     Options = QopsOptions
-    options: QopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        self.k_factor, self.value_aware = self.options.k_factor, self.options.value_aware
-        self.oc_factor = self.options.oc_factor  # DVQoPS changes it as it goes
+        o = opt.narrow(self.options, QopsOptions)
+        self.k_factor, self.value_aware = o.k_factor, o.value_aware
+        self.oc_factor = o.oc_factor  # DVQoPS changes it as it goes
         self.terms: dict[str, QosTerms] = {}  # job id -> its QoS terms, read once
         # job id -> (price, submission + estimate, deadline): :meth:`value`'s arithmetic, read once
         self.value_terms: dict[str, tuple[float, float, float]] = {}

@@ -168,12 +168,12 @@ class PriorityEasy(ReservingScheduler):
 
     name = "scojo-trad"
     Options = ScojoOptions
-    options: ScojoOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        self.aging_factor = self.options.aging_factor
-        self.aging_one_class = self.options.aging == "one-class"
+        o = opt.narrow(self.options, ScojoOptions)
+        self.aging_factor = o.aging_factor
+        self.aging_one_class = o.aging == "one-class"
         self.shapes: dict[str, Shape] = {}  # waiting job id -> its shape (preset by what-ifs)
         self.fixed: dict[str, int] = {}  # job id -> the size it is rigid at, when not N_opt
         self.arrival: dict[str, int] = {}  # job id -> arrival number
@@ -450,11 +450,10 @@ class ScojoP(PriorityEasy):
 
     name = "scojo-p"
     Options = ScojoPOptions
-    options: ScojoPOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        o = self.options
+        o = opt.narrow(self.options, ScojoPOptions)
         self.floor: dict[str, int] = {}  # job id -> lo_J, its guaranteed minimum size
         self.future: ArrivalModel | None = None
         if o.prediction:
@@ -511,7 +510,7 @@ class ScojoP(PriorityEasy):
 
     def target(self, job: Job, now: float, others: list[Job]) -> int:
         """Fig. 1: the target size of moldable ``job`` (class doc, (a))."""
-        o = self.options
+        o = opt.narrow(self.options, ScojoPOptions)
         shape = self.shapes[job.id]
         lo, hi = self.lo(job), shape.n_max
         ideal = o.ideal_load
@@ -607,7 +606,7 @@ class ScojoP(PriorityEasy):
         available = free * hole
         if work <= 0 or available <= 0:
             return 1.0
-        return available / work if self.options.bf_ratio == "available" else work / available
+        return available / work if opt.narrow(self.options, ScojoPOptions).bf_ratio == "available" else work / available
 
     def plan(self, now: float) -> None:
         if not len(self.queue):

@@ -134,12 +134,13 @@ class EvolvingScheduler(OnlineScheduler):
 
     name = "evolving"
     Options = EvolvingOptions
-    options: EvolvingOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
-        self.planner = self.options.planner(nb_hosts)
-        self.mapper = NodeMapper(nb_hosts, self.options.mapping, self.options.seed)
+        o = opt.narrow(self.options, EvolvingOptions)
+        self.planner = o.planner(nb_hosts)
+        self.mapper = NodeMapper(nb_hosts, o.mapping, o.seed)
+        self.rigid_stages = o.variant == "cbf"  # one stage per job: CBF on the jobs as submitted
         self.apps: dict[str, _App] = {}
         self.due_ends: dict[str, float] = {}  # running copy -> its planned end
         self.wake_requested: set[float] = set()
@@ -155,7 +156,7 @@ class EvolvingScheduler(OnlineScheduler):
         app = self.apps[job.id] = _App(job, plan)
         for k, (t, (d, _)) in enumerate(zip(plan.starts(), plan.stages)):
             app.actions.append((t, "stage", k))
-            requested = plan.stages[k][0] if self.options.variant == "cbf" else plan.requested[k][0]
+            requested = plan.stages[k][0] if self.rigid_stages else plan.requested[k][0]
             if d > requested:
                 app.actions.append((t + requested, "hold", k))
         app.actions.append((plan.end_s, "end", len(plan.stages)))
@@ -217,7 +218,7 @@ class EvolvingScheduler(OnlineScheduler):
         if what == "stage":
             hosts = self.mapper.resize(app_id, n)
             app.nodes.append(tuple(hosts))
-            if self.options.variant == "cbf" or not evolving(job):  # one rigid stage: the job itself
+            if self.rigid_stages or not evolving(job):  # one rigid stage: the job itself
                 running = self.start(job, now, sorted(hosts))
                 running.end_s = now + plan.stages[0][0]
                 app.copy = job.id

@@ -47,15 +47,27 @@ class Levels:
 
     __slots__ = ("aged", "aging", "key", "next_s", "one_class", "waiting")
 
-    def __init__(self, waiting: list[Waiting], aging_factor: float, one_class: bool):
-        self.key = [(w.klass + 1, i) for i, w in enumerate(waiting)]
-        self.aging = sorted(  # (when, job): every medium and long job ages once
-            (w.submit_s + aging_factor * w.runtime_opt_s, i) for i, w in enumerate(waiting) if w.klass > 0
-        )
-        self.aged = 0  # the jobs aged so far: aging[:aged]
-        self.next_s = self.aging[0][0] if self.aging else INF  # when the next one ages (INF: none)
+    def __init__(
+        self,
+        key: list[tuple[int, int]],
+        aging: list[tuple[float, int]],
+        waiting: list[Waiting],
+        one_class: bool,
+        aged: int = 0,
+    ):
+        self.key = key  # job -> (level, arrival)
+        self.aging = aging  # (when, job): every medium and long job ages once
+        self.aged = aged  # the jobs aged so far: aging[:aged]
+        self.next_s = aging[aged][0] if aged < len(aging) else INF  # when the next one ages (INF: none)
         self.waiting = waiting
         self.one_class = one_class
+
+    @classmethod
+    def of(cls, waiting: list[Waiting], aging_factor: float, one_class: bool) -> Levels:
+        """The order of ``waiting`` before any of them has aged."""
+        key = [(w.klass + 1, i) for i, w in enumerate(waiting)]
+        aging = sorted((w.submit_s + aging_factor * w.runtime_opt_s, i) for i, w in enumerate(waiting) if w.klass > 0)
+        return cls(key, aging, waiting, one_class)
 
     def sort(self, order: list[int], t: float) -> list[int]:
         """``order`` in the frame's order at ``t``, the jobs aged by then at their new level."""
@@ -67,10 +79,7 @@ class Levels:
         return sorted(order, key=self.key.__getitem__)
 
     def copy(self) -> Levels:
-        other = Levels.__new__(Levels)
-        other.key, other.aging, other.aged, other.next_s = self.key[:], self.aging, self.aged, self.next_s
-        other.waiting, other.one_class = self.waiting, self.one_class
-        return other
+        return Levels(self.key[:], self.aging, self.waiting, self.one_class, self.aged)
 
 
 @dataclass(slots=True)
@@ -206,7 +215,7 @@ def easy_start_times(
     becomes the head: from the start of that pass each size left runs on alone.
     """
     ends = sorted(ends)
-    levels = Levels(waiting, aging_factor, aging_one_class)
+    levels = Levels.of(waiting, aging_factor, aging_one_class)
     state = State(
         now, nb_hosts - sum(res for _, res in ends), ends, levels.sort(list(range(len(waiting))), now), levels
     )

@@ -76,11 +76,9 @@ class AvailabilityProfile:
         return profile
 
     def copy(self) -> AvailabilityProfile:
-        clone = AvailabilityProfile.__new__(AvailabilityProfile)
-        clone.nb_hosts = self.nb_hosts
+        clone = AvailabilityProfile(self.nb_hosts)  # freed: None
         clone.times = list(self.times)
         clone.free = list(self.free)
-        clone.freed = None
         return clone
 
     def __repr__(self) -> str:

@@ -157,7 +157,9 @@ class Scheduled:
     @property
     def stretch_s(self) -> float:
         """Sum of (d'_i - d_i); 0 under cbf."""
-        return sum(d for d, _ in self.stages) - sum(d for d, _ in self.requested)
+        stretched: float = sum(d for d, _ in self.stages)  # typed: mypyc miscompiles a sum minus a sum
+        requested: float = sum(d for d, _ in self.requested)
+        return stretched - requested
 
     def starts(self) -> list[float]:
         """Start time of each scheduled stage."""

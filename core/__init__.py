@@ -1,4 +1,5 @@
-"""Pure-Python scheduling logic: no ZeroMQ, no simulator (stdlib and sortedcontainers only).
+"""Pure-Python scheduling logic: no ZeroMQ, no simulator (stdlib, sortedcontainers and
+mypy_extensions' no-op class decorator only).
 
 Foundations:
 

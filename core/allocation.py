@@ -47,6 +47,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, OnlineScheduler, Running
 from adaptsched.core.needs import Need
@@ -120,6 +122,7 @@ class DowneyOptions(Options):
         return (need,)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class DowneyAllocation(OnlineScheduler):
     name = "downey"
     Options = DowneyOptions

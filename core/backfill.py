@@ -43,6 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
 from adaptsched.core.base import Job, Running
@@ -116,6 +118,7 @@ class BackfillOptions(Options):
 Phase2 = tuple[list[tuple[Job, float]], AvailabilityProfile, list[Job], Callable[[Job], float] | None]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Backfill(ReservationPlanner):
     name = "backfill"
     Options = BackfillOptions

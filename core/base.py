@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
 from sortedcontainers import SortedKeyList
 
 from adaptsched.core import options as opt
@@ -127,6 +128,7 @@ class ReservingOptions(QueueOptions):
     record_reservations: bool = opt.option(True, "write each job's first reservation in its metadata")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class OnlineScheduler:
     """Waiting queue (in the chosen order), running jobs and host pool.
 
@@ -313,6 +315,7 @@ class OnlineScheduler:
         self._decisions.rejects.append(job.id)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ReservingScheduler(OnlineScheduler):
     """A scheduler that promises waiting jobs a start time (a reservation).
 

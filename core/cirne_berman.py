@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, Running
 from adaptsched.core.easy import Window, backfill, shadow_of
@@ -241,6 +243,7 @@ class CirneBermanOptions(ScojoOptions):
         return moldable_need(self.rigid)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class CirneBerman(PriorityEasy):
     """Cirne & Berman's size choice at submission (sec. 3, 5.2), in the common frame.
 

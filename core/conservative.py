@@ -53,6 +53,8 @@ from bisect import bisect_left, bisect_right
 from heapq import heappop
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.compression import SCAN_SLACK_S, Candidates
@@ -62,6 +64,7 @@ from adaptsched.core.queue import ORDERS
 from adaptsched.core.units import EPS_S, INF
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ReservationPlanner(ReservingScheduler):
     """Conservative backfilling's pass, with hooks: :meth:`plan` starts the jobs that
     :meth:`reservation_pass` finds due, then asks to be woken up if no event would come
@@ -342,6 +345,7 @@ class ReservationPlanner(ReservingScheduler):
         self.wake_up(first)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ConservativeBackfilling(ReservationPlanner):
     name = "conservative"
     Options = ReservingOptions

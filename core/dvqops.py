@@ -50,6 +50,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, Running
 from adaptsched.core.intervals import IntervalSet
@@ -383,6 +385,7 @@ class DvqopsOptions(QopsOptions):
             )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Dvqops(Qops):
     name = "dvqops"
     Options = DvqopsOptions

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.units import INF
@@ -108,6 +110,7 @@ def backfill(
     return started
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class EasyBackfilling(ReservingScheduler):
     """EASY backfilling (module doc); :meth:`shadow` is the hook a variant changes.
 

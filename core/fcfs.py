@@ -6,10 +6,13 @@ every job behind it, even jobs that would fit in the idle hosts.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import OnlineScheduler, QueueOptions
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Fcfs(OnlineScheduler):
     name = "fcfs"
     Options = QueueOptions

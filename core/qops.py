@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job
 from adaptsched.core.conservative import ReservationPlanner
@@ -117,6 +119,7 @@ class QopsOptions(Options):
             )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Qops(ReservationPlanner):
     name = "qops"
     Options = QopsOptions

@@ -43,6 +43,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.allocation import pws_size
 from adaptsched.core.base import Job, ReservingScheduler, Running
@@ -163,6 +165,7 @@ class ScojoOptions(Options):
         return (walltimes("Barsanti & Sodan's frame"),)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class PriorityEasy(ReservingScheduler):
     """The common frame (module doc); as a scheduler, traditional: rigid at N_opt."""
 
@@ -421,6 +424,7 @@ class ScojoPOptions(ScojoOptions):
             )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ScojoP(PriorityEasy):
     """SCOJO-P (sec. 4.2-4.4), at each event in priority order (readings: docs/scojo-p.md):
 

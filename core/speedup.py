@@ -40,7 +40,10 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from mypy_extensions import mypyc_attr
 
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own model may extend it
 class SpeedupModel:
     """Base: subclasses define ``speedup(n)``; ``t1_s`` is the sequential time (seconds).
 

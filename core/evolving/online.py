@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, OnlineScheduler, Running
 from adaptsched.core.evolving.mapping import MAPPINGS, NodeMapper
@@ -117,6 +119,7 @@ class _App:
     actions: list[tuple[float, str, int]] = field(default_factory=list)  # (time, "stage"/"hold"/"end", k)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class EvolvingScheduler(OnlineScheduler):
     """Klein & Pérez's Algorithm 2 online: each arrival is fitted from now into the plan of
     the applications before it (= Algorithm 2 when all arrive at 0), never revisited.

@@ -34,8 +34,10 @@ options classes stay Python classes (their metaclass, ``OptionsClass``, in the i
 ``core/options.py``); constructors pass ``options`` on by position (mypyc mis-forwards
 ``**kwargs`` to a function with a defaulted parameter, mypyc/mypyc#1162).
 
+``--tests`` runs the fast test tier against the build instead of timing it.
+
     .venv/bin/python benchmarks/compiled.py [--schedulers easy,conservative] [--repeat 3]
-        [--first N] [--batsim [PATH]] [--out DIR] [--rebuild]
+        [--first N] [--batsim [PATH]] [--out DIR] [--rebuild] [--tests]
 """
 
 from __future__ import annotations
@@ -164,6 +166,19 @@ def report(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def run_tests(where: Path, log: Path) -> int:
+    """The fast tier (README's test command without the slow tests) run in the build, the
+    compiled modules first on the path: what a wheel's CI would run. The log goes to ``log``."""
+    env = dict(os.environ, PYTHONPATH=str(where))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto"]
+    command += ["--hypothesis-profile=ci", "-m", "not slow", "tests"]
+    print(f"running the fast tier against the build ({' '.join(command[2:])}), log in {log}...", flush=True)
+    with log.open("w") as handle:
+        done = subprocess.run(command, cwd=where / "adaptsched", env=env, stdout=handle, stderr=subprocess.STDOUT)
+    print(log.read_text().rstrip().splitlines()[-1])
+    return done.returncode
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", default=str(DEFAULT_TRACE))
@@ -175,6 +190,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "compiled"))
     parser.add_argument("--build", help="where the compiled copy is built and kept (default: OUT/build)")
     parser.add_argument("--rebuild", action="store_true", help="build again even if OUT/build is this commit's")
+    parser.add_argument(
+        "--tests",
+        action="store_true",
+        help="instead of timing: run the fast test tier against the build (OUT/tests.txt); exit as pytest does",
+    )
     args = parser.parse_args(argv)
 
     out = Path(args.out)
@@ -192,6 +212,8 @@ def main(argv=None) -> int:
     where = Path(args.build) if args.build else out / "build"
     print(f"building the compiled copy in {where} (mypyc: {', '.join(MODULES)})...", flush=True)
     build_s = build(where, args.rebuild)
+    if args.tests:
+        return run_tests(where, out / "tests.txt")
     workload, _ = convert_swf(trace, hosts=args.hosts, first=args.first)
     workload_path = write_workload(workload, out / "workload.json")
     platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")

@@ -18,7 +18,14 @@ from hypothesis import HealthCheck, settings
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tests/helpers.py
 
 from browser import NO_BROWSER, NO_BROWSER_HELP
-from helpers import NO_BATSIM, NO_BATSIM_HELP, NO_BATSIM_TREE, NO_BATSIM_TREE_HELP
+from helpers import (
+    INTERPRETED_ONLY,
+    INTERPRETED_ONLY_HELP,
+    NO_BATSIM,
+    NO_BATSIM_HELP,
+    NO_BATSIM_TREE,
+    NO_BATSIM_TREE_HELP,
+)
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(
@@ -35,6 +42,7 @@ def pytest_terminal_summary(terminalreporter):
         (NO_BATSIM, "conformance, recipe", NO_BATSIM_HELP),
         (NO_BATSIM_TREE, "Batsim's own corpus", NO_BATSIM_TREE_HELP),
         (NO_BROWSER, "explorer in a browser", NO_BROWSER_HELP),
+        (INTERPRETED_ONLY, "interpreted source only", INTERPRETED_ONLY_HELP),
     ):
         skipped = [
             report

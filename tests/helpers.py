@@ -1,5 +1,6 @@
 """Paths and small utilities shared by the tests."""
 
+import importlib
 import os
 import shutil
 from pathlib import Path
@@ -16,6 +17,16 @@ NO_BATSIM = "real Batsim not found"
 NO_BATSIM_HELP = (
     "set BATSIM=/path/to/batsim or put batsim on PATH; docs/getting-started.md says how to install "
     "Batsim 4.2.x (Nix, from source, or the build kit ../shared/tools/batsim-build)"
+)
+
+
+#: Whether the scheduling core runs compiled (``benchmarks/compiled.py --tests`` runs the fast tier
+#: against a mypyc build), and the skip reason of the few tests that need its interpreted source.
+COMPILED = not str(importlib.import_module("adaptsched.core.base").__file__).endswith(".py")
+INTERPRETED_ONLY = "needs the interpreted source: the core is compiled"
+INTERPRETED_ONLY_HELP = (
+    "doctests read from compiled objects, and monkeypatched module functions (compiled calls are "
+    "direct), run against the pure-Python source, as README's test command does"
 )
 
 

@@ -5,6 +5,7 @@ import doctest
 import importlib
 
 import pytest
+from helpers import COMPILED, INTERPRETED_ONLY
 
 import adaptsched.api as api
 
@@ -62,6 +63,7 @@ def _examples(obj) -> list[doctest.DocTest]:
     return [t for t in finder.find(obj, obj.__name__, module=module, globs=dict(vars(module))) if t.examples]
 
 
+@pytest.mark.skipif(COMPILED, reason=INTERPRETED_ONLY)
 @pytest.mark.parametrize("name", sorted(PUBLIC))
 def test_each_name_has_a_short_example_that_runs(name):
     obj = getattr(api, name)

@@ -8,6 +8,7 @@ import math
 import pkgutil
 
 import pytest
+from helpers import COMPILED, INTERPRETED_ONLY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.replay import replay
 
 
+@pytest.mark.skipif(COMPILED, reason=INTERPRETED_ONLY)
 def test_doctests():
     from adaptsched.core import profile
 

@@ -2,6 +2,7 @@
 invariant on a real trace excerpt."""
 
 import pytest
+from helpers import COMPILED
 
 from adaptsched.core.base import Job
 from adaptsched.core.qops import Qops, positions
@@ -314,6 +315,8 @@ def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, mon
         runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, list(calls))
     assert len({oc for _, oc, _ in runs[Anew][0]}) > 1  # (the window is chosen every 4 h)
     assert runs[dvqops.Dvqops][:2] == runs[Anew][:2]
+    if COMPILED:  # compiled calls to what_if_values are direct: the counter sees none
+        return
     assert len(runs[dvqops.Dvqops][2]) < len(runs[Anew][2])
     assert any(runs[dvqops.Dvqops][2]) and not any(runs[Anew][2])  # replays given up, or none
 

@@ -37,6 +37,19 @@ def commit() -> str:
         return "?"
 
 
+def build() -> str:
+    """What code runs: "pure Python", or the compiled core when ``adaptsched.core`` is made of
+    extension modules (``PYTHONPATH=`` a ``benchmarks/compiled.py`` build, whose stamp names the
+    commit it was built from: not necessarily :func:`commit`'s)."""
+    import adaptsched.core.base as base
+
+    path = Path(str(base.__file__))
+    if path.suffix == ".py":
+        return "pure Python"
+    stamp = path.parents[2] / "built-from"  # BUILD/adaptsched/core/base.*.so -> BUILD/built-from
+    return f"compiled core (mypyc, built from {stamp.read_text().strip() if stamp.is_file() else '?'})"
+
+
 def code_of(rev: str, where: Path) -> tuple[str, Path]:
     """The full sha of commit ``rev``, and a folder under ``where`` whose ``adaptsched`` is that
     commit's code (``git archive``, made once): first on a child process's ``PYTHONPATH``, it runs

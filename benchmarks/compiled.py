@@ -72,12 +72,13 @@ CONSERVATIVE_TARGET, TARGET = _engines.CONSERVATIVE_TARGET, _engines.TARGET
 machine, shown, per_round, spread = _engines.machine, _engines.shown, _engines.per_round, _engines.spread
 at_least, at_most = _engines.at_least, _engines.at_most
 DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
-#: what is compiled (globs under the package): the engine and every scheduling algorithm (a
-#: compiled class cannot be subclassed by an interpreted one, so all of core/ or none of it)
-MODULES = ("engines/embedded/*.py", "core/*.py", "core/evolving/*.py")
-#: left interpreted: options need no speed, and their metaclass (a subclass of ``type``) is
-#: one class mypyc does not compile
-INTERPRETED = ("core/options.py",)
+# what is compiled, and what stays interpreted: setup.py's lists (its compiled build), loaded
+# by path (it builds only when run as a script)
+_setup_spec = importlib.util.spec_from_file_location("adaptsched_setup", REPO / "setup.py")
+assert _setup_spec is not None and _setup_spec.loader is not None
+_setup: Any = importlib.util.module_from_spec(_setup_spec)
+_setup_spec.loader.exec_module(_setup)
+MODULES, INTERPRETED = _setup.COMPILED, _setup.INTERPRETED
 OUTPUTS = ("_jobs.csv", "_machine_states.csv")  # compared byte for byte (no wall-clock column)
 
 

@@ -30,7 +30,8 @@ LAYERS = (
     ("cli", "demo", "__main__"),
 )
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}
-SKIP = {"tests", "benchmarks", "build", "dist", "docs", "examples"}  # examples: users' code, on adaptsched.api
+# examples: users' code, on adaptsched.api; setup.py: the build script, which setuptools leaves out
+SKIP = {"tests", "benchmarks", "build", "dist", "docs", "examples", "setup"}
 
 
 def modules() -> dict[str, Path]:

@@ -51,13 +51,14 @@ def mypyc_extensions() -> list:
             continue
         (stage / "adaptsched" / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, stage / "adaptsched" / relative)
-    sources = sorted(
-        str(stage / "adaptsched" / path.relative_to(HERE))
-        for pattern in COMPILED
-        for path in HERE.glob(pattern)
-        if str(path.relative_to(HERE)) not in INTERPRETED
-    )
-    return mypycify(sources, opt_level="3")
+    return mypycify([str(path) for path in compiled_modules(stage / "adaptsched")], opt_level="3")
+
+
+def compiled_modules(package: Path) -> list[Path]:
+    """The files compiled in ``package`` (this checkout, or a copy of it): :data:`COMPILED`
+    but :data:`INTERPRETED`."""
+    found = (path for pattern in COMPILED for path in package.glob(pattern))
+    return sorted(path for path in found if path.relative_to(package).as_posix() not in INTERPRETED)
 
 
 class BuildPy(build_py):

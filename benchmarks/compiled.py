@@ -100,8 +100,7 @@ def build(where: Path, rebuild: bool) -> float:
     if (REPO.parent / "shared").is_dir():  # the traces, where the package looks for them (../shared)
         (where / "shared").symlink_to(os.path.abspath(REPO.parent / "shared"))
     (where / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n")
-    sources = sorted(str(p.relative_to(where)) for m in MODULES for p in tree.glob(m))
-    sources = [source for source in sources if source.removeprefix("adaptsched/") not in INTERPRETED]
+    sources = [str(path.relative_to(where)) for path in _setup.compiled_modules(tree)]
     done = subprocess.run(
         [sys.executable, "-m", "mypyc", "--config-file", "mypy.ini", *sources],
         cwd=where,

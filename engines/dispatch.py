@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 import hashlib
 import inspect
 import logging
@@ -72,8 +73,12 @@ def source_sha256(obj: Any) -> str:
 def _enum_getitem_is_plain(enum_type: type) -> bool:
     """``EnumType.__getitem__`` is ``return cls._member_map_[name]`` (3.10 to 3.13)."""
     getitem = getattr(enum_type, "__getitem__", None)
-    if getitem is not enum.EnumMeta.__getitem__:
-        return False
+    return getitem is enum.EnumMeta.__getitem__ and _is_plain_lookup(getitem)
+
+
+@functools.lru_cache(maxsize=16)
+def _is_plain_lookup(getitem: Any) -> bool:
+    """Whether ``getitem``'s source is ``return cls._member_map_[name]`` (read once per function)."""
     try:
         (function,) = ast.parse(inspect.getsource(getitem).strip()).body
     except (OSError, TypeError, SyntaxError, ValueError):
@@ -85,24 +90,22 @@ def _enum_getitem_is_plain(enum_type: type) -> bool:
 
 
 def check_pybatsim(module: Any) -> str | None:
-    """None when the installed pybatsim is the one the mirror copies, else why not."""
-    from importlib.metadata import PackageNotFoundError, version
+    """None when the installed pybatsim is the one the mirror copies, else why not.
 
-    try:
-        installed = version("pybatsim")
-    except PackageNotFoundError:
+    What it reads (the version, the sources, the enum's ``__getitem__``) is read once per
+    process for the same objects (:func:`_pybatsim_facts`): reading and parsing pybatsim's source
+    cost about 20 ms, paid by every run of a process that runs many (a sweep's worker, the
+    Klein-Perez tests: one run each). A replaced method or class is another key, read again."""
+    batsim, job = module.Batsim, module.Job
+    installed, sources = _pybatsim_facts(
+        batsim.__dict__.get("_read_bat_msg"), batsim.__dict__.get("get_job_and_profile"), job
+    )
+    if installed is None:
         return "pybatsim's version is unknown"
     if installed != PYBATSIM_VERSION:
         return f"pybatsim {installed}, not {PYBATSIM_VERSION}"
-    batsim, job = module.Batsim, module.Job
-    try:
-        sources = {
-            "Batsim._read_bat_msg": source_sha256(batsim.__dict__["_read_bat_msg"]),
-            "Batsim.get_job_and_profile": source_sha256(batsim.__dict__["get_job_and_profile"]),
-            "Job": source_sha256(job),
-        }
-    except (KeyError, OSError, TypeError) as error:
-        return f"pybatsim's source cannot be read ({error})"
+    if isinstance(sources, str):
+        return f"pybatsim's source cannot be read ({sources})"
     for name, digest in sources.items():
         if digest != SOURCE_SHA256[name]:
             return f"pybatsim's {name} is not the one mirrored (sha256 {digest[:12]})"
@@ -111,6 +114,29 @@ def check_pybatsim(module: Any) -> str | None:
     if not _enum_getitem_is_plain(type(job.State)):
         return "Job.State[name] is not a plain lookup of _member_map_"
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _pybatsim_facts(read_bat_msg: Any, get_job_and_profile: Any, job: Any) -> tuple[str | None, dict[str, str] | str]:
+    """The installed pybatsim's version (None: unknown) and the sha256 of the mirrored source
+    (or why it cannot be read), for these very objects."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed: str | None = version("pybatsim")
+    except PackageNotFoundError:
+        installed = None
+    try:
+        if read_bat_msg is None or get_job_and_profile is None:
+            raise KeyError("_read_bat_msg" if read_bat_msg is None else "get_job_and_profile")
+        sources: dict[str, str] | str = {
+            "Batsim._read_bat_msg": source_sha256(read_bat_msg),
+            "Batsim.get_job_and_profile": source_sha256(get_job_and_profile),
+            "Job": source_sha256(job),
+        }
+    except (KeyError, OSError, TypeError) as error:
+        sources = str(error)
+    return installed, sources
 
 
 class Dispatcher:

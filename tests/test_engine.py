@@ -9,10 +9,12 @@ import sys
 import pytest
 from helpers import PLUGINS, REPO
 
+import adaptsched.engines.run as run_module
 from adaptsched.engines.embedded.batsim import EmbeddedBatsim
 from adaptsched.engines.embedded.outputs import JOBS_COLUMNS, SCHEDULE_COLUMNS
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
+from adaptsched.formats.bulk import SparseCollections
 from adaptsched.platforms.simgrid import read_platform, write_cluster
 from adaptsched.workloads.batsim_json import load_workload
 
@@ -184,14 +186,32 @@ def test_the_decision_parser_holds_an_engine_without_weak_references_strongly():
     assert type(DecisionParser(pure).engine) is weakref.ProxyType
 
 
-def test_runs_in_one_process_leave_no_cyclic_garbage(tmp_path):
+def test_runs_in_one_process_leave_no_cyclic_garbage(tmp_path, monkeypatch):
     """What does form cycles (the platform's routes, the plugin module's classes) is collected
     when ``run`` returns: the run leaves every object in the oldest generation, where a sweep's
-    worker, running one simulation after another, would otherwise keep every run's."""
+    worker, running one simulation after another, would otherwise keep every run's. (Here a
+    collection after every run; by default one when it keeps their share of the time under 2 %.)"""
+    monkeypatch.setattr(run_module, "COLLECTIONS", SparseCollections(share=float("inf")))
     workload = write_json(tmp_path / "w1.json", W1)
     for i in range(3):
         run(RunSpec.make("easy", workload, 4, tmp_path / f"r{i}", progress=False), say=lambda *a: None)
         assert gc.collect() == 0
+
+
+def test_short_runs_in_one_process_keep_the_garbage_of_a_few_runs_at_most(tmp_path, monkeypatch):
+    """By default a run is followed by a full collection unless the last one was recent: the
+    garbage of short runs accumulates only until the next one. A scripted clock: the first
+    collection takes 10 ms, so none for 0.5 s after it (2 %); runs end 0.2 s apart."""
+    reads = iter([0.0, 0.01, 0.2, 0.4, 0.6, 0.61])
+    collections = SparseCollections(share=0.02, clock=lambda: next(reads))
+    monkeypatch.setattr(run_module, "COLLECTIONS", collections)
+    workload = write_json(tmp_path / "w1.json", W1)
+    ends = []
+    for i in range(4):
+        run(RunSpec.make("easy", workload, 4, tmp_path / f"r{i}", progress=False), say=lambda *a: None)
+        ends.append(collections.last_end_s)
+    assert ends == [0.01, 0.01, 0.01, 0.61]
+    assert gc.collect() == 0
 
 
 def test_delay_equal_to_walltime_reaches_the_walltime(tmp_path):

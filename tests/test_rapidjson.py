@@ -40,3 +40,17 @@ def test_the_engine_reads_the_workload_as_batsim(tmp_path):
     assert load_workload(path).jobs["1"].subtime == READ  # the embedded engine's
     assert load_workload(path, embedded=False).jobs["1"].subtime == float(WRITTEN)  # Python's (checks only)
     assert load_workload(path).jobs["1"].walltime == 30.5
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_the_engine_reads_a_decision_time_as_rapidjson_does(value):
+    """The engine's reading of a time pybatsim sends (``repr``), shortcut or not, is RapidJSON's."""
+    from adaptsched.engines.embedded.cppnumbers import batsim_double
+
+    assert batsim_double(value) == (value if value.is_integer() else rapidjson_number(repr(value)))
+
+
+def test_the_engine_reads_pybatsims_17_digit_times_one_ulp_away():
+    from adaptsched.engines.embedded.cppnumbers import batsim_double
+
+    assert batsim_double(float(WRITTEN)) == READ

@@ -54,7 +54,6 @@ from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
 from adaptsched.errors import SimulationError
 from adaptsched.formats.intervals import RunsText, hosts_text, parse_runs
 from adaptsched.formats.jsontext import RawJson, dumps
-from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload
 
 #: ``json.loads``' own scanner (what it calls on a text without leading blanks): (value, end)
@@ -792,8 +791,7 @@ def short_envelope(event: dict[str, Any], now: float) -> tuple[float, dict[str, 
     data = event.get("data")
     if type(timestamp) is not float or type(data) is not dict or len(data) != 2:
         return None
-    if not timestamp.is_integer():
-        timestamp = rapidjson_number(repr(timestamp))  # as parse_event: Batsim's RapidJSON
+    timestamp = batsim_double(timestamp)  # as parse_event: Batsim's RapidJSON
     if not timestamp <= now:
         return None
     return timestamp, data

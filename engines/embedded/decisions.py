@@ -19,7 +19,6 @@ from adaptsched.engines.embedded.cppnumbers import batsim_double
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.formats.intervals import parse_runs
 from adaptsched.formats.jsontext import reserialized
-from adaptsched.formats.rapidjson import rapidjson_number
 from adaptsched.workloads.batsim_json import Workload, parse_job, parse_profile
 
 
@@ -79,7 +78,7 @@ class DecisionParser:
         if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
             engine.fail(f"{where} should have a numeric 'timestamp' key")
         if type(timestamp) is float and not timestamp.is_integer():
-            timestamp = rapidjson_number(repr(timestamp))  # as Batsim's RapidJSON reads it
+            timestamp = batsim_double(timestamp)  # as Batsim's RapidJSON reads it
         else:
             timestamp = float(timestamp)
         if timestamp > now:

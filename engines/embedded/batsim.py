@@ -238,6 +238,7 @@ class EmbeddedBatsim:
             gc.unfreeze()
             self.machine_states.close()
             self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.last_changes())
+            self.decisions.detach()  # no cycle left through a compiled engine
         return self
 
     @property

@@ -55,6 +55,9 @@ SUPPORTED_EVENTS = (
 )
 
 
+_DETACHED = object()  # what a parser holds once its engine's run has ended
+
+
 class DecisionParser:
     """Checks the decisions of one engine's scheduler (``engine``: an ``EmbeddedBatsim``)."""
 
@@ -67,6 +70,12 @@ class DecisionParser:
             self.engine = cast(DecidingEngine, weakref.proxy(engine))
         except TypeError:
             self.engine = engine
+
+    def detach(self) -> None:
+        """Drops the engine, at the end of its run: a compiled engine, held strongly, would
+        otherwise leave the run (its workload and job records) as cyclic garbage, which only a
+        full collection frees (engines/run.py collects only now and then)."""
+        self.engine = cast(DecidingEngine, _DETACHED)
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:
         """Checks one decision (``parse_and_apply_event``) -> (timestamp, server message)."""

@@ -112,11 +112,17 @@ def _scaled(d: float, p: int, minus: bool) -> float:
     return -d if minus else d
 
 
+def read_exactly(text: str) -> bool:
+    """Whether RapidJSON reads the decimal number ``text`` as ``float`` does: up to 15 characters
+    without an exponent (at most 15 digits, accumulated exactly, and one division by a power of
+    ten exact in a double) one correctly rounded operation gives the nearest double."""
+    return len(text) <= 15 and "e" not in text and "E" not in text
+
+
 def batsim_float(text: str) -> float:
-    """``float(text)`` as RapidJSON reads it: a ``parse_float`` for :func:`json.loads`. Up to 15
-    characters without an exponent (at most 15 digits, and a power of ten exact in a double) one
-    correctly rounded operation gives the nearest double, as ``float`` does."""
-    if len(text) <= 15 and "e" not in text and "E" not in text:
+    """``float(text)`` as RapidJSON reads it: a ``parse_float`` for :func:`json.loads`
+    (:func:`read_exactly`: ``float`` itself for short texts)."""
+    if read_exactly(text):
         return float(text)
     try:
         return rapidjson_number(text)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from fractions import Fraction
 from math import isfinite
 
-from adaptsched.formats.rapidjson import rapidjson_number
+from adaptsched.formats.rapidjson import rapidjson_number, read_exactly
 
 SIGNIFICAND_BITS = 64  # x87 extended precision
 
@@ -77,15 +77,13 @@ def ld_difference(a: float, b: float) -> float:
 def batsim_double(value: float) -> float:
     """The double Batsim reads when pybatsim sends ``value`` (written with Python's ``repr``).
 
-    A text of at most 15 characters without an exponent (the usual time, ``now`` as Batsim sent
-    it: six decimals) is ``value`` itself: RapidJSON accumulates its 15 digits or fewer exactly
-    and divides once by an exact power of ten, one correctly rounded operation, and ``repr``
-    round-trips (``formats.rapidjson.batsim_float``'s shortcut, tested against the full
-    reading). Longer texts, and the non-finite ones it refuses, go through
+    The usual time (``now`` as Batsim sent it: six decimals) has a short ``repr``, which RapidJSON
+    reads exactly (:func:`~adaptsched.formats.rapidjson.read_exactly`): ``value`` itself, as
+    ``repr`` round-trips. Longer texts, and the non-finite ones RapidJSON refuses, go through
     :func:`rapidjson_number`."""
     if value.is_integer():
         return value
     text = repr(value)
-    if len(text) <= 15 and "e" not in text and isfinite(value):
+    if read_exactly(text) and isfinite(value):
         return value
     return rapidjson_number(text)

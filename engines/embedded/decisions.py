@@ -86,10 +86,8 @@ class DecisionParser:
         timestamp = event.get("timestamp")
         if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
             engine.fail(f"{where} should have a numeric 'timestamp' key")
-        if type(timestamp) is float and not timestamp.is_integer():
-            timestamp = batsim_double(timestamp)  # as Batsim's RapidJSON reads it
-        else:
-            timestamp = float(timestamp)
+        # as Batsim's RapidJSON reads it
+        timestamp = batsim_double(timestamp) if type(timestamp) is float else float(timestamp)
         if timestamp > now:
             engine.fail(f"{where}: timestamp {timestamp:g} should be lower than or equal to now={now:g}")
         etype = event.get("type")

@@ -92,6 +92,12 @@ def run_batsim(
     return time.perf_counter() - start
 
 
+#: Seconds real Batsim may go on after its scheduler exited with code 0. pybatsim exits right
+#: after its last reply, while Batsim may still be ending the simulation and writing its outputs;
+#: a Batsim still running after this waits for a reply from a scheduler that ended too early.
+END_GRACE_S = 30.0
+
+
 def _watch(
     process: subprocess.Popen[bytes],
     scheduler: SchedulerProcess,
@@ -100,17 +106,29 @@ def _watch(
     progress: Callable[[int], None] | None,
     poll_s: float,
 ) -> None:
-    """Until Batsim ends: stops it if the scheduler dies (or on any error here), shows progress."""
+    """Until Batsim ends: stops it if the scheduler dies (or on any error here), shows progress.
+    A scheduler that exits with code 0 has most likely answered for the last time: Batsim is
+    given :data:`END_GRACE_S` to end by itself (stopping it then would lose what it was writing)."""
+    ended_s: float | None = None  # when the scheduler was first seen exited with code 0
     try:
         while process.poll() is None:
             if not scheduler.alive():
-                process.kill()
-                process.wait()
-                raise SimulationError(
-                    "real Batsim stopped: "
-                    + scheduler.describe_failure()
-                    + f"\nlast lines of {log_path}:\n{tail(log_path)}"
-                )
+                code = scheduler.process.poll() if scheduler.process is not None else None
+                if code == 0:
+                    ended_s = time.monotonic() if ended_s is None else ended_s
+                    stop = time.monotonic() - ended_s > END_GRACE_S
+                else:
+                    stop = True
+                if stop:
+                    process.kill()
+                    process.wait()
+                    waited = f"; real Batsim had not ended {END_GRACE_S:g} s later" if code == 0 else ""
+                    raise SimulationError(
+                        "real Batsim stopped: "
+                        + scheduler.describe_failure()
+                        + waited
+                        + f"\nlast lines of {log_path}:\n{tail(log_path)}"
+                    )
             if progress is not None and jobs_csv.exists():
                 progress(_count_rows(jobs_csv))
             time.sleep(poll_s)

@@ -1,9 +1,12 @@
 """Paths and small utilities shared by the tests."""
 
 import importlib
+import importlib.util
 import os
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parent.parent
 EXCERPTS = REPO / "workloads" / "excerpts"
@@ -37,6 +40,20 @@ NO_BATSIM_TREE_HELP = (
     "adaptsched commits none of Batsim's files"
 )
 BATSIM_TREE_DEFAULT = Path("/opt/src/batsim-4.2.1")
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """``benchmarks/NAME.py`` as a module, ``benchmark_NAME``, imported by its path (some names,
+    ``engines`` say, are also folders of the package at the repository root) with the scripts'
+    folder on ``sys.path``, as when it runs as a script (they import ``baseline.py`` beside them)."""
+    folder = str(REPO / "benchmarks")
+    if folder not in sys.path:
+        sys.path.append(folder)
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", REPO / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = sys.modules[f"benchmark_{name}"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def find_batsim_tree():

@@ -1,19 +1,11 @@
 """benchmarks/engines.py's verdicts on issue 26's ratios: a target measured on a noisy machine is
 called met only when every round meets it, each round's pair of runs compared with each other."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
-from helpers import REPO
+from helpers import REPO, load_benchmark
 
-sys.path.append(str(REPO / "benchmarks"))  # engines.py imports baseline.py beside it, as when run as a script
-
-# by its path: the name ``engines`` is also the package adaptsched.engines' folder at the repo root
-_spec = importlib.util.spec_from_file_location("benchmark_engines", REPO / "benchmarks" / "engines.py")
-assert _spec is not None and _spec.loader is not None
-engines = sys.modules["benchmark_engines"] = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(engines)
+engines = load_benchmark("engines")
 
 
 def run(*times_s):
@@ -108,10 +100,7 @@ def test_the_compiled_build_compiles_this_source_as_it_is():
     the ``options`` attribute it inherits (it reads them through ``opt.narrow``)."""
     import re
 
-    spec = importlib.util.spec_from_file_location("benchmark_compiled", REPO / "benchmarks" / "compiled.py")
-    assert spec is not None and spec.loader is not None
-    compiled = sys.modules["benchmark_compiled"] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compiled)
+    compiled = load_benchmark("compiled")
     sources = {path for m in compiled.MODULES for path in REPO.glob(m)}
     assert all(list(REPO.glob(m)) for m in compiled.MODULES)
     assert all((REPO / path) in sources for path in compiled.INTERPRETED)

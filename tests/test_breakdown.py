@@ -2,20 +2,14 @@
 that leaves the same garbage as an untimed one (its clocks must not move work between parts)."""
 
 import gc
-import importlib.util
-import sys
 import weakref
 
-from helpers import REPO
+from helpers import REPO, load_benchmark
 
 import adaptsched.engines.inprocess as inprocess
 import adaptsched.engines.run as run_module
 
-sys.path.append(str(REPO / "benchmarks"))
-_spec = importlib.util.spec_from_file_location("benchmark_breakdown", REPO / "benchmarks" / "breakdown.py")
-assert _spec is not None and _spec.loader is not None
-breakdown = sys.modules["benchmark_breakdown"] = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(breakdown)
+breakdown = load_benchmark("breakdown")
 
 
 def test_target_1_says_how_long_the_simulation_may_take():

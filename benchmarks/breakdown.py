@@ -85,8 +85,14 @@ def main(argv=None):
     workload_path = write_workload(workload, out / "workload.json")
     platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")
 
-    clocks = {"scheduler": 0.0, "exchange": 0.0, "exchanges": 0, "calls": 0}
-    clocks.update(first_message=None, last_message=None)
+    clocks = {
+        "scheduler": 0.0,
+        "exchange": 0.0,
+        "exchanges": 0,
+        "calls": 0,
+        "first_message": None,
+        "last_message": None,
+    }
     load_scheduler = inprocess.load_scheduler
 
     def timed(method):

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 from adaptsched.core.options import Options
 from adaptsched.engines.fidelity import assess, choose_engine
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.engines.spec import ENGINES, TRANSPORTS, RunSpec
-from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError
+from adaptsched.engines.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
+from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError, UsageError
 from adaptsched.formats.bulk import SparseCollections, gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
@@ -182,6 +182,8 @@ def _chosen_engine(spec: RunSpec, inputs: _Inputs, say: Say) -> RunSpec:
     engine = choose_engine(spec.engine, assess(inputs.machines, inputs.workload_path), _batsim_found(spec.batsim), say)
     if engine == spec.engine:
         return spec
+    if engine == "batsim" and spec.scheduler_timeout_s is not None:  # auto chose real Batsim
+        raise UsageError(f"--engine auto chose real Batsim for this run; {NO_TIMEOUT_ON_BATSIM}")
     return replace(spec, engine=engine, transport="zmq" if engine == "batsim" else spec.transport)
 
 

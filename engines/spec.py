@@ -236,7 +236,7 @@ class RunSpec:
         """A checked spec: engine and transport (default: ``inprocess`` on the embedded engine,
         ``zmq`` on real Batsim), scheduler, options (parsed once: :func:`parse_options`).
         Options whose scheduler registers job copies turn on dynamic jobs and profile reuse."""
-        transport = check_engine(engine, transport, schedule_trace)
+        transport = check_engine(engine, transport, schedule_trace, scheduler_timeout_s)
         plugin, core_class = resolve_scheduler(scheduler)
         parsed = parse_options(options, core_class, plugin)
         if parsed.needs_dynamic_jobs():
@@ -285,7 +285,9 @@ class RunSpec:
         return replace(self, plugin=str(path), plugin_source=None)
 
 
-def check_engine(engine: str, transport: str | None, schedule_trace: bool = False) -> str:
+def check_engine(
+    engine: str, transport: str | None, schedule_trace: bool = False, scheduler_timeout_s: float | None = None
+) -> str:
     """The transport for ``engine`` (its default if None), or a clear error."""
     if engine not in ENGINES:
         raise AdaptschedError(f"unknown engine {engine!r}: choose embedded, batsim or auto")
@@ -299,7 +301,18 @@ def check_engine(engine: str, transport: str | None, schedule_trace: bool = Fals
         )
     if schedule_trace and engine != "batsim":
         raise UsageError("the Pajé schedule trace is written by real Batsim only: add --engine batsim")
+    if scheduler_timeout_s is not None and engine == "batsim":
+        raise UsageError(NO_TIMEOUT_ON_BATSIM)
     return transport
+
+
+#: Why a scheduler timeout and real Batsim do not go together (``auto`` choosing Batsim says it too).
+NO_TIMEOUT_ON_BATSIM = (
+    "--scheduler-timeout works with the embedded engine only, which times each answer of the plugin; "
+    "real Batsim talks to the scheduler directly and waits for it without a limit, so the timeout "
+    "would be ignored and a scheduler that never answers would hang the run: use --engine embedded, "
+    "or leave out --scheduler-timeout"
+)
 
 
 def host_count(platform: str | int | Path) -> str | int:

@@ -381,6 +381,16 @@ def test_the_schedule_trace_needs_real_batsim(tmp_path):
     assert_usage_error(code, err, "Pajé", "--engine batsim")
 
 
+def test_a_scheduler_timeout_is_refused_with_real_batsim(tmp_path):
+    """Real Batsim waits for its scheduler without a limit: the timeout would be ignored (and a
+    plugin that never answers would hang the run), so it is refused before anything runs."""
+    workload = write(tmp_path / "w.json", '{"nb_res": 1, "jobs": [], "profiles": {}}')
+    command = ["run", "--scheduler", "easy", "--workload", workload, "--platform", "1", "--out", tmp_path / "r"]
+    code, _, err = cli(*command, "--engine", "batsim", "--scheduler-timeout", "5")
+    assert_usage_error(code, err, "--scheduler-timeout works with the embedded engine only", "--engine embedded")
+    assert not (tmp_path / "r_jobs.csv").exists()
+
+
 def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
     code, out, err = cli("demo", "--jobs", 300, "--out", tmp_path / "demo")
     assert code == 0, err

@@ -156,3 +156,16 @@ def test_assess_decodes_the_profiles_only_when_one_may_be_refused(tmp_path, monk
     loop = workload(tmp_path / "l.json", {"p": {"type": "parallel", "cpu": [1, 1], "com": [1, 0, 0, 0]}})
     assert module.assess(generated, loop).refusals and decoded[-1] == loop
     assert module.assess(read_platform(FIXTURES / "cluster_bb.xml"), loop).exact
+
+
+def test_auto_choosing_real_batsim_refuses_a_scheduler_timeout(tmp_path, monkeypatch):
+    """Real Batsim waits for its scheduler without a limit: a timeout it would ignore is refused
+    before the run, rather than a run that may hang with the timeout silently dropped."""
+    from adaptsched.errors import UsageError
+
+    monkeypatch.setattr(run_module, "_batsim_found", lambda batsim: True)
+    path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
+    with pytest.raises(UsageError, match=r"--engine auto chose real Batsim.*--scheduler-timeout works") as error:
+        run_quietly(tmp_path, path, unmodelled_platform(tmp_path), engine="auto", scheduler_timeout_s=5.0)
+    assert "--engine embedded" in str(error.value)
+    assert not (tmp_path / "out_jobs.csv").exists()

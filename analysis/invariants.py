@@ -256,7 +256,12 @@ def kind_of(problem: str) -> str:
 def run_failure(message: str) -> Violation:
     """A run that stopped with an error (the engine refused a decision, the scheduler failed, the
     simulation deadlocked), as a violation of the rule it breaks."""
-    kind = next((kind for kind, words in _REFUSALS if words in message), "refused")
+    kind = next((kind for kind, words in _REFUSALS if words in message), None)
+    if kind is None:
+        # a plugin in its own process (real Batsim, the zmq transport) that died or stopped answering
+        # failed itself, unless real Batsim stopped first on a decision it refused (its CRITICAL line)
+        died = "the scheduler process (" in message and "/CRITICAL]" not in message
+        kind = "crash" if died else "refused"
     return Violation(kind, message)
 
 

@@ -182,6 +182,14 @@ def test_violations_are_classified():
     )
     assert run_failure("the simulation deadlocked at t=0.000000").kind == "never-ends"
     assert run_failure("something else").kind == "refused"
+    # a plugin in its own process that died (real Batsim, the zmq transport) crashed, as in-process
+    died = "the scheduler process (p.py -s) exited with code 1; last lines of p_sched.log:\n    RuntimeError: boom"
+    assert run_failure(f"real Batsim stopped: {died}").kind == "crash"
+    assert run_failure(f"the scheduler stopped answering: {died}").kind == "crash"
+    # ... unless real Batsim had stopped first on a decision it refused (checker.runs.essence puts it first)
+    critical = "[batsim/CRITICAL] Invalid JSON message: unknown event type 'FOO'"
+    refused = f"real Batsim: Invalid JSON message\nreal Batsim stopped: {died}\nlast lines of b.log:\n    {critical}"
+    assert run_failure(refused).kind == "refused"
 
 
 def test_unended_jobs_and_same_jobs(tmp_path):
@@ -203,6 +211,16 @@ def test_broken_examples_fail_on_real_batsim(plugin, kind, tmp_path):
     target = Target(str(BROKEN / plugin), engines=("batsim",), batsim=BATSIM)
     report = check_scheduler(target, tmp_path, shrink_s=60, say=lambda *a: None)
     assert report.first.kind == kind and report.smallest_jobs == 2
+
+
+@needs_batsim
+def test_a_plugin_that_crashes_under_real_batsim_is_a_crash(tmp_path):
+    """The same plugin error is a crash on either engine, not a decision real Batsim refused."""
+    plugin = str(PLUGINS / "faultySched.py")  # raises at the third submission
+    target = Target(plugin, options={"mistake": "crash"}, engines=("embedded", "batsim"), batsim=BATSIM)
+    report = check_scheduler(target, tmp_path, shrink_s=60, say=lambda *a: None)
+    kinds = {v.kind for case in report.cases for v in case.violations}
+    assert kinds == {"crash"} and report.first.kind == "crash" and report.smallest_jobs == 3
 
 
 @needs_batsim

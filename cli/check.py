@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adaptsched.errors import UsageError
+from adaptsched.errors import UsageError, finite_float
 
 if TYPE_CHECKING:
     from adaptsched.analysis.checker import CheckReport
@@ -48,6 +48,22 @@ def register(sub: Subparsers) -> None:
         help="embedded (default), batsim (real Batsim), or both: then both must write the same _jobs.csv",
     )
     add_engine_options(p, engine=False)
+    p.add_argument(
+        "--transport",
+        choices=("inprocess", "zmq"),
+        default="inprocess",
+        help="how the embedded engine runs the plugin: inprocess (default, fastest) or zmq (in its own "
+        "process, as real Batsim runs it: a plugin that calls os._exit or crashes the interpreter is then "
+        "reported as a crash; in-process it ends check with it)",
+    )
+    p.add_argument(
+        "--scheduler-timeout",
+        type=finite_float,
+        metavar="SECONDS",
+        help="an embedded run stops, as a crash, when the plugin takes longer than this to answer one "
+        "message (default 60; 0: wait without a limit, e.g. to debug the plugin). Real Batsim waits for "
+        "its scheduler without a limit: with --engine both, a workload that timed out is not run on it",
+    )
     p.add_argument("--fuzz", type=float, default=0.0, metavar="SECONDS", help="fuzz with random workloads this long")
     p.add_argument(
         "--shrink-time",
@@ -63,16 +79,22 @@ def register(sub: Subparsers) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from adaptsched.analysis.checker import Target, check_scheduler
+    from adaptsched.analysis.checker.runs import SCHEDULER_TIMEOUT_S, TIMED_OUT
     from adaptsched.engines.run import find_batsim_or_fail
-    from adaptsched.engines.spec import host_count, option_values, resolve_scheduler
+    from adaptsched.engines.spec import NO_TIMEOUT_ON_BATSIM, host_count, option_values, resolve_scheduler
     from adaptsched.platforms.simgrid import read_platform
 
-    if args.fuzz < 0 or args.shrink_time < 0:
-        raise UsageError("--fuzz and --shrink-time take a number of seconds >= 0")
+    if args.engine == "batsim" and args.scheduler_timeout:  # (0, wait, is what real Batsim does)
+        raise UsageError(NO_TIMEOUT_ON_BATSIM)
+    if args.engine == "batsim" and args.transport != "inprocess":
+        raise UsageError("--transport chooses how the embedded engine runs the plugin: add --engine embedded or both")
+    if args.fuzz < 0 or args.shrink_time < 0 or (args.scheduler_timeout or 0) < 0:
+        raise UsageError("--fuzz, --shrink-time and --scheduler-timeout take a number of seconds >= 0")
     resolve_scheduler(args.scheduler)  # a clear error for an unknown scheduler or a missing file
     engines = ("embedded", "batsim") if args.engine == "both" else (args.engine,)
     batsim = find_batsim_or_fail(args.batsim) if "batsim" in engines else None
-    target = Target(args.scheduler, option_values(args.option), engines, batsim)
+    timeout_s = SCHEDULER_TIMEOUT_S if args.scheduler_timeout is None else args.scheduler_timeout or None  # 0: wait
+    target = Target(args.scheduler, option_values(args.option), engines, batsim, args.transport, timeout_s)
     platform = host_count(args.platform) if args.platform else None
     nb_hosts = platform if isinstance(platform, int) else read_platform(platform).nb_hosts if platform else None
     stem = Path(args.scheduler).name.split(".")[0]
@@ -111,6 +133,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         replay += [word for option in args.option for word in ("--option", option)]
         if "batsim" in engines and len(engines) == 1:
             replay += ["--engine", "batsim"]
+        elif args.transport != "inprocess":
+            replay += ["--transport", args.transport]
+        if TIMED_OUT in first.message:  # the replay stops as the check's run did, rather than hang
+            replay += ["--scheduler-timeout", f"{target.scheduler_timeout_s:g}"]
         say(f"replay it: {shlex.join(replay)}")
     return EXIT_ERROR
 

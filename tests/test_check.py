@@ -88,6 +88,46 @@ def test_fuzzing_finds_a_job_that_never_ends(tmp_path):
     assert 2 * job["res"] > smallest["nb_res"]
 
 
+FIVE = {  # faultySched makes its mistake at the third submission: 3 jobs are the least that show it
+    "nb_res": 4,
+    "jobs": [{"id": str(i), "subtime": i, "res": 1, "walltime": 100, "profile": "p"} for i in range(5)],
+    "profiles": {"p": {"type": "delay", "delay": 10}},
+}
+
+
+def test_a_plugin_that_never_answers_is_a_crash_not_a_hang(tmp_path, capsys):
+    """check times each answer of the plugin: a hang is found, shrunk and given a replay command
+    that stops as the check's run did (rather than waiting for ever)."""
+    (tmp_path / "five.json").write_text(json.dumps(FIVE))
+    plugin = str(PLUGINS / "faultySched.py")
+    command = ["check", plugin, "--option", "mistake=hang", "--workload", str(tmp_path / "five.json")]
+    status = main(command + ["--scheduler-timeout", "0.5", "--out", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    assert status == 1 and "FAILED: the scheduler runs without an error (crash)" in out, out
+    assert "did not answer within 0.5 s" in out and "the smallest: 3 job(s)" in out, out
+    replay = next(line for line in out.splitlines() if line.startswith("replay it: "))
+    assert replay.endswith("--option mistake=hang --scheduler-timeout 0.5"), replay
+
+
+def test_a_plugin_that_kills_its_process_is_a_crash_over_zmq(tmp_path):
+    """In-process, os._exit would end check with it; in its own process it is one more crash."""
+    (tmp_path / "five.json").write_text(json.dumps(FIVE))
+    target = Target(str(PLUGINS / "faultySched.py"), options={"mistake": "os_exit"}, transport="zmq")
+    report = check_scheduler(target, tmp_path, workload=tmp_path / "five.json", say=lambda *a: None)
+    assert report.first.kind == "crash" and "exited with code 4" in report.first.message
+    assert report.smallest_jobs == 3
+
+
+def test_a_scheduler_timeout_or_a_transport_needs_the_embedded_engine(tmp_path, capsys):
+    for extra, said in (
+        (["--scheduler-timeout", "5"], "--scheduler-timeout works with the embedded engine only"),
+        (["--transport", "zmq"], "--transport chooses how the embedded engine runs the plugin"),
+    ):
+        status = main(["check", "easy", "--engine", "batsim", "--out", str(tmp_path)] + extra)
+        err = capsys.readouterr().err
+        assert status == 2 and said in err, err
+
+
 def test_two_checks_in_one_process_count_their_own_refused_inputs(tmp_path):
     """Inputs the scheduler refuses up front (its declared needs) are counted in each check's
     report, not in the process: evolving's needs refuse a rigid workload and every fuzzed one."""
@@ -221,6 +261,19 @@ def test_a_plugin_that_crashes_under_real_batsim_is_a_crash(tmp_path):
     report = check_scheduler(target, tmp_path, shrink_s=60, say=lambda *a: None)
     kinds = {v.kind for case in report.cases for v in case.violations}
     assert kinds == {"crash"} and report.first.kind == "crash" and report.smallest_jobs == 3
+
+
+@needs_batsim
+def test_a_workload_the_plugin_hung_on_is_not_run_on_real_batsim(tmp_path):
+    """Real Batsim would wait for ever for the answer the embedded run timed out on."""
+    (tmp_path / "five.json").write_text(json.dumps(FIVE))
+    plugin = str(PLUGINS / "faultySched.py")
+    target = Target(plugin, {"mistake": "hang"}, ("embedded", "batsim"), BATSIM, scheduler_timeout_s=0.5)
+    report = check_scheduler(target, tmp_path, workload=tmp_path / "five.json", shrink_s=30, say=lambda *a: None)
+    [violation] = report.cases[0].violations
+    assert violation.kind == "crash" and violation.message.startswith("embedded: ") and report.smallest_jobs == 3
+    assert list((tmp_path / "cases").glob("*-embedded_jobs.csv"))
+    assert not list((tmp_path / "cases").glob("*-batsim_jobs.csv"))  # never started (shrinking's 2 jobs do run)
 
 
 @needs_batsim

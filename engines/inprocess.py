@@ -24,7 +24,8 @@ What a separate process gave for free is kept here:
 - an exception in the plugin, ``sys.exit`` in the plugin, or a plugin that does not answer
   within ``timeout_s`` stops the run with a :class:`SimulationError` naming the plugin and
   the simulated time, its traceback in the log; the engine then closes its outputs as for
-  any other failure, so every row written so far is kept;
+  any other failure, so every row written so far is kept (the timeout interrupts the plugin
+  with a signal, so it needs the main thread: elsewhere it is refused, never dropped);
 - Ctrl-C while the plugin computes stops the run the same way (exit code 130);
 - what the plugin may change in the process for its run (``sys.stdout``/``sys.stderr``,
   the recursion limit pybatsim raises, the root logger) is restored afterwards.
@@ -162,6 +163,12 @@ class InProcessConnection:
     wire = "python"
 
     def __init__(self, scheduler: str, options: object, log_path, *, timeout_s: float | None = None, now=None):
+        if timeout_s is not None and threading.current_thread() is not threading.main_thread():
+            raise SimulationError(  # rather than a timeout silently not kept
+                f"a scheduler timeout ({timeout_s:g} s) needs the main thread with the plugin in the engine's "
+                "process (it interrupts the plugin with a signal): run from the main thread, over ZeroMQ "
+                "(transport zmq), or without a timeout"
+            )
         self.scheduler_name = scheduler
         self.log_path = Path(log_path)
         self.timeout_s = timeout_s
@@ -189,7 +196,7 @@ class InProcessConnection:
         except BaseException:
             self.close()
             raise
-        if timeout_s is not None and threading.current_thread() is threading.main_thread():
+        if timeout_s is not None:
             self._main = threading.get_ident()
             self._stop = threading.Event()
             self._previous_sigalrm = signal.signal(signal.SIGALRM, self._on_alarm)

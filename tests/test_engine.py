@@ -368,6 +368,35 @@ def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transpo
     assert sys.stdout is stdout  # the plugin's output went to its log, and the process's came back
 
 
+def test_a_timeout_in_process_off_the_main_thread_is_refused_not_dropped(tmp_path):
+    """The watchdog interrupts the plugin with a signal, which only the main thread receives."""
+    import threading
+
+    spec = RunSpec.make(
+        str(PLUGINS / "faultySched.py"),
+        write_json(tmp_path / "w1.json", W1),
+        4,
+        tmp_path / "r",
+        options={"mistake": "hang"},
+        progress=False,
+        scheduler_timeout_s=1.0,
+    )
+    failed: list[BaseException] = []
+
+    def in_a_thread() -> None:
+        try:
+            run(spec, say=lambda *a: None)
+        except BaseException as error:  # handed to the test's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=in_a_thread, daemon=True)  # (a hung run must not keep the worker)
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the run hung with its timeout dropped"
+    [error] = failed
+    assert isinstance(error, SimulationError) and "needs the main thread" in str(error) and "zmq" in str(error)
+
+
 def test_a_plugin_that_kills_the_process_leaves_the_rows_written_on_disk(tmp_path):
     """In-process, os._exit in the plugin ends the engine too: the rows written before are on disk."""
     doc = {

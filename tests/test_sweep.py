@@ -212,19 +212,18 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
         sweep = _start(command + ["--progress", "off"], tmp_path / "client")
         processes.append(sweep)
         killed = False
-        for _ in range(30000):  # hang guard only
+        for _ in range(30000):  # hang guard only (10 min)
             if sweep.poll() is not None:
                 break
-            done = len(list((out / "runs").glob("*_result.json"))) if (out / "runs").is_dir() else 0
-            # a run of w1's under way: its outputs exist, so its start reached the scheduler before
-            # (sweep/worker.py announces it first, and waits): the note can name it
-            running = any((tmp_path / "worker1").glob("**/adaptsched-runs/*/*_jobs.csv"))
-            if not killed and done >= 2 and running:
-                # mid-sweep, 10 runs to go, one of them running on w1: a new worker joins, w1 dies with
-                # the only copy of the inputs, which Dask computes again for the runs left
-                start_worker(2)
-                _stop(workers[0])
-                killed = True
+            # once 2 runs are done, and while a run of w1's is under way: its outputs exist, so its
+            # start reached the scheduler before (sweep/worker.py announces it first, and waits)
+            if not killed and len(list((out / "runs").glob("*_result.json"))) >= 2:
+                if any((tmp_path / "worker1").glob("**/adaptsched-runs/*/*_jobs.csv")):
+                    # mid-sweep, 10 runs to go, one of them running on w1: a new worker joins, w1 dies
+                    # with the only copy of the inputs, which Dask computes again for the runs left
+                    start_worker(2)
+                    _stop(workers[0])
+                    killed = True
             time.sleep(0.02)
         log = (tmp_path / "client" / "log.txt").read_text()
         assert sweep.wait(timeout=600) == 0, log

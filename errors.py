@@ -42,6 +42,11 @@ class SimulationError(AdaptschedError):
     """A run failed: invalid scheduler decision, crashed process, broken protocol."""
 
 
+#: How a run stopped by its scheduler timeout says so, on either transport (``check`` looks for it:
+#: it does not give real Batsim a workload the plugin hung on).
+NO_ANSWER = "did not answer within"
+
+
 class UsageError(AdaptschedError):
     """A command line that cannot work as given: arguments that contradict each other, an
     argument value out of range. The command line exits with status 2, as argparse does."""

@@ -8,7 +8,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from adaptsched.errors import UsageError, finite_float
+from adaptsched.errors import NO_ANSWER, UsageError, finite_float
 
 if TYPE_CHECKING:
     from adaptsched.analysis.checker import CheckReport
@@ -79,7 +79,7 @@ def register(sub: Subparsers) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from adaptsched.analysis.checker import Target, check_scheduler
-    from adaptsched.analysis.checker.runs import SCHEDULER_TIMEOUT_S, TIMED_OUT
+    from adaptsched.analysis.checker.runs import SCHEDULER_TIMEOUT_S
     from adaptsched.engines.run import find_batsim_or_fail
     from adaptsched.engines.spec import NO_TIMEOUT_ON_BATSIM, host_count, option_values, resolve_scheduler
     from adaptsched.platforms.simgrid import read_platform
@@ -135,7 +135,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             replay += ["--engine", "batsim"]
         elif args.transport != "inprocess":
             replay += ["--transport", args.transport]
-        if TIMED_OUT in first.message:  # the replay stops as the check's run did, rather than hang
+        if NO_ANSWER in first.message:  # the replay stops as the check's run did, rather than hang
             replay += ["--scheduler-timeout", f"{target.scheduler_timeout_s:g}"]
         say(f"replay it: {shlex.join(replay)}")
     return EXIT_ERROR

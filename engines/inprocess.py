@@ -55,7 +55,7 @@ from pathlib import Path
 
 from adaptsched.engines import dispatch
 from adaptsched.engines.dispatch import Dispatcher
-from adaptsched.errors import AdaptschedError, SimulationError
+from adaptsched.errors import NO_ANSWER, AdaptschedError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
 
@@ -226,7 +226,7 @@ class InProcessConnection:
         except _Timeout:
             self._report("did not answer", traceback.format_exc())
             raise SimulationError(
-                f"the scheduler plugin ({self.scheduler_name}) did not answer within {self.timeout_s:g} s "
+                f"the scheduler plugin ({self.scheduler_name}) {NO_ANSWER} {self.timeout_s:g} s "
                 f"at t={self.now():f}; where it was is in {self.log_path}"
             ) from None
         except KeyboardInterrupt:

@@ -22,7 +22,7 @@ from typing import IO, Any
 
 import zmq
 
-from adaptsched.errors import SimulationError
+from adaptsched.errors import NO_ANSWER, SimulationError
 
 
 def tail(path: str | Path, lines: int = 12) -> str:
@@ -227,7 +227,7 @@ class Connection:
                 # the first answer also waits for pybatsim to start: no timeout on it
                 if self.timeout_s is not None and self.exchanges > 0 and waited > self.timeout_s:
                     raise SimulationError(
-                        f"the scheduler did not answer within {self.timeout_s:g} s: " + self.process.describe_failure()
+                        f"the scheduler {NO_ANSWER} {self.timeout_s:g} s: " + self.process.describe_failure()
                     ) from None
         self.exchanges += 1
         return reply

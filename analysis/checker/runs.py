@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.analysis.invariants import Violation, run_failure, run_violations, same_jobs
-from adaptsched.errors import AdaptschedError
+from adaptsched.errors import NO_ANSWER, AdaptschedError
 
 from .cases import job_ids
 
@@ -114,7 +114,7 @@ def violations(target: Target, workload: dict[str, Any], platform: int | str, fo
         found += [Violation(v.kind, f"{engine}: {v.message}") for v in checked.violations]
         if checked.refused:
             return Checked(found, checked.refused)
-        if any(TIMED_OUT in v.message for v in checked.violations):
+        if any(NO_ANSWER in v.message for v in checked.violations):
             return Checked(found)  # real Batsim would wait for ever for the same answer (module doc)
     if len(target.engines) == 2 and not found:
         a, b = (folder / f"{name}-{engine}_jobs.csv" for engine in target.engines)
@@ -122,10 +122,6 @@ def violations(target: Target, workload: dict[str, Any], platform: int | str, fo
             Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}") for d in same_jobs(a, b)
         ]
     return Checked(found)
-
-
-#: How an embedded run that the timeout stopped says so (engines/inprocess.py, engines/process.py).
-TIMED_OUT = "did not answer within"
 
 
 def essence(message: str) -> str:

@@ -20,9 +20,11 @@ a claim that holds; one seed of a random run decides nothing ("needs more seeds"
 Every claim (:class:`Claim`) is one row of a findings table (:func:`findings_table`) with
 one *class*: :data:`INDEPENDENT`; ``depends on`` another result (:func:`depends_on`, naming
 it: a claim that passes only because of another result, or a cell a parameter was
-calibrated on); :data:`BY_CONSTRUCTION` (true of any implementation); :data:`NOT_CHECKABLE`
-(the paper's figure is missing). Headlines count the independent claims that hold
-(:func:`headline`: "x of y independent claims hold"), the other classes beside them.
+calibrated on, a reconstruction, an arithmetic identity of another claim);
+:data:`BY_CONSTRUCTION` (true of any implementation); :data:`NOT_CHECKABLE` (the paper's figure
+is missing); :data:`WORKLOAD` (a fact about the workload, not about a scheduler). Headlines
+count the independent claims that hold (:func:`headline`: "x of y independent claims hold"),
+the other classes beside them.
 
 :class:`Finding`, :func:`findings_table_v1`: the older shape (claim, holds, numbers) still
 used by SCOJO-P's report until it moves to :class:`Claim`.
@@ -45,6 +47,10 @@ INDEPENDENT = "independent"
 BY_CONSTRUCTION = "by construction"
 NOT_CHECKABLE = "not checkable"
 DEPENDS = "depends on"
+#: A finding about the workload (its offered load, mean width, runtimes) beside the paper's, checked
+#: before any scheduler claim and counted apart from them: it says whether the schedulers ran on the
+#: paper's kind of workload, not whether they behave as the paper says.
+WORKLOAD = "workload"
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -427,6 +433,8 @@ def counts(claims: Iterable[Claim]) -> dict[str, int]:
         "depends_hold": sum(c.verdict == HOLDS for c in depends),
         "by_construction": sum(c.klass == BY_CONSTRUCTION for c in claims),
         "not_checkable": sum(c.klass == NOT_CHECKABLE for c in claims),
+        "workload": sum(c.klass == WORKLOAD for c in claims),
+        "workload_hold": sum(c.klass == WORKLOAD and c.verdict == HOLDS for c in claims),
     }
 
 
@@ -445,6 +453,8 @@ def headline(claims: Iterable[Claim]) -> str:
         beside.append(f"{k['by_construction']} hold by construction")
     if k["not_checkable"]:
         beside.append(f"{k['not_checkable']} are not checkable")
+    if k["workload"]:
+        beside.append(f"{k['workload_hold']} of {k['workload']} workload facts match the paper's")
     return text + ("; beside them, " + ", ".join(beside) if beside else "") + "."
 
 
@@ -454,8 +464,10 @@ CLASSES_TEXT = (
     "A value claim holds when the whole interval lies within the paper's value ± the tolerance, does not "
     "hold when it lies wholly outside, and otherwise needs more seeds; a direction claim likewise against "
     "its threshold. *exact*: a deterministic run or an observed extreme, without sampling noise. Classes: "
-    "*independent* (counted in the headline), *depends on* another result (named), *by construction* (true "
-    "of any implementation), *not checkable* (the paper's figure is missing). docs/findings.md says more."
+    "*independent* (counted in the headline), *depends on* another result (named: a reconstruction, a "
+    "calibration, an arithmetic identity of another claim), *by construction* (true of any implementation), "
+    "*not checkable* (the paper's figure is missing), *workload* (a fact about the workload, not a "
+    "scheduler). docs/findings.md says more."
 )
 
 

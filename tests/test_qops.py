@@ -1,8 +1,10 @@
 """QoPS and VQoPS admission control (core/qops.py): hand-worked cases and the deadline
 invariant on a real trace excerpt."""
 
+import functools
+
 import pytest
-from helpers import COMPILED
+from helpers import COMPILED, INTERPRETED_ONLY
 
 from adaptsched.core.base import Job
 from adaptsched.core.qops import Qops, positions
@@ -273,13 +275,14 @@ def test_same_decisions_compares_every_opportunity_cost_test():
     assert same_decisions(tests, 0.25, 0.25) and same_decisions([], 0.0, 0.4)
 
 
-@pytest.mark.parametrize("start", ["recorded", "empty"])
-def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, monkeypatch):
-    # A busy day on 16 hosts with jobs ending before their estimates (so that the queue is
-    # compressed): DVQoPS reusing its what-if replays within a retune (the same replay asked
-    # twice, or one at another OC-factor deciding every test alike) chooses the same factors
-    # and windows and schedules every job as DVQoPS replaying each what-if anew, with fewer
-    # replays.
+@functools.cache
+def reused_and_anew(start):
+    """A busy day on 16 hosts with jobs ending before their estimates (so that the queue is
+    compressed), under DVQoPS reusing its what-if replays within a retune (the same replay asked
+    twice, or one at another OC-factor deciding every test alike) and under DVQoPS replaying
+    each what-if anew: {reuse_replays: (choices, each job's (start, end, rejected), whether each
+    what-if replay was given up)}. The last list is empty when the core is compiled (its calls
+    to what_if_values are direct: the counter sees none)."""
     import random
 
     import adaptsched.core.dvqops as dvqops
@@ -306,19 +309,38 @@ def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, mon
         calls.append(found.beaten_below is not None)
         return found
 
-    monkeypatch.setattr(dvqops, "what_if_values", counted)
     runs = {}
-    for cls in (dvqops.Dvqops, Anew):
-        calls.clear()
-        sched = cls(16, max_window_h=4, what_if_start=start)
-        out = replay(sched, jobs)
-        runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, list(calls))
-    assert len({oc for _, oc, _ in runs[Anew][0]}) > 1  # (the window is chosen every 4 h)
-    assert runs[dvqops.Dvqops][:2] == runs[Anew][:2]
-    if COMPILED:  # compiled calls to what_if_values are direct: the counter sees none
-        return
-    assert len(runs[dvqops.Dvqops][2]) < len(runs[Anew][2])
-    assert any(runs[dvqops.Dvqops][2]) and not any(runs[Anew][2])  # replays given up, or none
+    dvqops.what_if_values = counted
+    try:
+        for cls in (dvqops.Dvqops, Anew):
+            calls.clear()
+            sched = cls(16, max_window_h=4, what_if_start=start)
+            out = replay(sched, jobs)
+            choices = sched.choices
+            runs[cls.reuse_replays] = (
+                choices,
+                {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()},
+                list(calls),
+            )
+    finally:
+        dvqops.what_if_values = original
+    return runs
+
+
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start):
+    runs = reused_and_anew(start)
+    assert len({oc for _, oc, _ in runs[False][0]}) > 1  # (the window is chosen every 4 h)
+    assert runs[True][:2] == runs[False][:2]
+
+
+@pytest.mark.skipif(COMPILED, reason=INTERPRETED_ONLY)
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_reuses_what_if_replays_and_gives_some_up(start):
+    """With the same decisions (the test above), fewer replays, some given up below their bound."""
+    runs = reused_and_anew(start)
+    assert len(runs[True][2]) < len(runs[False][2])
+    assert any(runs[True][2]) and not any(runs[False][2])  # replays given up, or none
 
 
 def test_a_what_if_replay_is_given_up_only_below_its_bound():

@@ -54,12 +54,25 @@ settings.register_profile(
 settings.load_profile("default")
 
 TIERS = ("fast", "slow", "conformance", "corpus")
-#: What each tier checks, in one line (the summary names a tier left out with it).
+#: What each tier checks, in one line, and how to run it (the summary names a tier left out with them).
 TIER_CHECKS = {
-    "fast": "unit tests, hand-worked cases, the papers' rules, property tests (20 examples per configuration)",
-    "slow": "end-to-end reproductions, whole traces, property tests at 500 examples in-process and 50 over ZeroMQ",
-    "conformance": "outputs of the embedded engine byte-identical to real Batsim 4.2.1's",
-    "corpus": "every workload x platform of Batsim 4.2.1's own source tree, on both engines",
+    "fast": ("unit tests, hand-worked cases, the papers' rules, property tests", ".ci/tests fast"),
+    "slow": (
+        "end-to-end reproductions, whole traces, property tests at 500 examples in-process and 50 over ZeroMQ",
+        ".ci/tests slow",
+    ),
+    "conformance": (
+        "outputs of the embedded engine byte-identical to real Batsim 4.2.1's",
+        ".ci/tests conformance (builds real Batsim if absent)",
+    ),
+    "corpus": (
+        "a sample of Batsim 4.2.1's own workloads x platforms on both engines",
+        ".ci/tests corpus (builds real Batsim if absent)",
+    ),
+    "corpus-all": (
+        "the rest of Batsim 4.2.1's own workloads x platforms on both engines",
+        ".ci/tests corpus-all, or pytest --tier corpus --corpus all",
+    ),
 }
 
 #: Skip reasons (by their start), what the tests skipped for them would have checked, and how to run them.
@@ -114,11 +127,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         tier = tier_of(item)
         sampled = tier != "corpus" or whole_corpus or item.get_closest_marker("corpus_sample") is not None
-        if (not tiers or tier in tiers) and sampled:
-            kept.append(item)
+        if tiers and tier not in tiers:
+            left_out[tier] = left_out.get(tier, 0) + 1
+        elif not sampled:
+            left_out["corpus-all"] = left_out.get("corpus-all", 0) + 1
         else:
-            name = tier if sampled else "corpus (beyond the sample)"
-            left_out[name] = left_out.get(name, 0) + 1
+            kept.append(item)
     if len(kept) < len(items):
         chosen = set(kept)
         config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
@@ -145,12 +159,10 @@ def pytest_terminal_summary(terminalreporter, config):
     """Every skipped test counted, by reason, each group in one line: what it would have checked
     and how to run it; the tiers left out by ``--tier``; the seeds of failed random examples."""
     write = terminalreporter
-    for name, count in sorted(config.adaptsched_left_out.items()):
-        tier = name.split()[0]
-        how = "--corpus all" if name != tier else f"--tier {tier}" + (" --corpus all" if tier == "corpus" else "")
-        write.write_sep(
-            "!", f"{count} TESTS NOT RUN ({name} tier): {TIER_CHECKS[tier]}; run them with {how}", yellow=True
-        )
+    for tier, count in sorted(config.adaptsched_left_out.items()):
+        what, how = TIER_CHECKS[tier]
+        write.write_sep("!", f"{count} TESTS NOT RUN ({tier} tier: {what}); run them with {how}", yellow=True)
+
     skipped = terminalreporter.stats.get("skipped", [])
     counted = 0
     for reason, what, help_text in SKIPS:

@@ -74,10 +74,11 @@ def test_asp_divides_the_free_processors_among_the_queue():
 def test_molded_copy_replaces_the_original_with_the_model_runtime():
     blocker = moldable("x", 0, 12, 0.0, 1200)  # 12 of 16 hosts for 100 s
     out = run([blocker, moldable("a", 1, 10, 0.5, 1000, res=10)], 16)  # greedy AVG: 4 hosts
-    model = Downey(10, 0.5, 1000)
     assert out["a"].rejected and len(out["a"].hosts) == 4 and out["a"].start_s == 1
-    assert out["a"].end_s - out["a"].start_s == pytest.approx(model.runtime(4))
-    assert out["a"].scale == pytest.approx(model.speedup(10) / model.speedup(4))
+    # Downey's eq. (1), A = 10, sigma = 0.5: S(4) = 40 / (10 + 0.5 x 3 / 2) = 40 / 10.75, so
+    # 1,000 / S(4) = 268.75 s; S(10) = 100 / (10 + 0.5 x 9 / 2) = 100 / 12.25; scale S(10) / S(4) = 1075 / 490
+    assert out["a"].end_s - out["a"].start_s == pytest.approx(268.75)
+    assert out["a"].scale == pytest.approx(1075 / 490)
 
 
 def test_bad_options():

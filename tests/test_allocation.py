@@ -26,6 +26,10 @@ def test_ideal_sizes_by_hand():
     assert ideal_size("SEV", Downey(10, 0.0), 64, load=0.75) == 10
     assert ideal_size("SSEV", high, 64, load=0.75) == 7  # sigma taken as 1: 6.625
     assert ideal_size("SEV", high, 64, load=0.0) == 10
+    # sigma beyond sigma_max (2) counts as sigma_max: at rho = 0.4, 10 - 9 x 0.4 x 2 / 2 = 6.4, where
+    # sigma = 3 taken as it is would give 10 - 9 x 0.4 x 3 / 2 = 4.6; at rho = 1.5, never below 1
+    assert ideal_size("SEV", Downey(10, 3.0), 64, load=0.4) == 6
+    assert ideal_size("SEV", Downey(10, 3.0), 64, load=1.5) == 1
 
 
 @pytest.mark.parametrize("A,sigma", [(64, 0.3), (64, 0.8), (64, 1.5), (20, 2.0), (7.5, 0.9)])

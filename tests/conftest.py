@@ -66,8 +66,8 @@ TIER_CHECKS = {
         ".ci/tests conformance (builds real Batsim if absent)",
     ),
     "corpus": (
-        "a sample of Batsim 4.2.1's own workloads x platforms on both engines",
-        ".ci/tests corpus (builds real Batsim if absent)",
+        "Batsim 4.2.1's own workloads x platforms on both engines",
+        ".ci/tests corpus (a sample that holds every workload, platform and scheduler), or corpus-all",
     ),
     "corpus-all": (
         "the rest of Batsim 4.2.1's own workloads x platforms on both engines",
@@ -137,6 +137,21 @@ def pytest_collection_modifyitems(config, items):
         chosen = set(kept)
         config.hook.pytest_deselected(items=[item for item in items if item not in chosen])
         items[:] = kept
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist, a worker hands the counts of the tests it left out to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["adaptsched_left_out"] = dict(session.config.adaptsched_left_out)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller's counts of the tests left out: a worker's (each one collects every test)."""
+    counts = getattr(node, "workeroutput", {}).get("adaptsched_left_out")
+    if counts:
+        node.config.adaptsched_left_out = dict(counts)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -383,6 +383,15 @@ def short(test_id: str) -> str:
     return test_id.removeprefix("tests/")
 
 
+def stops(maxfail: int) -> str:
+    """How a mutated run ends, in words."""
+    if maxfail == 1:
+        return "stopping at the first failure: the test named is the first to catch the mutation"
+    if maxfail:
+        return f"stopping after {maxfail} failures: the tests named are the first to catch it"
+    return "every test run: the tests named are all those that catch it"
+
+
 def report(outcomes: dict[str, list[Outcome]], baselines: dict[str, Outcome], argv: list[str], meta: dict) -> str:
     caught = sum(bool(o.failed) for group in outcomes.values() for o in group)
     total = sum(len(group) for group in outcomes.values())
@@ -395,9 +404,8 @@ def report(outcomes: dict[str, list[Outcome]], baselines: dict[str, Outcome], ar
         "",
         f"**{caught} of {total} mutations are caught by the fast tier.** Each is one line of a paper's core "
         "rule, changed in a copy of the tree; the paper's fast-tier tests then run there (`pytest --tier fast`, "
-        f"derandomized, in the order listed, stopping after {meta['maxfail'] or 'no'} failures: the tests named "
-        "are the first to fail). Each paper's tests also run on the unmutated copy, where all must pass: its "
-        "section says how they did.",
+        f"derandomized, in the order listed, {stops(meta['maxfail'])}). Each paper's tests also run on the "
+        "unmutated copy, where all must pass: its section says how they did.",
         "",
     ]
     for paper, group in outcomes.items():
@@ -433,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutation", action="append", help="only this mutation id (repeatable)")
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers per run (default 1)")
     parser.add_argument(
-        "--maxfail", type=int, default=3, help="stop a mutated run after this many failing tests (0: run them all)"
+        "--maxfail", type=int, default=1, help="stop a mutated run after this many failing tests (0: run them all)"
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the runs of the unmutated copy")
     parser.add_argument("--report", type=Path, help="write the Markdown report here")

@@ -18,8 +18,8 @@ PLUGINS = Path(__file__).resolve().parent / "plugins"
 #: Skip reason of every test that needs real Batsim (conftest.py counts them by its start).
 NO_BATSIM = "real Batsim not found"
 NO_BATSIM_HELP = (
-    "set BATSIM=/path/to/batsim or put batsim on PATH; docs/getting-started.md says how to install "
-    "Batsim 4.2.x (Nix, from source, or the build kit ../shared/tools/batsim-build)"
+    "set BATSIM=/path/to/batsim or put batsim on PATH, or run `.ci/tests conformance corpus`, which builds "
+    "real Batsim when it finds none; docs/getting-started.md says how to install Batsim 4.2.x"
 )
 
 

@@ -430,3 +430,250 @@ class AvailabilityProfile:
             del free[:i]
         if times[0] < now:
             times[0] = now
+
+
+#: Steps per block of an :class:`IndexedProfile` (a block is split at twice as many).
+BLOCK_STEPS = 64
+_NONE_FREE = 1 << 60  # the fewest free hosts of an empty block: more than any width
+
+
+class IndexedProfile(AvailabilityProfile):
+    """An availability profile that also finds the next step with at least (or fewer than)
+    ``n`` free hosts block by block, not step by step.
+
+    The steps stay in the two flat lists (every reader of :class:`AvailabilityProfile` reads
+    them as before); beside them, the steps are cut into blocks by time: block ``b`` holds the
+    steps that start in ``[edges[b], edges[b + 1])`` (``edges[0]`` is -inf), about
+    ``BLOCK_STEPS`` of them, with their fewest (``lows[b]``) and most (``highs[b]``) free
+    hosts. A change of the profile splits and merges steps at its two ends only: the blocks
+    holding them are marked ``stale`` (read again from their steps when a search needs them,
+    or at the next :meth:`advance`, which also splits the blocks grown too long), and every
+    block between them is shifted by the change as a whole. A search skips every block whose
+    summary rules it out. The planner of conservative backfilling uses it: on a queue of
+    thousands of jobs the profile holds thousands of steps, and a job's scan that walks them
+    one by one costs the queue's length at every event.
+
+    Only its own methods may change ``times`` and ``free`` (the summaries follow them).
+
+    >>> p = IndexedProfile(4); p.reserve(0.0, 10.0, 3); p.reserve(20.0, 30.0, 4)
+    >>> p.next_free(0, 2, len(p.times)), p.next_busy(1, 1, len(p.times)), p.earliest_fit(2, 5.0, 0.0)
+    (1, 2, 10.0)
+    """
+
+    __slots__ = ("edges", "highs", "lows", "stale")
+
+    def __init__(self, nb_hosts: int, now: float = 0.0):
+        super().__init__(nb_hosts, now)
+        self.edges: list[float] = [-INF]
+        self.lows: list[int] = [nb_hosts]
+        self.highs: list[int] = [nb_hosts]
+        self.stale: set[int] = set()  # blocks whose summary may be wrong
+
+    @classmethod
+    def of_running(cls, nb_hosts: int, now: float, running: Iterable[tuple[float, int]]) -> AvailabilityProfile:
+        profile = super().of_running(nb_hosts, now, running)
+        assert isinstance(profile, IndexedProfile)
+        profile.rebuild()
+        return profile
+
+    # -- the blocks -------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Cuts the steps into blocks of ``BLOCK_STEPS`` anew."""
+        times, free = self.times, self.free
+        self.edges = [-INF] + times[BLOCK_STEPS::BLOCK_STEPS]
+        self.lows = [min(free[i : i + BLOCK_STEPS]) for i in range(0, len(times), BLOCK_STEPS)] or [_NONE_FREE]
+        self.highs = [max(free[i : i + BLOCK_STEPS]) for i in range(0, len(times), BLOCK_STEPS)] or [-_NONE_FREE]
+        self.stale = set()
+
+    def _bounds(self, b: int) -> tuple[int, int]:
+        """The steps of block ``b``: indices ``i0`` to ``i1 - 1``."""
+        edges, times = self.edges, self.times
+        i0 = bisect_left(times, edges[b]) if b else 0
+        i1 = bisect_left(times, edges[b + 1], i0) if b + 1 < len(edges) else len(times)
+        return i0, i1
+
+    def _read(self, b: int) -> None:
+        """Reads block ``b``'s summary from its steps (it stays stale if too long: the next
+        :meth:`_refresh` splits it)."""
+        i0, i1 = self._bounds(b)
+        if i1 - i0 <= 2 * BLOCK_STEPS:
+            self.stale.discard(b)
+        if i1 > i0:
+            steps = self.free[i0:i1]
+            self.lows[b], self.highs[b] = min(steps), max(steps)
+        else:
+            self.lows[b], self.highs[b] = _NONE_FREE, -_NONE_FREE
+
+    def _refresh(self) -> None:
+        """Reads every stale block, splitting those grown past twice ``BLOCK_STEPS`` steps (from
+        the last: a split shifts the blocks after it)."""
+        edges, lows, highs = self.edges, self.lows, self.highs
+        for b in sorted(self.stale, reverse=True):
+            i0, i1 = self._bounds(b)
+            while i1 - i0 > 2 * BLOCK_STEPS:  # cut off its last BLOCK_STEPS steps
+                cut = i1 - BLOCK_STEPS
+                edges.insert(b + 1, self.times[cut])
+                steps = self.free[cut:i1]
+                lows.insert(b + 1, min(steps))
+                highs.insert(b + 1, max(steps))
+                i1 = cut
+            self._read(b)
+
+    def _changed(self, start: float, end: float, delta: int) -> None:
+        """``delta`` free hosts were added on [start, end) (steps split and merged at its ends)."""
+        if end <= start:
+            return
+        edges, lows, highs = self.edges, self.lows, self.highs
+        first = bisect_right(edges, start) - 1
+        self.stale.add(first)
+        if end < INF:
+            last = bisect_right(edges, end, first) - 1
+            self.stale.add(last)
+        else:
+            last = len(edges)
+        for b in range(first + 1, last):
+            lows[b] += delta
+            highs[b] += delta
+
+    # -- searches -----------------------------------------------------------------------
+    def next_free(self, i: int, n: int, stop: int) -> int:
+        """The first step ``j`` in [i, stop) with at least ``n`` free hosts; ``stop`` if none."""
+        if i >= stop:
+            return stop
+        free, highs, stale = self.free, self.highs, self.stale
+        b = bisect_right(self.edges, self.times[i]) - 1
+        i1 = self._bounds(b)[1]
+        while True:
+            end = i1 if i1 < stop else stop
+            while i < end:
+                if free[i] >= n:
+                    return i
+                i += 1
+            if i >= stop:
+                return stop
+            while True:  # the next block that may hold such a step
+                b += 1
+                if b >= len(highs):
+                    return stop
+                if b in stale:
+                    self._read(b)
+                if highs[b] >= n:
+                    break
+            i, i1 = self._bounds(b)
+            if i >= stop:
+                return stop
+
+    def next_busy(self, i: int, n: int, stop: int) -> int:
+        """The first step ``j`` in [i, stop) with fewer than ``n`` free hosts; ``stop`` if none."""
+        if i >= stop:
+            return stop
+        free, lows, stale = self.free, self.lows, self.stale
+        b = bisect_right(self.edges, self.times[i]) - 1
+        i1 = self._bounds(b)[1]
+        while True:
+            end = i1 if i1 < stop else stop
+            while i < end:
+                if free[i] < n:
+                    return i
+                i += 1
+            if i >= stop:
+                return stop
+            while True:
+                b += 1
+                if b >= len(lows):
+                    return stop
+                if b in stale:
+                    self._read(b)
+                if lows[b] < n:
+                    break
+            i, i1 = self._bounds(b)
+            if i >= stop:
+                return stop
+
+    def last_busy(self, i: int, n: int, low: int) -> int:
+        """The last step ``j`` in [low, i) with fewer than ``n`` free hosts; ``low - 1`` if none."""
+        if i <= low:
+            return low - 1
+        free, lows, stale = self.free, self.lows, self.stale
+        b = bisect_right(self.edges, self.times[i - 1]) - 1
+        i0 = self._bounds(b)[0]
+        j = i - 1
+        while True:
+            begin = i0 if i0 > low else low
+            while j >= begin:
+                if free[j] < n:
+                    return j
+                j -= 1
+            if j < low:
+                return low - 1
+            while True:
+                b -= 1
+                if b < 0:
+                    return low - 1
+                if b in stale:
+                    self._read(b)
+                if lows[b] < n:
+                    break
+            i0, j = self._bounds(b)
+            j -= 1
+            if j < low:
+                return low - 1
+
+    def earliest_fit(self, n: int, duration_s: float, after: float, before: float = INF) -> float | None:
+        times, free = self.times, self.free
+        if n > self.nb_hosts:
+            return None
+        size = len(times)
+        i = bisect_right(times, after) - 1
+        if i < 0:
+            i = 0
+        start = after if after > times[0] else times[0]
+        while True:
+            if free[i] < n:  # too busy: the job can only start at the next step with n free hosts
+                i = self.next_free(i + 1, n, size)
+                if i >= size:
+                    return None  # the last step never ends and has too few hosts
+                start = times[i]
+            if start > before:
+                return None
+            # the window [start, start + duration_s) meets the steps i to stop - 1
+            stop = bisect_left(times, start + duration_s, i + 1)
+            j = self.next_busy(i + 1, n, stop)
+            if j >= stop:
+                return start
+            # step j is too busy: the job can only start after it
+            i = j + 1
+            if i >= size:
+                return None
+            start = times[i]
+
+    # -- updates --------------------------------------------------------------------
+    def _add(self, start: float, end: float, delta: int) -> None:
+        if end <= start:
+            return
+        super()._add(start, end, delta)
+        self._changed(start, end, delta)
+
+    def shift(self, n: int, old: float, new: float, duration_s: float) -> None:
+        end = new + duration_s
+        taken, gone = (end if end < old else old), (end if end > old else old)
+        if new < self.times[0] or not taken > new:  # AvailabilityProfile.shift's two _add calls
+            self._add(new, taken, -n)
+            self._add(gone, old + duration_s, n)
+            return
+        super().shift(n, old, new, duration_s)
+        self._changed(new, taken, -n)
+        self._changed(gone, old + duration_s, n)
+
+    def advance(self, now: float) -> None:
+        super().advance(now)
+        edges = self.edges
+        b = bisect_right(edges, now) - 1  # the block holding now: the first one left
+        if b > 0:
+            self.edges = [-INF] + edges[b + 1 :]
+            del self.lows[:b], self.highs[:b]
+            self.stale = {x - b for x in self.stale if x >= b}
+        self.stale.add(0)
+        self._refresh()
+        if len(self.edges) > 8 + 4 * len(self.times) // BLOCK_STEPS:  # blocks emptied by merges of steps
+            self.rebuild()

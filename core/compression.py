@@ -82,7 +82,6 @@ class Candidates:
         "longest",
         "profile",
         "rank",
-        "resting",
         "seq",
         "shortest",
         "start",
@@ -109,9 +108,6 @@ class Candidates:
         self.longest = 0.0  # the longest walltime of an indexed job
         self.dirty: dict[str, float] = {}  # job id -> start of the earliest region that marked it
         self.long: set[str] = set()  # dirty jobs marked through the L case
-        #: dirty jobs marked through L by a region starting at the pass's time: no mark can change them
-        #: until they are re-placed, so they are out of ``by_width`` meanwhile (the L loop skips them)
-        self.resting: set[str] = set()
         self.heap: list[Rank] = []  # the ranks of this pass's dirty jobs still to re-place
         self.cursor: Rank | None = None  # rank of the job being re-placed (None: not in a pass)
 
@@ -127,17 +123,12 @@ class Candidates:
         """Indexes a job reserved (settled) at ``start``."""
         self.jobs[job.id] = job
         self._at(job, start)
-        walltime = job.walltime_s
+        n, walltime = job.res, job.walltime_s
         walltimes = self.walltimes
         walltimes[walltime] = walltimes.get(walltime, 0) + 1
         if walltime > self.longest:
             self.longest = walltime
-        self._file(job, self.rank[job.id])
-
-    def _file(self, job: Job, rank: Rank) -> None:
-        """Puts a job in ``by_width`` (and its width in ``widths``, its walltime in ``shortest``)."""
-        n = job.res
-        entry = (job.walltime_s, rank, job.id)
+        entry = (walltime, self.rank[job.id], job.id)
         bucket = self.by_width.get(n)
         if bucket is None:
             self.by_width[n] = [entry]
@@ -148,23 +139,6 @@ class Candidates:
             insort(bucket, entry)
             if bucket[0] == entry:  # == (not is): mypyc's compiled build boxes a tuple anew at each use
                 self.shortest[bisect_left(self.widths, n)] = job.walltime_s
-
-    def _unfile(self, job: Job, rank: Rank) -> None:
-        """Takes a job out of ``by_width`` (the reverse of :meth:`_file`)."""
-        n = job.res
-        bucket = self.by_width[n]
-        i = bisect_left(bucket, (job.walltime_s, rank, job.id))
-        del bucket[i]
-        k = bisect_left(self.widths, n)
-        if not bucket:
-            del self.by_width[n], self.widths[k], self.shortest[k]
-        elif i == 0:
-            self.shortest[k] = bucket[0][0]
-
-    def wake(self, job_id: str) -> None:
-        """A resting job is re-placed (or forgotten): back in ``by_width``."""
-        self.resting.discard(job_id)
-        self._file(self.jobs[job_id], self.rank[job_id])
 
     def remove(self, job_id: str) -> None:
         """Forgets a job (started, dropped or rejected)."""
@@ -177,7 +151,7 @@ class Candidates:
         if job is None or rank is None:
             return
         self._off(job_id, self.start.pop(job_id))
-        walltime, walltimes = job.walltime_s, self.walltimes
+        n, walltime, walltimes = job.res, job.walltime_s, self.walltimes
         left = walltimes[walltime] - 1
         if left:
             walltimes[walltime] = left
@@ -185,10 +159,14 @@ class Candidates:
             del walltimes[walltime]
             if walltime == self.longest:
                 self.longest = max(walltimes, default=0.0)
-        if job_id in self.resting:
-            self.resting.discard(job_id)
-        else:
-            self._unfile(job, rank)
+        bucket = self.by_width[n]
+        i = bisect_left(bucket, (job.walltime_s, rank, job_id))
+        del bucket[i]
+        k = bisect_left(self.widths, n)
+        if not bucket:
+            del self.by_width[n], self.widths[k], self.shortest[k]
+        elif i == 0:
+            self.shortest[k] = bucket[0][0]
 
     def moved(self, job: Job, old: float, new: float) -> None:
         """Re-indexes a job moved from ``old`` to ``new`` (_off then _at, inlined: once a move)."""
@@ -283,20 +261,14 @@ class Candidates:
                                 heappush(self.heap, rank[job_id])
                         elif a < seen:  # (else marking it changes nothing)
                             dirty[job_id] = a
-        self.grew_long(a, b, first, hosts, a == now)
+        self.grew_long(a, b, first, hosts)
 
-    def grew_long(self, a: float, b: float, first: int, hosts: int, at_now: bool = False) -> None:
+    def grew_long(self, a: float, b: float, first: int, hosts: int) -> None:
         """The L case of :meth:`grew`: the jobs reserved after ``a`` whose width has a run of free
         hosts through [a, b) at least as long as their walltime, a width that was not free at
         some instant of it before (more than its fewest free hosts less ``hosts``); ``first``:
-        the index of the first reserved start after ``a``. ``at_now``: ``a`` is the pass's time,
-        so that the jobs it marks rest (out of ``by_width``) until they are re-placed: every
-        region starts at the pass's time or later, so no mark can change them meanwhile. On a
-        deep queue of narrow jobs (hundreds of moves per pass, each width's list thousands
-        long), this keeps the loop from reading the same marked jobs again at every move."""
+        the index of the first reserved start after ``a``."""
         profile, widths = self.profile, self.widths
-        if not widths:
-            return  # every job resting
         times, free = profile.times, profile.free
         lo = bisect_right(times, a) - 1  # the steps that meet [a, b): lo to hi
         hi = bisect_left(times, b, lo) - 1
@@ -339,14 +311,10 @@ class Candidates:
                             times, free, lo, hi, n, fewest, left, right
                         ):
                             self.mark(job_id, a, True)
-                            if at_now and job_id not in self.resting:
-                                self.resting.add(job_id)
-                                self._unfile(job, self.rank[job_id])
             return
         by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
         cursor, rank = self.cursor, self.rank
         li, ri = len(left_min), len(right_min)
-        resting: list[str] = []  # marked now, at the pass's time: out of by_width after the loop
         for k in range(i, j):  # widths increasing: the widening shrinks
             n = widths[k]
             while li and left_min[li - 1] < n:
@@ -380,14 +348,6 @@ class Candidates:
                     elif a < seen:
                         dirty[job_id] = a
                     marked_long.add(job_id)
-                    if at_now:
-                        resting.append(job_id)
-        if resting:
-            jobs, rest = self.jobs, self.resting
-            for job_id in resting:
-                if job_id not in rest:
-                    rest.add(job_id)
-                    self._unfile(jobs[job_id], rank[job_id])
 
 
 #: The widening of a region with no run of enough free hosts on either side (never changed).

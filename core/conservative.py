@@ -59,7 +59,7 @@ from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
 from adaptsched.core.compression import SCAN_SLACK_S, Candidates
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.core.profile import AvailabilityProfile, IndexedProfile
+from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.queue import ORDERS
 from adaptsched.core.units import EPS_S, INF
 
@@ -80,6 +80,7 @@ class ReservationPlanner(ReservingScheduler):
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
+        self.profile = AvailabilityProfile(nb_hosts)
         self.reservation: dict[str, float] = {}  # waiting job id -> reserved start
         self.arrivals: list[Job] = []
         self.unplaced: list[Job] = []  # waiting jobs that fit at no time (behind jobs without walltime)
@@ -94,9 +95,6 @@ class ReservationPlanner(ReservingScheduler):
             and cls.place is ReservationPlanner.place
             and cls.movable is ReservationPlanner.movable
         )
-        # the incremental pass searches the profile by blocks (IndexedProfile); the hooks' variants
-        # read and change its two lists themselves
-        self.profile = IndexedProfile(nb_hosts) if self.incremental else AvailabilityProfile(nb_hosts)
         self.compressible = Candidates(self.profile, ORDERS[self.queue.order])
         if self.incremental:
             self.profile.freed = []  # where capacity grew, for the index of compressible jobs
@@ -216,9 +214,7 @@ class ReservationPlanner(ReservingScheduler):
     def compress_incrementally(self, now: float) -> None:
         """The same pass as the full compression, re-placing only the dirty jobs (in queue order).
         The hot loop of a deep queue: it takes the dirty jobs from the index's heap itself, and
-        the profile's scans (``free_before``, ``step_start`` then ``fit_before``) are inlined, each
-        run of busy (or free) steps crossed by the profile's block search (:class:`IndexedProfile`),
-        not step by step: on a queue of thousands the profile has tens of thousands of steps."""
+        the profile's scans (``free_before``, ``step_start`` then ``fit_before``) are inlined."""
         profile, reservation, compressible = self.profile, self.reservation, self.compressible
         freed = profile.freed
         assert freed is not None
@@ -229,11 +225,9 @@ class ReservationPlanner(ReservingScheduler):
         freed.clear()
         compressible.begin_pass()
         times, free = profile.times, profile.free  # changed in place by shift: the same lists
-        assert isinstance(profile, IndexedProfile)
-        next_free, next_busy, last_busy = profile.next_free, profile.next_busy, profile.last_busy
         jobs, moved, shift = compressible.jobs, compressible.moved, profile.shift
         heap, dirty, starts = compressible.heap, compressible.dirty, compressible.start  # mark() pushes onto heap
-        by_rank, marked_long, resting = compressible.by_rank, compressible.long, compressible.resting
+        by_rank, marked_long = compressible.by_rank, compressible.long
         while heap:  # the next dirty job in queue order, now clean
             rank = heappop(heap)
             job_id = by_rank.get(rank)
@@ -247,8 +241,6 @@ class ReservationPlanner(ReservingScheduler):
             long = job_id in marked_long  # whether one marked it through the L case
             if long:
                 marked_long.discard(job_id)
-                if job_id in resting:
-                    compressible.wake(job_id)
             job = jobs[job_id]
             n, w = job.res, job.walltime_s
             k = bisect_left(times, old)  # the steps before old: 0 to k - 1
@@ -263,29 +255,27 @@ class ReservationPlanner(ReservingScheduler):
                 i = bisect_right(times, old - w - SCAN_SLACK_S) - 1
                 if i < 0:
                     i = 0
-                if k > i and free[k - 1] >= n:
-                    k = last_busy(k - 1, n, i) + 1
+                while k > i and free[k - 1] >= n:
+                    k -= 1
                 new = times[k]
             else:
                 # no window ending before the earliest region that marked it fits it now (ditto): the
                 # earliest fit no later than old (fit_before), its window cut at old, from the step
-                # holding a - w (step_start(a - w - SCAN_SLACK_S)), busy steps skipped by blocks
+                # holding a - w (step_start(a - w - SCAN_SLACK_S)), busy steps skipped one by one
                 i = bisect_right(times, a - w - SCAN_SLACK_S) - 1
                 if i < 0:
                     i = 0
                 new = old
                 while True:
-                    if i < k and free[i] < n:
-                        i = next_free(i + 1, n, k)  # too busy: the job can only start at a step with n free hosts
+                    while i < k and free[i] < n:
+                        i += 1  # too busy: the job can only start after it
                     if i >= k:
                         break
-                    stop = bisect_left(times, times[i] + w, i + 1)  # the window's steps: i to stop - 1
-                    if stop > k:
-                        stop = k
+                    end = times[i] + w
                     j = i + 1
-                    if j < stop and free[j] >= n:
-                        j = next_busy(j + 1, n, stop)
-                    if j >= stop:
+                    while j < k and times[j] < end and free[j] >= n:
+                        j += 1
+                    if j >= k or times[j] >= end:
                         new = times[i]
                         break  # fits at times[i]
                     i = j + 1  # step j is too busy

@@ -4,18 +4,16 @@ Small cases worked by hand, then invariants on real trace excerpts through the
 in-process replay driver (no simulator).
 """
 
-import copy
 import random
 
 import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
 
-from adaptsched.core import profile as profile_module
 from adaptsched.core.base import Job
 from adaptsched.core.conservative import ConservativeBackfilling
 from adaptsched.core.easy import EasyBackfilling
 from adaptsched.core.fcfs import Fcfs
-from adaptsched.core.profile import AvailabilityProfile, IndexedProfile
+from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.queue import WaitingQueue
 from adaptsched.core.replay import replay
 from adaptsched.core.units import INF
@@ -127,79 +125,6 @@ def test_profile_earliest_fit_matches_a_brute_force_scan():
         candidates = sorted({after} | {t for t in p.times if t > after})
         brute = next((s for s in candidates if s <= before and n <= p.nb_hosts and p.min_free(s, s + w) >= n), None)
         assert p.earliest_fit(n, w, after, before) == brute, (p, n, w, after, before)
-
-
-def _check_blocks(p, block_steps):
-    """Each block's summary is the fewest and most free hosts of the steps it holds, unless it is
-    stale; once the stale ones are read (a copy's), all are, and none is longer than twice
-    ``block_steps``."""
-    assert len(p.edges) == len(p.lows) == len(p.highs) and p.edges[0] == -INF
-    fresh = copy.deepcopy(p)
-    fresh._refresh()
-    assert not fresh.stale
-    for q in (p, fresh):
-        for b in range(len(q.edges)):
-            if b in q.stale:
-                continue
-            i0, i1 = q._bounds(b)
-            steps = q.free[i0:i1]
-            if steps:
-                assert (q.lows[b], q.highs[b]) == (min(steps), max(steps)), b
-            else:  # an empty block: skipped by every search
-                assert q.lows[b] > q.nb_hosts and q.highs[b] < 0, b
-            assert q is p or i1 - i0 <= 2 * block_steps
-
-
-@pytest.mark.parametrize("block_steps", [1, 2, 3, 64])
-def test_indexed_profile_is_the_plain_profile_with_block_searches(block_steps, monkeypatch):
-    """IndexedProfile keeps the same steps as AvailabilityProfile through reservations, moves
-    (shift), releases and advances, keeps every block's summary exact, and its searches
-    (earliest_fit, next_free, next_busy, last_busy) answer as a scan step by step does."""
-    monkeypatch.setattr(profile_module, "BLOCK_STEPS", block_steps)
-    for seed in range(60):
-        rnd = random.Random(seed)
-        hosts = rnd.randint(1, 12)
-        plain, indexed, now, held = AvailabilityProfile(hosts), IndexedProfile(hosts), 0.0, []
-        for step in range(200):
-            op = rnd.random()
-            if op < 0.4:
-                n, w = rnd.randint(1, hosts), float(rnd.choice([1, 2, 5, 13, 30]))
-                start = plain.earliest_fit(n, w, now)
-                assert indexed.earliest_fit(n, w, now) == start, (seed, step)
-                if start is not None:
-                    plain.reserve(start, start + w, n)
-                    indexed.reserve(start, start + w, n)
-                    held.append([start, w, n])
-            elif op < 0.6 and held:
-                slot = rnd.choice(held)
-                start, w, n = slot
-                plain.release(start, start + w, n)
-                new = plain.earliest_fit(n, w, now, before=start)
-                plain.reserve(start, start + w, n)
-                if new is not None and new < start:
-                    plain.shift(n, start, new, w)
-                    indexed.shift(n, start, new, w)
-                    slot[0] = new
-            elif op < 0.75 and held:
-                start, w, n = held.pop(rnd.randrange(len(held)))
-                if max(now, start) < start + w:
-                    plain.release(max(now, start), start + w, n)
-                    indexed.release(max(now, start), start + w, n)
-            elif op < 0.85:
-                now += rnd.randint(0, 5)
-                plain.advance(now)
-                indexed.advance(now)
-                held = [[max(s, now), s + w - max(s, now), n] for s, w, n in held if s + w > now]
-            assert (indexed.times, indexed.free) == (plain.times, plain.free), (seed, step)
-            _check_blocks(indexed, block_steps)
-            size, free = len(indexed.times), indexed.free
-            for _ in range(3):
-                i = rnd.randint(0, size)
-                stop, low, n = rnd.randint(i, size), rnd.randint(0, i), rnd.randint(0, hosts + 1)
-                assert indexed.next_free(i, n, stop) == next((j for j in range(i, stop) if free[j] >= n), stop)
-                assert indexed.next_busy(i, n, stop) == next((j for j in range(i, stop) if free[j] < n), stop)
-                last = next((j for j in range(i - 1, low - 1, -1) if free[j] < n), low - 1)
-                assert indexed.last_busy(i, n, low) == last
 
 
 # -- queue orders ------------------------------------------------------------------------

@@ -203,7 +203,7 @@ KINDS = {
     "before-submission": "no job starts before its submission",
     "size": "every allocation has the requested size (unless molded), on hosts of the machine",
     "never-ends": "every job of the workload ends (completes, is killed or rejected)",
-    "guarantee": "no job starts after the reservation its scheduler recorded",
+    "guarantee": "every reservation its scheduler recorded is kept (the job starts by it) or withdrawn before due",
     "completed-twice": "no job completes twice",
     "walltime": "no job completes after running past its walltime",
     "engines-differ": "both engines write the same _jobs.csv",

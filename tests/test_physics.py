@@ -3,6 +3,7 @@
 broken scheduler (a molded copy with the wrong runtime) fails the run on every engine."""
 
 import json
+import shutil
 
 import pytest
 from helpers import PLUGINS, find_batsim
@@ -209,7 +210,8 @@ def test_a_scheduler_giving_a_copy_the_wrong_runtime_fails_its_run(tmp_path, tra
     )  # fmt: skip
     with pytest.raises(SimulationError, match=r"breaks the run's physics .* job w0!\d+ \(copy w0!\d+#1\) ran"):
         run(spec, say=lambda *a: None)
-    assert (tmp_path / "broken_jobs.csv").stat().st_size > len(HEADER)  # the outputs are kept
+    assert not (tmp_path / "broken_jobs.csv").exists()  # a failed run's outputs never look whole:
+    assert (tmp_path / "broken_jobs.csv.partial").stat().st_size > len(HEADER)  # they are kept, marked
     sound = run(RunSpec.make("downey", workload, 12, tmp_path / "sound", progress=False), say=lambda *a: None)
     assert "#1" in (tmp_path / "sound_jobs.csv").read_text()  # the sound scheduler molds too
     assert physics_error(check_physics(sound.jobs_csv, load_workload(workload), 12), sound.jobs_csv) is None
@@ -223,7 +225,7 @@ def test_metrics_with_the_workload_refuses_the_broken_run(tmp_path, capsys):
     )  # fmt: skip
     with pytest.raises(SimulationError):
         run(spec, say=lambda *a: None)
-    jobs_csv = str(tmp_path / "broken_jobs.csv")
+    jobs_csv = str(tmp_path / "broken_jobs.csv.partial")
     assert main(["metrics", jobs_csv, "--workload", str(workload)]) == 1
     err = capsys.readouterr().err
     assert "breaks the run's physics or invariants" in err and "(copy w0!" in err and "Traceback" not in err
@@ -243,7 +245,8 @@ def test_one_library_call_checks_any_run_from_its_prefix_workload_and_platform(t
     with pytest.raises(SimulationError):
         run(spec, say=lambda *a: None)
     platform = write_cluster(12, tmp_path / "cluster.xml")
-    for where in (broken / "run", broken / "run_jobs.csv", broken):
+    shutil.copy(broken / "run_jobs.csv.partial", broken / "run_jobs.csv")  # as a user may, to study it
+    for where in (broken / "run", broken / "run_jobs.csv", broken, broken / "run_jobs.csv.partial"):
         for what in (workload, load_workload(workload, embedded=False)):
             for machine in (12, platform):
                 found = physics_violations(where, what, machine, limit=2)

@@ -428,6 +428,37 @@ def test_a_plugin_that_kills_the_process_leaves_the_rows_written_on_disk(tmp_pat
     assert not (tmp_path / "gone_jobs.csv").exists() and not (tmp_path / "gone_schedule.csv").exists()
 
 
+def test_an_interrupted_run_leaves_its_outputs_marked_partial(tmp_path):
+    """Ctrl-C in the middle of a run: exit 130, nothing under the final names, what was written
+    kept under the partial names, readable; ``metrics --workload`` refuses it, counting the jobs."""
+    import signal
+    import time
+
+    excerpt = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+    prefix = tmp_path / "cut"
+    command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", "conservative", "--workload", str(excerpt)]
+    command += ["--platform", "338", "--out", str(prefix), "--progress", "off"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    partial = Path(f"{prefix}_jobs.csv.partial")
+    for _ in range(6000):  # until its first rows are on disk (60 s at most)
+        if partial.is_file() and partial.read_text().count("\n") > 1:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "interrupted (what the run wrote is kept, marked partial:" in out, out
+    assert not list(tmp_path.glob("cut_*.csv")), list(tmp_path.iterdir())
+    kept = rows(prefix, ".partial")
+    assert 0 < len(kept) < 5000
+    done = subprocess.run(
+        [sys.executable, "-m", "adaptsched", "metrics", str(partial), "--workload", f"{prefix}_workload.json"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert f"{5000 - len(kept):,} of the workload's 5,000 jobs have no row" in done.stderr, done.stderr
+
+
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):
     # parallel_homogeneous_total: 8e9 flops on the hosts given, at 1 Gflop/s each.
     doc = {

@@ -9,8 +9,12 @@ every way ``PREFIX_jobs.csv`` breaks it, each naming the job (empty: none):
   that completes although its expected time exceeds its walltime is a violation too. The
   expected time of
 
-  - a job itself: its profile's (``delay``; ``parallel_homogeneous_total``: cpu / n flops on
-    each of its n hosts, the slowest ending it);
+  - a job itself: its profile's (``delay``; the parallel tasks at the rate of their slowest
+    host, SimGrid's ptask_L07: ``parallel_homogeneous_total`` cpu / n flops on each of its n
+    hosts, ``parallel_homogeneous`` cpu on each, ``parallel`` its i-th cpu on its i-th host;
+    ``composed``: its sequence's times summed, ``repeat`` times); communications are free on a
+    platform without a network (as the engines run them), and a parallel task that communicates
+    over one is not timed (its time is the network model's: ``network``);
   - a ``molded`` copy (Downey, SCOJO-P, Cirne-Berman): its job's speedup model
     (``moldable``: :func:`adaptsched.workloads.moldable.model_of`) at the copy's size; a molded
     copy of a job without a model is a violation;
@@ -31,9 +35,15 @@ every way ``PREFIX_jobs.csv`` breaks it, each naming the job (empty: none):
 * **hosts**: no host runs two jobs or copies at once, and every host exists.
 
 Times are compared within 1e-5 s + 1e-6 of the expected value (Batsim prints six decimals,
-and a model's parameters reach the scheduler through its messages at that precision).
-Profiles of other types, and jobs the workload does not know (a plugin's own dynamic jobs),
-are not timed; :class:`Physics` counts them.
+and a model's parameters reach the scheduler through its messages at that precision). A job
+whose profile returns a non-zero code (``COMPLETED_FAILED``) ran its whole time too. Profiles
+of other types (real Batsim's SMPI, traces...), ``hold`` copies and jobs the workload does not
+know (a plugin's own dynamic jobs) are not timed: :class:`Physics` counts the attempts timed and
+those not, by reason, and its summary is the run's (``physics: 3,000 of 3,000 jobs timed``).
+
+The check needs the workload as it was loaded: the embedded engine frees profiles in a copy of
+its own (:class:`~adaptsched.engines.embedded.batsim.EmbeddedBatsim`), never in the workload it
+is given.
 
 Numpy on the CSV's text (no pandas), so that it is cheap enough to run after every run
 (``benchmarks/physics.py`` measures it against the run): :func:`adaptsched.engines.run.run`

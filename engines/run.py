@@ -418,11 +418,15 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
 
 def check_run(prefix: str, loaded: Workload, machines: Platform) -> Physics:
     """At the end of every run, either engine: the outputs (under their partial names, not yet
-    renamed) obey the workload's physics (:mod:`adaptsched.engines.physics`), or a
-    :class:`SimulationError` names the jobs at fault. Returns what was timed."""
+    renamed; a finished run's under their final names) obey the workload's physics
+    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault.
+    Returns what was timed."""
     from adaptsched.engines.physics import check_physics, physics_error
 
-    jobs_csv = RunOutputs(prefix).partial("_jobs.csv")
+    outputs = RunOutputs(prefix)
+    jobs_csv = outputs.partial("_jobs.csv")
+    if not os.path.isfile(jobs_csv):
+        jobs_csv = outputs.final("_jobs.csv")
     speeds = [host.speed_flops for host in machines.compute_hosts]
     # The check builds no cycles, but its ~10^6 short-lived containers (one per row and column)
     # would make the cyclic GC scan the whole run's heap, unfrozen by now: a full collection

@@ -36,7 +36,7 @@ EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homog
 ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
 
 
-@dataclass
+@dataclass(slots=True)
 class Profile:
     name: str
     type: str

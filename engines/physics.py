@@ -230,17 +230,18 @@ def _columns(jobs_csv: str | Path) -> dict[str, Sequence[str]]:
     any other file, :mod:`csv` (the metadata unquoted, then quoted back)."""
     with open(jobs_csv, newline="") as handle:
         text = handle.read()
-    head, _, body = text.partition("\n")
-    header = next(csv.reader([head]), [])
+    start = text.find("\n") + 1 or len(text)  # the body, read in place (no copy of a whole file's text)
+    header = next(csv.reader([text[:start].rstrip("\n")]), [])
     if header and header[-1] == "metadata" and set(COLUMNS) <= set(header) and "\r" not in text:
-        rows = _row_pattern(header).findall(body)
-        if len(rows) == body.count("\n") + (1 if body and not body.endswith("\n") else 0):
+        rows = _row_pattern(header).findall(text, start)
+        if len(rows) == text.count("\n", start) + (1 if len(text) > start and not text.endswith("\n") else 0):
             wanted = [name for name in header if name in COLUMNS]
             columns: dict[str, Sequence[str]] = dict(zip(wanted, zip(*rows))) if rows else dict.fromkeys(wanted, ())
+            del rows
             if not any('"' in "".join(columns[name]) for name in ("job_id", "workload_name", "profile")):
                 return columns
     index = {name: i for i, name in enumerate(header)}
-    rows = list(csv.reader(body.splitlines()))
+    rows = list(csv.reader(text[start:].splitlines()))
     columns = {name: [row[index[name]] for row in rows] for name in COLUMNS}
     columns["metadata"] = ['"' + m.replace('"', '""') + '"' for m in columns["metadata"]]
     return columns

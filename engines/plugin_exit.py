@@ -23,6 +23,7 @@ import posix
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 _REAL_EXIT = os._exit
 #: Why a plugin may not end its process, as the errors say it.
@@ -43,10 +44,10 @@ _PID = os.getpid()  # the process whose threads are guarded (not a child forked 
 _LOCK = threading.Lock()
 
 
-def _exit(code: int) -> None:
+def _exit(status: int) -> NoReturn:
     if threading.get_ident() not in _THREADS or os.getpid() != _PID:
-        _REAL_EXIT(code)  # another thread's, or a forked child's: its own to end
-    raise PluginExit(code)
+        _REAL_EXIT(status)  # another thread's, or a forked child's: its own to end
+    raise PluginExit(status)
 
 
 @contextmanager

@@ -25,7 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, UsageError, positive_float, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, hosts_arg, positive_float, positive_int
+from adaptsched.limits import MAX_HOSTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: ``adaptsched check`` only: no workload was run, so nothing was checked (docs/errors.md).
@@ -182,11 +183,25 @@ def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, w
     if window:
         parser.add_argument(
             "--window",
+            type=window_arg,
             metavar="START:END|job:ID",
             help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
             "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
             "(default: the busiest period, at most 2 days and 500 jobs)",
         )
+
+
+def window_arg(text: str) -> str:
+    """argparse type: a ``--window`` checked as it is read (``job:ID`` needs the runs: later)."""
+    if text.startswith("job:"):
+        return text
+    from adaptsched.analysis.gantt import parse_window
+
+    try:
+        parse_window(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--window ")) from None
+    return text
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
@@ -200,7 +215,11 @@ def add_hosts_option(
 ) -> None:
     """``--hosts N``, the machine size (at least 1); ``note`` gives its default (or "at least 1")."""
     parser.add_argument(
-        "--hosts", type=positive_int, default=default, required=required, help=f"machine size in hosts ({note})"
+        "--hosts",
+        type=hosts_arg,
+        default=default,
+        required=required,
+        help=f"machine size in hosts ({note}; at most {MAX_HOSTS:,})",
     )
 
 

@@ -22,6 +22,7 @@ adaptsched.core.options.OptionError: option order='xyz': choose one of fcfs, sjf
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import gc
 import json
 import math
@@ -285,8 +286,10 @@ class Options(metaclass=OptionsClass):
         known = {f.name: f for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(values) - set(known))
         if unknown:
+            close = difflib.get_close_matches(unknown[0], list(known), n=1, cutoff=0.6)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
             raise OptionError(
-                f"no option {unknown[0]!r}; the options are: {', '.join(known) or 'none'}", option=unknown[0]
+                f"no option {unknown[0]!r}{guess}; the options are: {', '.join(known) or 'none'}", option=unknown[0]
             )
         return cls(**{name: _typed(name, value, type(known[name].default)) for name, value in values.items()})
 

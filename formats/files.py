@@ -186,16 +186,18 @@ def same_file(a: PathLike, b: PathLike) -> bool:
         return False
 
 
-def refuse_overwriting(outputs: Sequence[tuple[str, PathLike]], inputs: Sequence[tuple[str, PathLike]]) -> None:
-    """A :class:`UsageError` when an output is one of the inputs, or two outputs are one file;
-    each pair is (what the command line calls it, its path), e.g. ``("the trace", "t.swf.gz")``."""
+def refuse_overwriting(
+    outputs: Sequence[tuple[str, PathLike]],
+    inputs: Sequence[tuple[str, PathLike]],
+    hint: str = "name another output file",
+) -> None:
+    """A :class:`UsageError` when an output is one of the inputs (by device and inode), or two
+    outputs are one file; each pair is (what the command line calls it, its path), e.g.
+    ``("the trace", "t.swf.gz")``; ``hint`` says what to do instead."""
     for what, output in outputs:
         for named, given in inputs:
             if same_file(output, given):
-                raise UsageError(
-                    f"{what} {output} is {named} {given} itself: writing it would destroy that input; "
-                    "name another output file"
-                )
+                raise UsageError(f"{what} {output} is {named} {given}: writing it would destroy {named}; {hint}")
     seen: dict[str, tuple[str, PathLike]] = {}
     for what, output in outputs:
         key = os.path.realpath(output)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
+from adaptsched.formats.files import write_text
 from adaptsched.platforms.routes import Network, read_network
 
 #: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
@@ -232,9 +233,8 @@ def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
 
 
 def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
-    path = Path(path)
-    path.write_text(cluster_xml(nb_hosts, speed=speed))
-    return path
+    """Writes :func:`cluster_xml` to ``path`` (whole or not at all: a full disk names the file)."""
+    return write_text(path, cluster_xml(nb_hosts, speed=speed))
 
 
 def shipped_platform(nb_hosts: int) -> Path | None:

@@ -102,8 +102,6 @@ def file_problem(error: OSError) -> str:
     reason = error.strerror or str(error)
     if path is None:
         return reason
-    if error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return f"cannot write {path}: {reason}"
     if error.errno == errno.ENOENT and not Path(path).parent.exists():
         reason = f"the folder {Path(path).parent} does not exist"
     elif error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
@@ -211,7 +209,7 @@ def hosts_in_range(text: str | int) -> int:
                 raise UsageError(f"expected a whole number of hosts, got {shown(str(text))}") from None
             value = int(number)
     if value < 1:
-        raise UsageError(f"a machine needs at least 1 host, got {value}")
+        raise UsageError(f"a machine's hosts must be at least 1, got {value}")
     if value > MAX_HOSTS:
         raise UsageError(
             f"at most {MAX_HOSTS:,} hosts (the largest machine adaptsched simulates; docs/errors.md, limits), "

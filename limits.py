@@ -17,10 +17,8 @@ MAX_GENERATED_JOBS = 1_000_000
 MAX_DAYS = 36_500
 #: ``generate evolving --tests``.
 MAX_TESTS = 100_000
-#: A JSON file (workload, statistics, option file): read whole, so refused past this size.
-MAX_JSON_BYTES = 1 << 30
-#: How deep arrays and objects may nest in a JSON file (a workload nests 4 levels).
-MAX_JSON_DEPTH = 500
+#: A file read whole (a JSON workload, a platform, a sweep spec, an option's file): refused past this size.
+MAX_TEXT_BYTES = 1 << 30
 #: A line of an SWF trace (the archive's are under 200 bytes; header comments under 1 KB).
 MAX_SWF_LINE_BYTES = 1 << 20
 #: A gzip file that inflates more than this many times its own size (past its first 64 MiB) is

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -62,10 +61,10 @@ def output_folder(folder: str | Path, option: str = "--out", value: str | Path |
 
 def read_workload(path: str | Path) -> dict[str, Any]:
     """A Batsim JSON workload as a dict, after Batsim's checks (errors name file, job, field)."""
-    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.batsim_json import load_workload, read_json
 
     load_workload(path)
-    workload: dict[str, Any] = json.loads(Path(path).read_text())
+    workload: dict[str, Any] = read_json(str(path), "workload")
     return workload
 
 

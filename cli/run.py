@@ -97,6 +97,8 @@ def checked_platform(platform: str) -> str:
     try:
         return str(hosts_in_range(platform))
     except UsageError as error:
+        if platform.strip().lstrip("+-").isdigit() and int(platform) < 1:
+            raise UsageError(f"--platform {platform}: a platform needs at least one host") from None
         raise UsageError(f"--platform: {error}") from None
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError, SimulationError
-from adaptsched.limits import MAX_JSON_BYTES
+from adaptsched.limits import MAX_TEXT_BYTES
 
 #: Profile types the embedded engine executes as Batsim does.
 MODELLED_PROFILES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
@@ -185,7 +185,7 @@ def plain_types(path) -> set[bytes] | None:
     "type" key written with escapes is missed here: ``load_workload`` checks every profile type
     again, and refuses those it cannot run, before the first event)."""
     try:
-        if not Path(path).is_file() or Path(path).stat().st_size > MAX_JSON_BYTES:
+        if not Path(path).is_file() or Path(path).stat().st_size > MAX_TEXT_BYTES:
             return None  # a device, a pipe or a huge file: read_json judges it, from its first bytes
         data = Path(path).read_bytes()
     except OSError:

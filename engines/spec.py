@@ -31,7 +31,7 @@ from typing import Any
 from adaptsched import schedulers as registry
 from adaptsched.core.base import OnlineScheduler
 from adaptsched.core.options import OptionError, Options
-from adaptsched.errors import AdaptschedError, InputError, UsageError
+from adaptsched.errors import AdaptschedError, InputError, UsageError, hosts_in_range
 from adaptsched.limits import brief
 
 #: ``auto``: the embedded engine when it models the run exactly, else real Batsim when installed
@@ -322,7 +322,8 @@ NO_TIMEOUT_ON_BATSIM = (
 
 def host_count(platform: str | int | Path) -> str | int:
     """A platform as a number of hosts (``430`` or ``"430"``) or as a file's path."""
-    if isinstance(platform, int):
-        return platform
     text = str(platform)
-    return int(text) if text.isdigit() else text
+    if not isinstance(platform, int) and not text.isdigit():
+        return text
+    hosts = int(text)
+    return hosts_in_range(hosts) if hosts > 0 else hosts  # (more than MAX_HOSTS: a usage error)

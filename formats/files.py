@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from adaptsched.errors import InputError, UsageError
-from adaptsched.limits import MAX_GZIP_RATIO
+from adaptsched.limits import MAX_GZIP_RATIO, MAX_TEXT_BYTES
 
 #: Bytes read (and inflated) at a time.
 BLOCK_BYTES = 1 << 22
@@ -175,6 +175,45 @@ def looks_like_swf(text: str) -> bool:
         if line.strip():
             return line.lstrip().startswith(";") or _SWF_JOB.fullmatch(line) is not None
     return False
+
+
+def rest_of(path: PathLike, chunks: Iterable[bytes], what: str = "file") -> str:
+    """The UTF-8 text of ``chunks`` (a whole file), refused past :data:`MAX_TEXT_BYTES`."""
+    parts = []
+    size = 0
+    for chunk in chunks:
+        size += len(chunk)
+        if size > MAX_TEXT_BYTES:
+            raise InputError(
+                os.fspath(path),
+                f"larger than {MAX_TEXT_BYTES:,} bytes, the largest {what} file adaptsched reads whole "
+                "(docs/errors.md, limits)",
+            )
+        parts.append(chunk)
+    try:
+        return b"".join(parts).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(
+            os.fspath(path), f"not a text file (it holds binary data): a {what} file is UTF-8 text"
+        ) from None
+
+
+def read_text(path: PathLike, what: str = "file") -> str:
+    """A small text file read whole (a platform, a sweep spec, an option's file), judged on its
+    first bytes first: gzip, UTF-16 and binary data are refused, naming the file, and so is a
+    file larger than :data:`MAX_TEXT_BYTES` (``/dev/zero`` ends at its first block)."""
+    chunks = blocks(path, gunzip=False, what=what)[1]
+    first, chunks = head(chunks)
+    kind = text_kind(first)
+    if kind == "gzip":
+        raise InputError(os.fspath(path), f"not a text file: it is gzip-compressed (decompress it first: zcat {path})")
+    if kind.startswith("utf-16"):
+        raise InputError(
+            os.fspath(path), f"UTF-16 text: a {what} file is UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT)"
+        )
+    if kind == "binary":
+        raise InputError(os.fspath(path), f"not a text file (it holds binary data): a {what} file is UTF-8 text")
+    return rest_of(path, chunks, what)
 
 
 # -- outputs ----------------------------------------------------------------------------------

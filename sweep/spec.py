@@ -59,6 +59,8 @@ from typing import Any, NoReturn
 
 from adaptsched.engines.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
+from adaptsched.formats.files import read_text
+from adaptsched.limits import MAX_HOSTS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -200,16 +202,13 @@ class _Checker:
 def read_spec(path: str | Path) -> Spec:
     """Reads and checks a sweep spec; raises :class:`InputError` naming the key at fault."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such sweep spec file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read the sweep spec: {error.strerror or error}") from None
+    text = read_text(path, "sweep spec")  # (no such file, binary data, too large: named)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(path, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid TOML: arrays or tables nested too deeply") from None
     return parse_spec(data, path)
 
 
@@ -256,6 +255,8 @@ def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
         if isinstance(item, int):
             if item < 1:
                 check.fail(key, f"a platform needs at least one host, got {item}")
+            if item > MAX_HOSTS:
+                check.fail(key, f"at most {MAX_HOSTS:,} hosts (docs/errors.md, limits), got {item:,}")
             platforms.append(PlatformPoint(hosts=item))
         else:
             file = check.file(item, key)

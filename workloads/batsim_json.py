@@ -30,11 +30,11 @@ from typing import Any
 
 from adaptsched.errors import InputError
 from adaptsched.formats.bulk import gc_paused
-from adaptsched.formats.files import HEAD_BYTES, blocks, head, looks_like_swf, text_kind
+from adaptsched.formats.files import HEAD_BYTES, blocks, head, looks_like_swf, rest_of, text_kind
 from adaptsched.formats.jsontext import dict_format, dumps, is_int, is_number
 from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
-from adaptsched.limits import MAX_JSON_BYTES, brief, shown
+from adaptsched.limits import brief, shown
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
@@ -400,7 +400,7 @@ def read_json(path: str, what: str = "file", parse_float: Callable[[str], float]
 def json_text(path: str, what: str = "file") -> str:
     """The text of a JSON file, judged on its first bytes before it is read whole: a gzip file (an
     SWF trace or not), UTF-16 text, binary data, or an SWF trace are refused with what to do,
-    and so is a file larger than :data:`~adaptsched.limits.MAX_JSON_BYTES`."""
+    and so is a file larger than :data:`~adaptsched.limits.MAX_TEXT_BYTES`."""
     gzipped, chunks = blocks(path, gunzip=False, what=what)
     first, chunks = head(chunks)
     kind = text_kind(first)
@@ -421,22 +421,7 @@ def json_text(path: str, what: str = "file") -> str:
         raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text")
     if looks_like_swf(first.decode("utf-8", "replace")):
         raise InputError(path, swf_given(path, what))
-    parts = []
-    size = 0
-    for chunk in chunks:
-        size += len(chunk)
-        if size > MAX_JSON_BYTES:
-            raise InputError(
-                path,
-                f"larger than {MAX_JSON_BYTES:,} bytes, the largest JSON file adaptsched reads whole "
-                "(docs/errors.md, limits)",
-            )
-        parts.append(chunk)
-    data = b"".join(parts)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text") from None
+    return rest_of(path, chunks, what)
 
 
 def _inflated_head(data: bytes) -> bytes:

@@ -201,6 +201,11 @@ def hosts_in_range(text: str | int) -> int:
         try:
             value = int(text)
         except ValueError:
+            if text.strip().lstrip("+").isdigit():  # past Python's 4,300 digits: more than any limit
+                raise UsageError(
+                    f"at most {MAX_HOSTS:,} hosts (the largest machine adaptsched simulates; docs/errors.md, "
+                    f"limits), got {shown(str(text), 30)}"
+                ) from None
             try:
                 number = float(text)
             except ValueError:

@@ -199,7 +199,7 @@ def window_arg(text: str) -> str:
     try:
         parse_window(text)
     except UsageError as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix("--window ")) from None
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--window").lstrip(": ")) from None
     return text
 
 

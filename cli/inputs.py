@@ -85,8 +85,13 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_platform(args: argparse.Namespace) -> int:
-    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.errors import InputError
+    from adaptsched.platforms.simgrid import parse_speed, write_cluster
 
+    try:
+        parse_speed(args.speed, path="--speed")
+    except InputError as error:
+        raise UsageError(error.message) from None
     refuse_overwriting([("the output", args.output)], [])
     if not Path(args.output).parent.is_dir():
         raise AdaptschedError(

@@ -192,9 +192,11 @@ def rest_of(path: PathLike, chunks: Iterable[bytes], what: str = "file") -> str:
         parts.append(chunk)
     try:
         return b"".join(parts).decode("utf-8")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as error:
         raise InputError(
-            os.fspath(path), f"not a text file (it holds binary data): a {what} file is UTF-8 text"
+            os.fspath(path),
+            f"not UTF-8 text (byte {error.object[error.start]:#04x} at offset {error.start:,}: Latin-1 or binary "
+            f"data?): a {what} file is UTF-8 text",
         ) from None
 
 

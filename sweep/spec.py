@@ -49,6 +49,7 @@ and the key (``orders.toml: field 'schedulers[1].options.order': ...``).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
 import json
@@ -328,9 +329,12 @@ def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str,
         known = {spec.name for spec in options_class.specs()} if options_class is not None else None
         for option, value in options.items():
             if known is not None and option not in known:
+                close = difflib.get_close_matches(option, sorted(known), n=1)
                 check.fail(
                     f"{key}.options.{option}",
-                    f"scheduler {name!r} has no option {option!r}: its options are {', '.join(sorted(known))}",
+                    f"scheduler {name!r} has no option {option!r}"
+                    + (f" (did you mean {close[0]!r}?)" if close else "")
+                    + f": its options are {', '.join(sorted(known))}",
                 )
             check.not_empty(value, f"{key}.options.{option}")
         for combo in _product(options):

@@ -265,12 +265,15 @@ def _lines(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder, path: st
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")
         carry = "" if final else lines.pop() + held
-        if len(carry) > MAX_SWF_LINE_BYTES:
+        if len(carry) > MAX_SWF_LINE_BYTES or (
+            len(text) > MAX_SWF_LINE_BYTES and max(map(len, lines), default=0) > MAX_SWF_LINE_BYTES
+        ):
+            long = next((i for i, line in enumerate(lines) if len(line) > MAX_SWF_LINE_BYTES), len(lines))
             raise InputError(
                 path,
                 f"a line longer than {MAX_SWF_LINE_BYTES:,} characters: not an SWF trace (its lines are "
                 "18 numbers, or ';' comments)",
-                line=count + len(lines) + 1,
+                line=count + long + 1,
             )
         count += len(lines)
         yield lines

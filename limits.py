@@ -21,7 +21,7 @@ MAX_TESTS = 100_000
 MAX_TEXT_BYTES = 1 << 30
 #: A line of an SWF trace (the archive's are under 200 bytes; header comments under 1 KB).
 MAX_SWF_LINE_BYTES = 1 << 20
-#: A gzip file that inflates more than this many times its own size (past its first 64 MiB) is
+#: A gzip file that inflates more than this many times its own size (past its first 8 MiB) is
 #: refused: the archive's traces inflate 5 to 10 times, a "gzip bomb" about 1,000 times.
 MAX_GZIP_RATIO = 200
 #: The characters of one input token that an error message quotes (the rest is elided).

@@ -31,7 +31,7 @@ BLOCK_BYTES = 1 << 22
 #: The bytes judged to tell text from binary data.
 HEAD_BYTES = 1 << 16
 #: Inflated bytes below which no gzip ratio is judged (a small file of repeated lines).
-_RATIO_FLOOR = 1 << 26
+_RATIO_FLOOR = 1 << 23
 GZIP_MAGIC = b"\x1f\x8b"
 
 PathLike = str | os.PathLike[str]
@@ -88,32 +88,35 @@ def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
 
 def _inflated(stored: Iterable[bytes], name: str) -> Iterator[bytes]:
     """A gzip stream (one member or several, as ``gzip.decompress`` reads them), inflated by
-    blocks; refused past :data:`MAX_GZIP_RATIO` times its stored size."""
+    blocks; refused past :data:`MAX_GZIP_RATIO` times the compressed bytes it has consumed."""
     inflate = zlib.decompressobj(31)
     fed = False  # the current member has been given bytes
-    size_in = size_out = 0
+    consumed = size_out = 0
     try:
         for block in stored:
-            size_in += len(block)
             data = block
-            while data:
-                if not fed and data[:2] != GZIP_MAGIC:
+            while True:
+                if data and not fed and data[:2] != GZIP_MAGIC:
                     raise InputError(name, "corrupt or truncated gzip data: trailing data after the gzip stream")
-                fed = True
+                fed = fed or bool(data)
                 out = inflate.decompress(data, BLOCK_BYTES)
-                data = inflate.unconsumed_tail
+                left = inflate.unconsumed_tail
                 if inflate.eof:  # a member ends: another may follow
-                    data = inflate.unused_data + data
+                    left = inflate.unused_data + left
                     inflate, fed = zlib.decompressobj(31), False
+                consumed += len(data) - len(left)
+                data = left
                 if out:
                     size_out += len(out)
-                    if size_out > _RATIO_FLOOR and size_out > MAX_GZIP_RATIO * size_in:
+                    if size_out > _RATIO_FLOOR and size_out > MAX_GZIP_RATIO * consumed:
                         raise InputError(
                             name,
                             f"inflates to more than {MAX_GZIP_RATIO} times its size ({size_out:,} bytes from "
-                            f"{size_in:,} so far): not a trace or a workload (a 'gzip bomb'?)",
+                            f"{consumed:,} so far): not a trace or a workload (a 'gzip bomb'?)",
                         )
                     yield out
+                if not data and len(out) < BLOCK_BYTES:  # this block done, nothing held back
+                    break
         if fed:
             raise InputError(
                 name, "corrupt or truncated gzip data: it ends before the end-of-stream marker was reached"

@@ -4,6 +4,7 @@ read; a full disk names its file; docs/errors.md's exit statuses and limits are 
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import errno
 import gzip
@@ -194,8 +195,9 @@ def test_the_file_being_written_is_found_in_the_traceback():
         with pytest.raises(OSError) as info:
             action()
         assert info.value.filename is None and file_problem(info.value) == "/dev/full: No space left on device"
-    with pytest.raises(OSError):
-        writer._file.close()  # (its buffer still goes to /dev/full; closed all the same)
+    with contextlib.suppress(OSError):  # (what is left of its buffer goes to /dev/full again)
+        writer._file.close()
+    assert writer._file.closed
 
 
 def test_a_10_million_digit_token_is_not_repeated(tmp_path, capsys):

@@ -2,7 +2,7 @@
 blocks (a gzip stream inflated block by block, under :data:`~adaptsched.limits.MAX_GZIP_RATIO`),
 no output written over one of the command's inputs, and a write error that names its file.
 
-* :func:`blocks` reads a file by blocks, inflating gzip as it goes (a 1 MB gzip of 1 GB of zeros
+* :func:`opened` reads a file by blocks, inflating gzip as it goes (a 1 MB gzip of 1 GB of zeros
   is judged on its first 64 KiB, never inflated whole);
 * :func:`text_kind` says what the first bytes of a file are: ``gzip``, ``utf-16-le``,
   ``utf-16-be``, ``binary`` or ``text``; :func:`looks_like_swf` whether text is an SWF trace;
@@ -37,25 +37,26 @@ GZIP_MAGIC = b"\x1f\x8b"
 PathLike = str | os.PathLike[str]
 
 
-def blocks(
+@contextmanager
+def opened(
     path: PathLike, *, gunzip: bool = True, raw: Callable[[bytes], object] | None = None, what: str | None = None
-) -> tuple[bool, Iterator[bytes]]:
-    """Whether ``path`` is gzip (by its magic bytes), and its bytes by blocks of at most
-    :data:`BLOCK_BYTES`, inflated if it is gzip and ``gunzip``; ``raw`` sees each block as stored
-    (a digest). The file is opened here; errors are :class:`InputError`: a missing or unreadable
-    file ("no such ``what`` file"), corrupt gzip, or one inflating past :data:`MAX_GZIP_RATIO`
-    times its size."""
+) -> Iterator[tuple[bool, Iterator[bytes]]]:
+    """``with opened(path) as (gzipped, chunks)``: whether ``path`` is gzip (by its magic bytes),
+    and its bytes by blocks of at most :data:`BLOCK_BYTES`, inflated if it is gzip and ``gunzip``;
+    ``raw`` sees each block as stored (a digest). The file is closed at the end of the block.
+    Errors are :class:`InputError`: a missing or unreadable file ("no such ``what`` file"),
+    corrupt gzip, or one inflating past :data:`MAX_GZIP_RATIO` times its size."""
     name = os.fspath(path)
     try:
         handle = open(name, "rb")
-        first = handle.read(BLOCK_BYTES)
     except OSError as error:
         raise InputError(name, _open_problem(error, what)) from None
-    if raw is not None and first:
-        raw(first)
-    stored = _chain(first, _stored(handle, name, raw, what))
-    gzipped = first[:2] == GZIP_MAGIC
-    return gzipped, _inflated(stored, name) if gzipped and gunzip else stored
+    with handle:
+        stored = _stored(handle, name, raw, what)
+        first = next(stored, b"")
+        gzipped = first[:2] == GZIP_MAGIC
+        chunks = _chain(first, stored)
+        yield gzipped, _inflated(chunks, name) if gzipped and gunzip else chunks
 
 
 def _open_problem(error: OSError, what: str | None) -> str:
@@ -67,17 +68,16 @@ def _open_problem(error: OSError, what: str | None) -> str:
 
 
 def _stored(handle: BinaryIO, name: str, raw: Callable[[bytes], object] | None, what: str | None) -> Iterator[bytes]:
-    with handle:
-        while True:
-            try:
-                block = handle.read(BLOCK_BYTES)
-            except OSError as error:
-                raise InputError(name, _open_problem(error, what)) from None
-            if not block:
-                return
-            if raw is not None:
-                raw(block)
-            yield block
+    while True:
+        try:
+            block = handle.read(BLOCK_BYTES)
+        except OSError as error:
+            raise InputError(name, _open_problem(error, what)) from None
+        if not block:
+            return
+        if raw is not None:
+            raw(block)
+        yield block
 
 
 def _chain(first: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -207,18 +207,20 @@ def read_text(path: PathLike, what: str = "file") -> str:
     """A small text file read whole (a platform, a sweep spec, an option's file), judged on its
     first bytes first: gzip, UTF-16 and binary data are refused, naming the file, and so is a
     file larger than :data:`MAX_TEXT_BYTES` (``/dev/zero`` ends at its first block)."""
-    chunks = blocks(path, gunzip=False, what=what)[1]
-    first, chunks = head(chunks)
-    kind = text_kind(first)
-    if kind == "gzip":
-        raise InputError(os.fspath(path), f"not a text file: it is gzip-compressed (decompress it first: zcat {path})")
-    if kind.startswith("utf-16"):
-        raise InputError(
-            os.fspath(path), f"UTF-16 text: a {what} file is UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT)"
-        )
-    if kind == "binary":
-        raise InputError(os.fspath(path), f"not a text file (it holds binary data): a {what} file is UTF-8 text")
-    return rest_of(path, chunks, what)
+    with opened(path, gunzip=False, what=what) as (_, chunks):
+        first, chunks = head(chunks)
+        kind = text_kind(first)
+        if kind == "gzip":
+            raise InputError(
+                os.fspath(path), f"not a text file: it is gzip-compressed (decompress it first: zcat {path})"
+            )
+        if kind.startswith("utf-16"):
+            raise InputError(
+                os.fspath(path), f"UTF-16 text: a {what} file is UTF-8 (e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT)"
+            )
+        if kind == "binary":
+            raise InputError(os.fspath(path), f"not a text file (it holds binary data): a {what} file is UTF-8 text")
+        return rest_of(path, chunks, what)
 
 
 # -- outputs ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ Other types load only for real Batsim (``--engine batsim``).
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 import shlex
@@ -30,7 +31,7 @@ from typing import Any
 
 from adaptsched.errors import InputError
 from adaptsched.formats.bulk import gc_paused
-from adaptsched.formats.files import HEAD_BYTES, blocks, head, looks_like_swf, rest_of, text_kind
+from adaptsched.formats.files import HEAD_BYTES, head, looks_like_swf, opened, rest_of, text_kind
 from adaptsched.formats.jsontext import dict_format, dumps, is_int, is_number
 from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
@@ -401,27 +402,30 @@ def json_text(path: str, what: str = "file") -> str:
     """The text of a JSON file, judged on its first bytes before it is read whole: a gzip file (an
     SWF trace or not), UTF-16 text, binary data, or an SWF trace are refused with what to do,
     and so is a file larger than :data:`~adaptsched.limits.MAX_TEXT_BYTES`."""
-    gzipped, chunks = blocks(path, gunzip=False, what=what)
-    first, chunks = head(chunks)
-    kind = text_kind(first)
-    if gzipped:
-        inflated = _inflated_head(first)
-        if text_kind(inflated) == "text" and looks_like_swf(inflated.decode("utf-8", "replace")):
+    with opened(path, gunzip=False, what=what) as (gzipped, chunks):
+        first, chunks = head(chunks)
+        kind = text_kind(first)
+        if gzipped:
+            inflated = _inflated_head(first)
+            if text_kind(inflated) == "text" and looks_like_swf(inflated.decode("utf-8", "replace")):
+                raise InputError(path, swf_given(path, what))
+            raise InputError(
+                path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)"
+            )
+        if kind.startswith("utf-16"):
+            codec = "utf-16" if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else kind
+            if looks_like_swf(first[: len(first) & ~1].decode(codec, "replace")):
+                raise InputError(path, swf_given(path, what))
+            raise InputError(
+                path,
+                f"UTF-16 text, which JSON does not allow and Batsim refuses: save it as UTF-8 "
+                f"(e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT.json)",
+            )
+        if kind == "binary":
+            raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text")
+        if looks_like_swf(first.decode("utf-8", "replace")):
             raise InputError(path, swf_given(path, what))
-        raise InputError(path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)")
-    if kind.startswith("utf-16"):
-        if looks_like_swf(first[: len(first) & ~1].decode("utf-16" if kind == "utf-16-le" else "utf-16-be", "replace")):
-            raise InputError(path, swf_given(path, what))
-        raise InputError(
-            path,
-            f"UTF-16 text, which JSON does not allow and Batsim refuses: save it as UTF-8 "
-            f"(e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT.json)",
-        )
-    if kind == "binary":
-        raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text")
-    if looks_like_swf(first.decode("utf-8", "replace")):
-        raise InputError(path, swf_given(path, what))
-    return rest_of(path, chunks, what)
+        return rest_of(path, chunks, what)
 
 
 def _inflated_head(data: bytes) -> bytes:

@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from adaptsched.errors import InputError
-from adaptsched.formats.files import blocks, head, text_kind, write_text
+from adaptsched.formats.files import head, opened, text_kind, write_text
 from adaptsched.limits import MAX_SWF_LINE_BYTES, shown
 
 __all__ = ["EXCERPT_DIR", "NEEDED_FIELDS", "SWF_FIELDS", "OddValues", "SwfJob", "SwfTrace", "read_swf", "write_swf"]
@@ -221,18 +221,18 @@ def read_swf(path: str | os.PathLike) -> SwfTrace:
     any problem."""
     path_str = os.fspath(path)
     digest = hashlib.sha256()
-    gzipped, chunks = blocks(path_str, raw=digest.update)
-    if path_str.endswith(".gz") and not gzipped:
-        raise InputError(path_str, "named .gz but not gzip-compressed")
-    first, chunks = head(chunks)
-    kind = text_kind(first)
-    if kind == "binary":
-        raise InputError(path_str, "not a text file (it holds binary data): an SWF trace is text, one job a line")
-    encoding = "utf-8" if kind in ("text", "gzip") else kind
-    if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        encoding = "utf-16"  # the mark says which and is skipped
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    header, header_lines, jobs, odd = _parse(chain.from_iterable(_lines(chunks, decoder, path_str)), path_str)
+    with opened(path_str, raw=digest.update) as (gzipped, chunks):
+        if path_str.endswith(".gz") and not gzipped:
+            raise InputError(path_str, "named .gz but not gzip-compressed")
+        first, chunks = head(chunks)
+        kind = text_kind(first)
+        if kind == "binary":
+            raise InputError(path_str, "not a text file (it holds binary data): an SWF trace is text, one job a line")
+        encoding = "utf-8" if kind in ("text", "gzip") else kind
+        if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            encoding = "utf-16"  # the mark says which and is skipped
+        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        header, header_lines, jobs, odd = _parse(chain.from_iterable(_lines(chunks, decoder, path_str)), path_str)
     return SwfTrace(
         path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest.hexdigest(), odd_values=odd
     )

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import argparse
 import errno
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, UsageError, hosts_arg, positive_float, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, hosts_arg, hosts_in_range, positive_float, positive_int
 from adaptsched.limits import MAX_HOSTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -201,6 +202,21 @@ def window_arg(text: str) -> str:
     except UsageError as error:
         raise argparse.ArgumentTypeError(str(error).removeprefix("--window").lstrip(": ")) from None
     return text
+
+
+_HOSTS = re.compile(r"\s*[-+]?(\d+|\d*\.?\d+[eE][-+]?\d+)\s*")
+
+
+def checked_platform(platform: str) -> str:
+    """``--platform``: a number of hosts within the limits, or a file's path, as given."""
+    if not _HOSTS.fullmatch(platform):
+        return platform
+    try:
+        return str(hosts_in_range(platform))
+    except UsageError as error:
+        if platform.strip().lstrip("+-").isdigit() and int(platform) < 1:
+            raise UsageError(f"--platform {platform}: a platform needs at least one host") from None
+        raise UsageError(f"--platform: {error}") from None
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from pathlib import Path
 
-from adaptsched.errors import UsageError, hosts_in_range, positive_float
+from adaptsched.errors import UsageError, positive_float
 from adaptsched.formats.files import refuse_overwriting
 
 from .common import (
@@ -15,6 +14,7 @@ from .common import (
     add_engine_options,
     add_metric_options,
     add_progress_option,
+    checked_platform,
     output_folder,
     progress_choice,
     say,
@@ -87,19 +87,6 @@ RUN_OUTPUTS = (
     "_gantt.png",
     "_explore.html",
 )
-_HOSTS = re.compile(r"\s*[-+]?(\d+|\d*\.?\d+[eE][-+]?\d+)\s*")
-
-
-def checked_platform(platform: str) -> str:
-    """``--platform``: a number of hosts within the limits, or a file's path, as given."""
-    if not _HOSTS.fullmatch(platform):
-        return platform
-    try:
-        return str(hosts_in_range(platform))
-    except UsageError as error:
-        if platform.strip().lstrip("+-").isdigit() and int(platform) < 1:
-            raise UsageError(f"--platform {platform}: a platform needs at least one host") from None
-        raise UsageError(f"--platform: {error}") from None
 
 
 def checked_prefix(out: str) -> str:

@@ -1,13 +1,18 @@
 """Reader for the Standard Workload Format (SWF 2.2) of the Parallel Workloads Archive.
 
     >>> trace = read_swf("CTC-SP2-1996-3.1-cln.swf.gz")      # doctest: +SKIP
-    >>> trace.header_int("MaxNodes"), len(trace.jobs), trace.jobs[0].runtime_s
+    >>> trace.header_int("MaxNodes"), len(trace.jobs), trace.jobs[0].runtime_s  # doctest: +SKIP
     (338, 77222, 937)
 
 File rules (SWF 2.2):
 
 * Plain ``.swf`` or gzip ``.swf.gz``: gzip is recognised by its magic bytes, whatever
-  the name. A file named ``*.gz`` that is not gzip is an error.
+  the name. A file named ``*.gz`` that is not gzip is an error. The file is read as a stream
+  (:func:`adaptsched.formats.files.opened`: gzip inflated block by block, refused past 200
+  times its size), judged on its first 64 KiB: binary data is an error; UTF-16 (with or without
+  a byte-order mark) is read as such, UTF-8 otherwise (a byte-order mark skipped, invalid bytes
+  replaced). Lines end with LF, CR LF or CR alone; a line longer than
+  :data:`~adaptsched.limits.MAX_SWF_LINE_BYTES` characters is an error.
 * One job per line, 18 whitespace-separated numeric fields (see ``SWF_FIELDS``).
   Empty lines are skipped. Lines starting with ``;`` are comments.
 * The header is the block of ``; Key: value`` comment lines before the first job line.

@@ -482,6 +482,8 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("plugin not .py", line(scheduler="{d}/plugin.txt", out="{d}/o/pl"), 2, "unknown scheduler"),
     ("plugin empty", line(scheduler="{d}/plugin_empty.py", out="{d}/o/pl"), 1, "contains no scheduler"),
     ("check a missing plugin", ["check", "{d}/nowhere.py", "--out", "{d}/o/chk"], 1, "no such scheduler plugin file"),
+    ("check --platform 1e12", ["check", "easy", "--platform", "1e12", "--out", "{d}/o/chk"], 2, "--platform: at most"),
+    ("check unknown scheduler", ["check", "eazy", "--out", "{d}/o/chk"], 2, "did you mean 'easy'?"),
     # -- sweep specs
     ("sweep not TOML", sweep("s_not_toml.toml"), 1, "not valid TOML"),
     ("sweep binary", sweep("s_binary.toml"), 1, "not a text file"),

@@ -29,7 +29,7 @@ class InputError(AdaptschedError):
     "w.json: field 'nb_res': must be a positive integer"
     """
 
-    def __init__(self, path, message: str, *, line: int | None = None, field: str | None = None):
+    def __init__(self, path: object, message: str, *, line: int | None = None, field: str | None = None):
         self.path = str(path)
         self.line = line
         self.field = field
@@ -195,7 +195,7 @@ def hosts_in_range(text: str | int) -> int:
     :class:`UsageError` naming the limit."""
     from adaptsched.limits import MAX_HOSTS
 
-    if isinstance(text, int) and not isinstance(text, bool):
+    if isinstance(text, int):
         value = text
     else:
         try:

@@ -543,7 +543,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("--window abc", line("--window", "abc"), 2, "expected START:END"),
     ("--window 1:x", line("--window", "1:x"), 2, "'x' is not a time"),
     ("--out dir/", line(out="{d}/o/"), 2, "a prefix of file names, not a folder"),
-    ("--out onto the workload", line(out="{d}/w"), 0, "outputs"),
+    ("--out beside the workload", line(out="{d}/w"), 0, "outputs"),
     (
         "--out writing the workload",
         line(workload="{d}/o3/r_workload.json", out="{d}/o3/r"),

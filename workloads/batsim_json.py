@@ -300,9 +300,10 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
         jobs[job.name] = job
         if not desc.keys().isdisjoint(ANNOTATIONS):
             annotations[job.name] = {key: desc[key] for key in ANNOTATIONS if key in desc}
-    _check_csv_safe(path, raw_jobs, jobs)
+    of_jobs = {job.profile for job in jobs.values()}
+    _check_csv_safe(path, jobs, of_jobs)
     # Batsim drops the profiles no job (and no composed profile) uses from memory at load time.
-    used = {job.profile for job in jobs.values()} | resolve_composed(profiles, path)
+    used = of_jobs | resolve_composed(profiles, path)
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None
@@ -310,28 +311,31 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
 
 
 #: What a job id or a profile name cannot hold: Batsim writes them unquoted in ``_jobs.csv``.
-_CSV_UNSAFE = re.compile(r'[,"\n\r]')
 _UNSAFE_NAMES = {",": "a comma", '"': "a double quote", "\n": "a line break", "\r": "a line break"}
 
 
-def _check_csv_safe(path: str, raw_jobs: list, jobs: dict[str, JobSpec]) -> None:
+def _unsafe(text: str) -> str | None:
+    """The first character of :data:`_UNSAFE_NAMES` that ``text`` holds (one fast scan each), or None."""
+    found = [(text.index(char), char) for char in _UNSAFE_NAMES if char in text]
+    return min(found)[1] if found else None
+
+
+def _check_csv_safe(path: str, jobs: dict[str, JobSpec], profiles: set[str]) -> None:
     """Refuses a job id or a profile name (of a job) holding a comma, a double quote or a line
     break, naming the first job: Batsim 4.2.1 writes both unquoted in ``_jobs.csv``, so that no
     CSV reader reads them back; it stops on such a job id itself (a "not valid JSON" once it
     prefixes the id with ``w0!``), and writes such a profile name as it is. One scan of all the
     names, then a search for the first culprit only when there is one."""
-    names = "\0".join(jobs)
-    profiles = "\0".join({job.profile for job in jobs.values()})
-    if _CSV_UNSAFE.search(names) is None and _CSV_UNSAFE.search(profiles) is None:
+    if _unsafe("\0".join(jobs)) is None and _unsafe("\0".join(profiles)) is None:
         return
     for index, job in enumerate(jobs.values()):
         for key, value in (("id", job.name), ("profile", job.profile)):
-            bad = _CSV_UNSAFE.search(value)
+            bad = _unsafe(value)
             if bad is not None:
                 what = "job id" if key == "id" else "profile name"
                 raise InputError(
                     path,
-                    f"jobs[{index}]: {what} {shown(value)} holds {_UNSAFE_NAMES[bad.group()]}, which Batsim's "
+                    f"jobs[{index}]: {what} {shown(value)} holds {_UNSAFE_NAMES[bad]}, which Batsim's "
                     f"CSV outputs cannot carry (it writes {what}s unquoted in _jobs.csv; real Batsim 4.2.1 "
                     + ("stops on such a job id)" if key == "id" else "writes a _jobs.csv no CSV reader reads back)")
                     + ": rename it without commas, double quotes or line breaks",

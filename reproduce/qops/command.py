@@ -40,10 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--segment",
         action="append",
         type=segment,
-        metavar="first|last|START:END",
-        help=f"which part of each trace: its first --jobs jobs (the paper's reading), its last --jobs jobs, "
-        f"or the converted jobs START to END (0-based, END excluded); repeatable: the report compares "
-        f"them with the paper's Table 1 (default {DEFAULT_SEGMENT})",
+        metavar="load|first|last|START:END",
+        help=f"which part of each trace: load, the window of --jobs jobs whose offered load is nearest the "
+        f"paper's (89 %% SDSC, 74 %% CTC; windows start every --jobs/10 jobs), its first or last --jobs jobs, "
+        f"or the converted jobs START to END (0-based, END excluded); repeatable (default {DEFAULT_SEGMENT})",
     )
 
 
@@ -55,7 +55,7 @@ def segment(text: str) -> str:
         return parse_segment(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected first, last or START:END (whole numbers, START < END), got {text!r}"
+            f"expected load, first, last or START:END (whole numbers, START < END), got {text!r}"
         ) from None
 
 
@@ -119,10 +119,14 @@ def reproduce(
     segments: tuple[str, ...] = (DEFAULT_SEGMENT,),
     seeds: int = 3,
     setup: Setup = DEFAULT,
+    variants: dict[str, str] | None = None,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
-    (default: as :mod:`adaptsched.workloads.traces` finds them)."""
+    (default: as :mod:`adaptsched.workloads.traces` finds them). ``variants`` maps one of our
+    schedulers (``qops``, ``dvqops``) to a scheduler file run in its place with the same options
+    (another reading of the paper, run through the same pipeline and checked by the same claims:
+    tests/test_wrong_reading_qops.py)."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.traces import find_trace
 
@@ -140,8 +144,11 @@ def reproduce(
         hosts = TRACES[trace][1]
         platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
     folder = out / setup.engine
+    variants = variants or {}
     grid = [  # one grid over both traces, each run on its trace's machine
-        setup.grid_run(folder, name, scheduler, options, workload=path, platform=platforms[trace])
+        setup.grid_run(
+            folder, name, variants.get(scheduler, scheduler), options, workload=path, platform=platforms[trace]
+        )
         for trace, name, scheduler, options, path in batch
     ]
     results = setup.run_batch(grid, folder, analyse_run)

@@ -120,13 +120,15 @@ def reproduce(
     seeds: int = 3,
     setup: Setup = DEFAULT,
     variants: dict[str, str] | None = None,
+    only=None,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
     (default: as :mod:`adaptsched.workloads.traces` finds them). ``variants`` maps one of our
     schedulers (``qops``, ``dvqops``) to a scheduler file run in its place with the same options
     (another reading of the paper, run through the same pipeline and checked by the same claims:
-    tests/test_wrong_reading_qops.py)."""
+    tests/test_wrong_reading_qops.py). ``only``: just these (C, U, load, estimates) scenarios,
+    without Table 2 (:func:`.plan.runs`)."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.traces import find_trace
 
@@ -137,7 +139,9 @@ def reproduce(
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, setup = setup.prepare(out)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds)
+    scenarios, plan, batch = runs(
+        inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds, only=only
+    )
     setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}
     for trace in traces:
@@ -165,6 +169,7 @@ def reproduce(
         segments=segments,
         seeds=seeds,
         command=setup.command,
+        when=clock.when(),
     )
     setup.say(f"report: {report}")
     return report

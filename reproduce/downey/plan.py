@@ -94,19 +94,21 @@ def runs(seeds: int, fig11_seeds: int | None = None, only=None) -> list[tuple]:
 
 
 def _runs(seeds: int, fig11_seeds: int | None) -> list[tuple]:
+    """Seed by seed, every study of a seed before the next seed's (an interrupted run has whole
+    seeds done); Figure 11's seeds beyond ``seeds`` last."""
     fig11_seeds = max(seeds, fig11_seeds or seeds)
     out = []
     for seed in range(1, fig11_seeds + 1):
         out += _fig11(seed, APART)
-    for seed in range(1, seeds + 1):
+        if seed > seeds:
+            continue
         for days in (APART, CHAINED):
             for strategy in STRATEGIES:
-                out.append(
-                    (table1_run(strategy, seed, days), {"strategy": strategy, "load": 0.75}, 0.75, seed, "table1", days)
-                )
+                options = {"strategy": strategy, "load": 0.75}
+                out.append((table1_run(strategy, seed, days), options, 0.75, seed, "table1", days))
         # sec. 6.1 chained: the stubborn strategies and ASP, whose turnaround the ratios divide by
         out += _fig11(seed, CHAINED, modes=("stubborn",), strategies=STRATEGIES[:4])
-        out += [r for r in _fig11(seed, CHAINED, modes=("greedy",), strategies=("ASP",))]
+        out += _fig11(seed, CHAINED, modes=("greedy",), strategies=("ASP",))
         for c in FRACTIONS:
             for strategy in STRATEGIES[:4]:
                 options = {"strategy": strategy, "mode": "hybrid", "min_fraction": c, "load": 0.75}

@@ -150,7 +150,7 @@ def write_csv(path: Path, plan, results) -> None:
     """One row per run: its place in the plan and its metrics."""
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["run", "study", "days", "strategy", "mode", "load", "min_fraction", "seed", *COLUMNS])
+        writer.writerow(["run", "study", "days", "strategy", "mode", "offered_load", "min_fraction", "seed", *COLUMNS])
         for name, options, load, seed, study, how in plan:
             if name in results:
                 r = results[name]

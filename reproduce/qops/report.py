@@ -585,7 +585,8 @@ def choices_chart(path: Path, results, traces, segment="first") -> None:
     ax.set_xlabel("day")
     ax.set_ylabel("OC-factor")
     ax.set_title("DVQoPS choices over time (C = 10, U = 80 %, high load)")
-    ax.legend(fontsize=8, loc="upper left")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     fig.savefig(path)
 

@@ -194,9 +194,8 @@ def test_cost_claim_compares_factors_that_can_differ():
 
 
 def test_qops_workload_facts():
-    facts = qops.workload_facts(
-        "CTC-SP2", {"load": 0.761, "high": [1.063, 1.066, 1.061], "width": 8.9, "runtime_s": 11000.0, "window": "jobs 0 to 10,000"}, (0.74, 1.04)
-    )  # fmt: skip
+    part = {"load": 0.761, "high": [1.063, 1.066, 1.061], "width": 8.9, "runtime_s": 11000.0}
+    facts = qops.workload_facts("CTC-SP2", dict(part, window="jobs 0 to 10,000"), (0.74, 1.04))
     verdicts = [f.verdict for f in facts]
     assert verdicts == [FAILS, FAILS, NOT_CHECKED, NOT_CHECKED] and all(f.klass == WORKLOAD for f in facts)
     assert facts[0].claim == "CTC-SP2: offered load of the jobs replayed (jobs 0 to 10,000)"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import math
-import re
 import statistics
 from collections import defaultdict
 from pathlib import Path

@@ -320,7 +320,7 @@ def ratios_section(data: Data) -> list[str]:
             cells = [_cell(ratio_sample(data.fig11[how], s, load)) for load in LOADS]
             lines.append(f"| {how} | {s} | {paper} | " + " | ".join(cells) + " |")
     lines.append("")
-    growth = {}
+    growth: dict[str, list[float]] = {}
     for s in STRATEGIES[:4]:
         for load in LOADS:
             a, c = ratio_sample(data.fig11[APART], s, load), ratio_sample(data.fig11[CHAINED], s, load)

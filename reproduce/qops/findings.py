@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from adaptsched.reproduce.common import (
     BY_CONSTRUCTION,
@@ -366,7 +367,7 @@ def table1_distance(
 
 
 # -- the workload, beside the paper's ------------------------------------------------------------------
-def workload_facts(trace: str, facts: Mapping[str, object], paper_load: tuple[float, float]) -> list[Claim]:
+def workload_facts(trace: str, facts: Mapping[str, Any], paper_load: tuple[float, float]) -> list[Claim]:
     """The replayed jobs beside the paper's (class *workload*, not counted): ``facts`` of the part
     of ``trace`` replayed: ``load`` (its offered load, exact), ``high`` (the offered load with 40 %
     of the jobs duplicated, one value per seed), ``width`` and ``runtime_s`` (mean processors and

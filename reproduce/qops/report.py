@@ -251,7 +251,7 @@ def check(rows: list[Row], traces, segments, results) -> list:
     for segment in segments:
         tags = [tag_of(t, segment) for t in traces]
         for trace, tag in zip(traces, tags):
-            own = claims.table1_cells(table, tag) if trace == "SDSC-SP2" else []
+            own: list = claims.table1_cells(table, tag) if trace == "SDSC-SP2" else []
             if trace == "CTC-SP2":
                 own += [claims.ctc_gain(table, tag, "orig"), claims.ctc_gain(table, tag, "high")]
             found += calibrated(

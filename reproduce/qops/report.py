@@ -22,6 +22,7 @@ from adaptsched.reproduce.common import (
     headline,
     pct,
     pct1,
+    share,
     write_findings_csv,
 )
 
@@ -40,6 +41,8 @@ from .plan import (
 
 #: Sec. 3: "a 10,000 jobs subset of the SDSC SP-2 and CTC SP-2 workload trace".
 PAPER_JOBS = 10000
+#: Sec. 3: "The cost of non-urgent jobs is fixed at 0.1 units per processor-second".
+UNIT_PRICE = 0.1
 
 
 class Row(NamedTuple):
@@ -500,10 +503,13 @@ def acceptance_section(results, traces, segment="first") -> list[str]:
         "",
         "## Accepted jobs by class (exact estimates, C = 10, U = 50 %, original load)",
         "",
-        "Jobs accepted of offered, and accepted load in processor-hours of the estimates (offered in parentheses).",
+        "Jobs accepted of offered, and accepted load in processor-hours of the estimates (offered in parentheses); "
+        "*price realized*: the revenue over the price of the jobs accepted (what they would pay if each "
+        "completed by its submission + estimate): the rest is lost to late completions.",
         "",
-        "| trace | scheduler | urgent accepted | urgent load | normal accepted | normal load | revenue |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| trace | scheduler | urgent accepted | urgent load | normal accepted | normal load | revenue "
+        "| price realized |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for trace in traces:
         name = scenario_name(trace, 10, 0.5, "orig", "exact", segment)
@@ -516,9 +522,16 @@ def acceptance_section(results, traces, segment="first") -> list[str]:
                     f"{u['accepted_load'] / 3600:,.0f} ({u['offered_load'] / 3600:,.0f}) | "
                     f"{n['accepted_jobs']}/{n['offered_jobs']} | "
                     f"{n['accepted_load'] / 3600:,.0f} ({n['offered_load'] / 3600:,.0f}) | "
-                    f"{r['all']['revenue']:,.0f} |"
+                    f"{r['all']['revenue']:,.0f} | {share(price_realized(r, 10))} |"
                 )
     return lines
+
+
+def price_realized(result: dict, cost: float) -> float:
+    """Revenue over the price of the accepted jobs (sec. 3: 0.1 per processor-second of the
+    estimate, ``cost`` times more for urgent jobs)."""
+    price = UNIT_PRICE * (cost * result["urgent"]["accepted_load"] + result["normal"]["accepted_load"])
+    return result["all"]["revenue"] / price if price else float("nan")
 
 
 def table2_section(results, inputs: Path, segment="first") -> list[str]:

@@ -154,14 +154,15 @@ def test_reproduce_qops_names_each_missing_trace_and_matches_files_by_name(tmp_p
 
 @pytest.mark.slow
 def test_reproduce_downey_end_to_end(tmp_path):
-    code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
+    code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--fig11-seeds", 1, "--out", tmp_path / "d")
     assert code == 0, err
     folder = tmp_path / "d" / "report-embedded"
     text = (folder / "report.md").read_text()
     assert "| SEV | " in text and "(5,858)" in text and "**all hold**" in text
     for png in ("fig11_greedy.png", "fig11_stubborn.png", "fig12.png", "fig13_utilization.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
-    assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24
+    # Figure 11 (54 runs), Table 1 apart and chained (10), sec. 6.1 chained (30), Figures 13 (24) and 15 (12)
+    assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 54 + 10 + 30 + 24 + 12
 
 
 @pytest.mark.slow
@@ -189,7 +190,7 @@ def test_reproduce_qops_end_to_end(tmp_path):
     for png in ("revenue.png", "dvqops_choices.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
     rows = (folder / "revenue.csv").read_text().splitlines()
-    assert len(rows) == 1 + 2 * 9 and {r.split(",")[6] for r in rows[1:]} == {"1", "2"}  # 9 scenarios, 2 seeds
+    assert len(rows) == 1 + 2 * 6 and {r.split(",")[6] for r in rows[1:]} == {"1", "2"}  # 6 scenarios, 2 seeds
     claims = (folder / "findings.csv").read_text()
     assert "DVQoPS within 5 % of the best static OC-factor at the original load" in claims
 

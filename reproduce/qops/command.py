@@ -45,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"paper's (89 %% SDSC, 74 %% CTC; windows start every --jobs/10 jobs), its first or last --jobs jobs, "
         f"or the converted jobs START to END (0-based, END excluded); repeatable (default {DEFAULT_SEGMENT})",
     )
+    parser.add_argument(
+        "--real-estimates",
+        action="store_true",
+        help="also sec. 5.4's scenarios with the traces' own estimates (C = 10, U = 20/50/80 %%, QoPS and VQoPS)",
+    )
 
 
 def segment(text: str) -> str:
@@ -67,6 +72,7 @@ def main(
     seeds: int = 3,
     qos_trace: list[str] | None = None,
     segment: list[str] | None = None,
+    real_estimates: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce qops``: its options as :func:`add_arguments` declares them (each
@@ -80,6 +86,7 @@ def main(
         trace_files=trace_files(traces, trace),
         segments=tuple(dict.fromkeys(segment or [DEFAULT_SEGMENT])),
         seeds=seeds,
+        real=real_estimates,
         setup=setup,
     )
 
@@ -121,6 +128,7 @@ def reproduce(
     setup: Setup = DEFAULT,
     variants: dict[str, str] | None = None,
     only=None,
+    real: bool = False,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
@@ -140,7 +148,7 @@ def reproduce(
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, setup = setup.prepare(out)
     scenarios, plan, batch = runs(
-        inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds, only=only
+        inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds, only=only, real=real
     )
     setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}

@@ -11,7 +11,8 @@ every job away in ours and keeps the urgent jobs that complete in time in the ot
 In-process replays (:mod:`adaptsched.core.replay`) of the workloads of ``reproduce qops``
 (:func:`adaptsched.reproduce.qops.plan.scenario_workload`, the window nearest the paper's
 offered load by default); prints each OC-factor's revenue improvement over QoPS under both
-readings, one line per seed, then their means:
+readings, one line per seed, then their means. ``--baseline last``: the improvements over a
+QoPS that takes the last feasible position of a new job instead of the first:
 
     .venv/bin/python benchmarks/qops_readings.py --trace SDSC-SP2 --cost 2 --seeds 3
 """
@@ -58,6 +59,17 @@ class OffsetQops(Qops):
         return True
 
 
+class LastPositionQops(Qops):
+    """QoPS taking the last feasible queue position of the new job (nearest first-come
+    first-served) instead of the first (nearest the front)."""
+
+    def choose(self, job: Job, now: float):
+        if self.value_aware:
+            return super().choose(job, now)
+        found = self.candidates(job, now)
+        return (found[-1], 0.0) if found else None
+
+
 def revenue(scheduler, jobs) -> float:
     out = replay(scheduler, [(Job(i, s, r, w, f), rt) for i, s, r, w, f, rt in jobs])
     return sum(job_value(o.job, o.end_s) for o in out.values() if o.end_s is not None and not o.rejected)
@@ -72,7 +84,14 @@ def main(argv=None):
     parser.add_argument("--urgent", type=float, default=0.8)
     parser.add_argument("--load", choices=("orig", "high"), default="orig")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument(
+        "--baseline",
+        choices=("first", "last"),
+        default="first",
+        help="QoPS's position for a new job among the feasible ones: the first (ours) or the last",
+    )
     args = parser.parse_args(argv)
+    baseline = Qops if args.baseline == "first" else LastPositionQops
     hosts = TRACES[args.trace][1]
     gains: dict[str, list[list[float]]] = {"exceeds": [], "offsets": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +112,7 @@ def main(argv=None):
                 (str(j["id"]), j["subtime"], j["res"], j["walltime"], j, float(w["profiles"][j["profile"]]["delay"]))
                 for j in w["jobs"]
             ]
-            base = revenue(Qops(hosts), jobs)
+            base = revenue(baseline(hosts), jobs)
             for reading, cls in (("exceeds", Qops), ("offsets", OffsetQops)):
                 row = [revenue(cls(hosts, value_aware=True, oc_factor=oc), jobs) / base - 1 for oc in OC_FACTORS]
                 gains[reading].append(row)

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO.parent))  # the repository root is the adaptsched package
 
 from adaptsched.core.base import Job  # noqa: E402
-from adaptsched.core.qops import Qops, job_value  # noqa: E402
+from adaptsched.core.qops import Qops, _give_back, _positions, job_value  # noqa: E402
 from adaptsched.core.replay import replay  # noqa: E402
 from adaptsched.core.units import INF  # noqa: E402
 from adaptsched.reproduce.qops.plan import (  # noqa: E402
@@ -63,11 +63,18 @@ class LastPositionQops(Qops):
     """QoPS taking the last feasible queue position of the new job (nearest first-come
     first-served) instead of the first (nearest the front)."""
 
-    def choose(self, job: Job, now: float):
+    def candidates(self, new: Job, now: float):
         if self.value_aware:
-            return super().choose(job, now)
-        found = self.candidates(job, now)
-        return (found[-1], 0.0) if found else None
+            return super().candidates(new, now)
+        for pos in reversed(_positions(len(self.waiting))):
+            base = self.profile.copy()
+            for job in self.waiting[pos:]:  # the suffix is re-planned
+                start = self.reservation[job.id]
+                _give_back(base, start, start + job.walltime_s, job.res)
+            candidate = self._insert(base, new, pos, now)
+            if candidate is not None:
+                return [candidate]
+        return []
 
 
 def revenue(scheduler, jobs) -> float:

@@ -128,6 +128,10 @@ def test_qops_report_prose_agrees_with_its_data():
     for trace in sorted({r["trace"] for r in data}):
         load = next(r for r in findings if r["claim"].startswith(f"{trace}: offered load of the jobs replayed"))
         assert f"offered load {100 * float(load['mean']):.1f} % against" in first.split(trace, 1)[1].split(";")[0]
+        windows = next((line for line in prose(text).splitlines() if line.startswith(f"{trace}: ")), None)
+        if windows:  # how near the paper's load the trace's windows come: the replayed one's load
+            assert f"at {100 * float(load['mean']):.1f} %" in windows
+            assert load["claim"].endswith(f"({windows.split(' is ')[1].split(', at ')[0]})")
     means = qops_means(data)
     # Table 1's rows: our means over the seeds, OC-factor by OC-factor
     for (trace, cost, urgent, load, estimates), gains in means.items():

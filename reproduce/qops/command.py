@@ -140,7 +140,7 @@ def reproduce(
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, runs
+    from .plan import analyse_run, runs, trace_windows
     from .report import write_report
 
     clock = Stopwatch()
@@ -164,6 +164,7 @@ def reproduce(
         for trace, name, scheduler, options, path in batch
     ]
     results = setup.run_batch(grid, folder, analyse_run)
+    windows = {t: trace_windows(t, jobs=jobs, trace_files=trace_files) for t in traces} if "load" in segments else {}
     report = write_report(
         setup.report_folder(out),
         scenarios,
@@ -178,6 +179,7 @@ def reproduce(
         seeds=seeds,
         command=setup.command,
         when=clock.when(),
+        windows=windows,
     )
     setup.say(f"report: {report}")
     return report

@@ -58,25 +58,37 @@ SEGMENTS = ("load", "first", "last")
 DEFAULT_SEGMENT = "load"
 
 
-def nearest_load_window(workload: dict, jobs: int, target: float) -> tuple[int, float]:
-    """(first job, offered load) of the window of ``jobs`` consecutive jobs whose offered load
-    (:func:`adaptsched.workloads.qos.offered_load`: processor-seconds of the runtimes over the
-    hosts and the submission span) is nearest ``target``; the windows start at every multiple
-    of ``jobs // 10`` (1,000 for 10,000 jobs); the earliest on ties. A rule on the workload
-    alone, fixed before any run: no result can move it."""
+def window_loads(workload: dict, jobs: int) -> list[tuple[int, float]]:
+    """(first job, offered load) of every window of ``jobs`` consecutive jobs starting at a
+    multiple of ``jobs // 10`` (the whole workload when it is no longer): the offered load as
+    :func:`adaptsched.workloads.qos.offered_load` has it (processor-seconds of the runtimes over
+    the hosts and the submission span)."""
     from adaptsched.workloads.qos import offered_load
 
     count = len(workload["jobs"])
     if count <= jobs:
-        return 0, offered_load(workload)
+        return [(0, offered_load(workload))]
     step = max(1, jobs // 10)
-    best: tuple[float, int, float] | None = None
-    for start in range(0, count - jobs + 1, step):
-        load = offered_load(dict(workload, jobs=workload["jobs"][start : start + jobs]))
-        if best is None or abs(load - target) < best[0]:
-            best = (abs(load - target), start, load)
-    assert best is not None
-    return best[1], best[2]
+    return [
+        (start, offered_load(dict(workload, jobs=workload["jobs"][start : start + jobs])))
+        for start in range(0, count - jobs + 1, step)
+    ]
+
+
+def nearest_load_window(workload: dict, jobs: int, target: float) -> tuple[int, float]:
+    """(first job, offered load) of the window of :func:`window_loads` whose offered load is
+    nearest ``target``, the earliest on ties. A rule on the workload alone, fixed before any
+    run: no result can move it."""
+    return min(window_loads(workload, jobs), key=lambda w: abs(w[1] - target))
+
+
+def trace_windows(trace: str, *, jobs: int, trace_files: dict | None = None) -> list[tuple[int, float]]:
+    """:func:`window_loads` of a whole trace, converted as the reproduction converts it."""
+    from adaptsched.workloads.convert import convert_swf
+    from adaptsched.workloads.traces import find_trace
+
+    source = find_trace(trace, (trace_files or {}).get(trace))
+    return window_loads(convert_swf(source, hosts=TRACES[trace][1])[0], jobs)
 
 
 def parse_segment(text: str) -> str:

@@ -88,6 +88,7 @@ def write_report(
     seeds=1,
     command="",
     when="",
+    windows=None,
 ) -> Path:
     """Writes ``folder/report.md``, ``revenue.csv`` (one row per scenario and seed),
     ``findings.csv`` and the PNG charts; returns the report's path. Tables show means over the
@@ -115,7 +116,7 @@ def write_report(
         headline(facts + found),
         "",
     ]
-    lines += workload_section(facts)
+    lines += workload_section(facts, windows or {}, jobs)
     more, gaps = table1_section(rows, traces, segments, jobs, seeds)
     lines += more
     lines += segments_section(rows, traces, segments, jobs)
@@ -197,10 +198,12 @@ def scale_paragraph(parts, *, jobs, seeds, engine, wall_s, results, when) -> str
     return text
 
 
-def workload_section(facts) -> list[str]:
+def workload_section(facts, windows: dict, jobs: int) -> list[str]:
+    """The jobs' facts, and (``windows``: {trace: [(first job, offered load)]} of every window
+    the rule looked at) how near the paper's load the trace's windows come."""
     if not facts:
         return []
-    return [
+    lines = [
         "## The jobs replayed, beside the paper's",
         "",
         "Checked before any scheduler (class *workload*: not counted among the scheduler claims). The window "
@@ -210,6 +213,21 @@ def workload_section(facts) -> list[str]:
         *findings_table(facts),
         "",
     ]
+    for trace, loads in windows.items():
+        target = PAPER_LOAD[trace][0]
+        start, load = min(loads, key=lambda w: abs(w[1] - target))
+        lines.append(
+            f"{trace}: {len(loads)} windows of {jobs:,} jobs, offered loads {100 * min(w[1] for w in loads):.1f} to "
+            f"{100 * max(w[1] for w in loads):.1f} %; the nearest the paper's {100 * target:.0f} % is jobs "
+            f"{start:,} to {start + jobs:,}, at {100 * load:.1f} %"
+            + (
+                ". The jobs are replayed as the trace has them (no runtime or arrival is scaled to move the load)."
+                if abs(load - target) > 0.005
+                else "."
+            )
+        )
+        lines.append("")
+    return lines
 
 
 def revenue_rows(scenarios, plan, results) -> list[Row]:

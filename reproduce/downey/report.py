@@ -456,9 +456,9 @@ DIFFERENCES = """## Why our numbers differ from the paper's
   rho sigma / sigma_max, so sizes fall linearly with load from A toward 1 for the most
   variable jobs.
 * **Sequential jobs.** AVG gives a job round(A) processors, so a job runs on one processor
-  when its A rounds to one; the paper's share of sequential jobs (the workload table above)
-  is that of the jobs whose A is below two, log 2 / log N of them with A uniform-log on
-  [1, N]: the paper seems to truncate A where we round it. Its effect is not measured here.
+  when its A is below 1.5; the paper's share of sequential jobs (the workload table above)
+  is the share of the jobs whose A is below two (log 2 / log N of them, A uniform-log on
+  [1, N]). What that difference does to the strategies' results is not measured here.
 * **Random draws.** Lifetimes are uniform-log over five orders of magnitude: a few very long
   jobs weigh heavily on turnaround, so means move by several percent between workloads.
 * **ASP** gives each queued job at least one processor when there are fewer free processors

@@ -201,3 +201,24 @@ def test_qops_workload_facts():
     assert facts[0].claim == "CTC-SP2: offered load of the jobs replayed (jobs 0 to 10,000)"
     facts = qops.workload_facts("CTC-SP2", {"load": 0.741, "high": [1.031, 1.033, 1.032]}, (0.74, 1.04))
     assert [f.verdict for f in facts[:2]] == [HOLDS, HOLDS]  # 103 % (sec. 5.3) is the paper's too
+
+
+def test_qops_first_paragraph_names_a_trace_not_run():
+    from adaptsched.reproduce.qops.report import scale_paragraph
+
+    part = {"window": "jobs 0 to 3,000", "load": 0.89}
+    results = {"a": {"wall_s": 60.0, "cpu_s": 30.0}}
+    only_sdsc = scale_paragraph(
+        {("SDSC-SP2", "load"): part}, jobs=3000, seeds=3, engine="embedded", wall_s=60, results=results, when=""
+    )
+    assert "CTC-SP2 not run here" in only_sdsc and "shortened run of 3,000 jobs" in only_sdsc
+    both = scale_paragraph(
+        {("SDSC-SP2", "load"): part, ("CTC-SP2", "load"): dict(part, load=0.74)},
+        jobs=10000,
+        seeds=3,
+        engine="embedded",
+        wall_s=60,
+        results=results,
+        when="",
+    )
+    assert "not run here" not in both and "this is its scale" in both

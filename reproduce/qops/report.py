@@ -181,9 +181,11 @@ def scale_paragraph(parts, *, jobs, seeds, engine, wall_s, results, when) -> str
             f"{trace} {part['window']} ({segment_text(segment, jobs)}): offered load "
             f"{100 * part['load']:.1f} % against the paper's {100 * target:.0f} %"
         )
+    missing = [t for t in PAPER_LOAD if t not in {trace for trace, _ in parts}]
     text = (
         f"{'; '.join(where) or 'No workload'}. The paper: {PAPER_JOBS:,} jobs of each trace"
         + ("; this is its scale" if jobs == PAPER_JOBS else f"; this is a shortened run of {jobs:,} jobs")
+        + (f"; {' and '.join(missing)} not run here (`--qos-trace`), nor its claims" if missing else "")
         + f". {seeds} seed{'s' if seeds > 1 else ''} (draws of the urgent and duplicated jobs; the paper: one), "
         f"{engine} engine."
     )

@@ -63,6 +63,39 @@ def test_distributions_and_day_night_phases():
     assert generate(3, 0.75, seed=1)["jobs"] == generate(3, 0.75, seed=1)["jobs"]
 
 
+def test_days_apart_are_the_same_jobs_each_day_on_an_empty_machine(tmp_path):
+    """Days apart (the paper's day-long runs): the same jobs as chained, each day starting a whole
+    number of days after the last, no sooner than its arrival phase plus its jobs' lifetimes; even
+    the most stubborn allocation (MAX) has ended a day's jobs before the next day's first arrival."""
+    from adaptsched.engines.run import run
+    from adaptsched.engines.spec import RunSpec
+    from adaptsched.workloads.convert import write_workload
+
+    chained, apart = generate(3, 0.8, seed=2), generate(3, 0.8, seed=2, apart=True)
+    assert [j["moldable"] for j in apart["jobs"]] == [j["moldable"] for j in chained["jobs"]]
+    starts = apart["adaptsched"]["day_starts_s"]
+    assert starts[0] == 0 and all(s % DAY_S == 0 for s in starts) and chained["adaptsched"]["day_starts_s"] is None
+    day_of = [max(k for k, s in enumerate(starts) if j["subtime"] >= s) for j in apart["jobs"]]
+    for k in range(2):
+        lifetimes = sum(j["moldable"]["t1_s"] for j, d in zip(apart["jobs"], day_of) if d == k)
+        assert starts[k + 1] - starts[k] >= ARRIVAL_PHASE_S + lifetimes
+    for a, c, d in zip(apart["jobs"], chained["jobs"], day_of):
+        assert a["subtime"] - starts[d] == pytest.approx(c["subtime"] - d * DAY_S, abs=1e-5)
+    path = write_workload(apart, tmp_path / "apart.json")
+    spec = RunSpec.make(
+        "downey", path, 64, tmp_path / "max", options={"strategy": "MAX", "mode": "stubborn", "load": 0.8}
+    )
+    run(spec, say=lambda *a: None)
+    import pandas as pd
+
+    done = pd.read_csv(tmp_path / "max_jobs.csv")
+    done = done[done["final_state"] == "COMPLETED_SUCCESSFULLY"]
+    assert len(done) == len(apart["jobs"])
+    for k in range(2):
+        mine = done[(done["submission_time"] >= starts[k]) & (done["submission_time"] < starts[k + 1])]
+        assert mine["finish_time"].max() < starts[k + 1]
+
+
 def test_cli_json_and_swf(tmp_path):
     code, out, err = cli(
         "generate", "downey", tmp_path / "d.json", "--days", 2, "--load", 0.5, "--seed", 3, "--swf", tmp_path / "d.swf"

@@ -192,7 +192,7 @@ def test_reproduce_qops_names_each_missing_trace_and_matches_files_by_name(tmp_p
 
 @pytest.mark.slow
 def test_reproduce_downey_end_to_end(tmp_path):
-    code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--out", tmp_path / "d")
+    code, _out, err = cli("reproduce", "downey", "--days", 2, "--seeds", 1, "--fig11-seeds", 1, "--out", tmp_path / "d")
     assert code == 0, err
     folder = tmp_path / "d" / "report-embedded"
     text = (folder / "report.md").read_text()
@@ -210,7 +210,8 @@ def test_reproduce_downey_end_to_end(tmp_path):
     assert "**all hold**" in text
     for png in ("fig11_greedy.png", "fig11_stubborn.png", "fig12.png", "fig13_utilization.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
-    assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 5 + 54 + 24
+    # Figure 11 (54 runs), Table 1 apart and chained (10), sec. 6.1 chained (30), Figures 13 (24) and 15 (12)
+    assert len((folder / "runs.csv").read_text().splitlines()) == 1 + 54 + 10 + 30 + 24 + 12
 
 
 @pytest.mark.slow
@@ -249,7 +250,7 @@ def test_reproduce_qops_end_to_end(tmp_path):
     for png in ("revenue.png", "dvqops_choices.png"):
         assert (folder / png).read_bytes()[:8] == PNG_MAGIC
     rows = (folder / "revenue.csv").read_text().splitlines()
-    assert len(rows) == 1 + 2 * 9 and {r.split(",")[6] for r in rows[1:]} == {"1", "2"}  # 9 scenarios, 2 seeds
+    assert len(rows) == 1 + 2 * 6 and {r.split(",")[6] for r in rows[1:]} == {"1", "2"}  # 6 scenarios, 2 seeds
     claims = (folder / "findings.csv").read_text()
     assert "DVQoPS within 5 % of the best static OC-factor at the original load" in claims
 
@@ -282,9 +283,10 @@ def test_qops_report_differences_name_the_part_replayed_and_table2_revenue():
     from adaptsched.reproduce.qops.report import differences
 
     results = {table2_run(w, "first"): {"all": {"revenue": v}} for w, v in ((1, 67.3e6), (4, 70.0e6), (128, 68.4e6))}
-    text = differences(1500, ("first",), results)
-    assert "Cleaned PWA logs, first 1,500 jobs (the paper: 10,000 jobs" in text
-    assert "Revenue: 67.3 M at 1 h, 68.4 M at 128 h (67.3 to 70.0 M over the windows)" in text
+    text = differences(1500, ("first",), results, seeds=3)
+    assert "Cleaned PWA logs, first 1,500 jobs; prices on the estimates; 3 draws" in text
+    assert "Revenue (seed 1): 67.3 M at 1 h, 68.4 M at 128 h (67.3 to 70.0 M over the windows)" in text
+    assert "474 M at 1 h to 716 M at\n  64 h" in text or "474 M at 1 h to 716 M at 64 h" in text
     assert "empty machine" not in text.split("`empty`")[0]  # what-if replays start from the recorded state
     assert "Revenue" not in differences(10000, ("last",), {})  # no Table 2 runs: nothing said of them
 
@@ -325,8 +327,8 @@ def test_qops_table1_claims_on_the_part_chosen_on_table_1_are_not_counted():
 
     claim = Claim("gains grow", "p", Sample.of([0.1, 0.2]), "direction", "paper", INDEPENDENT, HOLDS)
     (sdsc_last,) = calibrated([claim], "SDSC-SP2", "last")
-    assert sdsc_last.klass == "depends on the trace part, chosen as the nearer to Table 1 (issue 15)"
+    assert sdsc_last.klass == "depends on the trace part, chosen as the nearer to Table 1"
     assert not sdsc_last.counted and sdsc_last.verdict == HOLDS
     assert calibrated([claim], "SDSC-SP2", "first")[0].counted  # the paper's first jobs: not chosen on Table 1
-    assert calibrated([claim], "CTC-SP2", "last")[0].counted  # CTC's part was not compared (issue 15)
+    assert calibrated([claim], "CTC-SP2", "last")[0].counted  # CTC's part was not compared on Table 1
     assert calibrated([None], "SDSC-SP2", "last") == [None]

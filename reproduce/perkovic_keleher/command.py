@@ -8,7 +8,7 @@ from pathlib import Path
 from adaptsched.errors import InputError, UsageError, positive_int
 from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
-from .plan import PAPER_HOSTS, STUDIES, TRACE
+from .plan import PAPER_HOSTS, STUDIES, TRACE, WINDOWS
 
 NAME = "perkovic-keleher"
 HELP = (
@@ -35,8 +35,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--flurry-seeds",
         type=int,
         metavar="N",
-        help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
-        "per seed, seed k on draw k; 0: the cleaned log only)",
+        help="draws of the reconstructed CTC flurry for the paper's workload (default: one per seed, "
+        "seed k on draw k; 0: the cleaned log only)",
+    )
+    parser.add_argument(
+        "--windows",
+        type=int,
+        default=WINDOWS,
+        metavar="K",
+        help=f"consecutive parts of the trace each deterministic mix also runs on, so that its claims "
+        f"rest on more than one run (default {WINDOWS}; 0: none)",
     )
     parser.add_argument(
         "--report-only",
@@ -55,6 +63,7 @@ def main(
     seeds: int = 5,
     study: list[str] | None = None,
     flurry_seeds: int | None = None,
+    windows: int = WINDOWS,
     report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -70,6 +79,7 @@ def main(
         seeds=seeds,
         studies=tuple(study) if study else STUDIES,
         flurry_seeds=flurry_seeds,
+        windows=windows,
         report_only=report_only,
         setup=setup,
     )
@@ -84,6 +94,7 @@ def reproduce(
     seeds: int = 5,
     studies: tuple[str, ...] = STUDIES,
     flurry_seeds: int | None = None,
+    windows: int = WINDOWS,
     report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -93,7 +104,7 @@ def reproduce(
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, mixes, paper_runs, runs, seed_of
+    from .plan import analyse_run, mixes, paper_runs, runs, seed_of, split_windows, window_name, window_runs
     from .report import write_report
     from .workloads import workload_stats
 
@@ -104,6 +115,8 @@ def reproduce(
     unknown = set(studies) - set(STUDIES)
     if unknown:
         raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
+    if windows < 0 or windows == 1:
+        raise InputError("--windows", f"need 0 (none) or at least 2 windows, got {windows}")
     out, inputs, setup = setup.prepare(out)
     workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, inputs / "workload.json")
@@ -118,6 +131,13 @@ def reproduce(
     named = [(name, options, workload_path) for name, options in runs(chosen, seeds)]
     papers = _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup)
     named += [(name, options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)]
+    parts = window_runs(chosen, windows)
+    if parts:
+        paths = {
+            k: write_workload(part, inputs / f"{window_name(k, windows)}.json")
+            for k, part in enumerate(split_windows(workload, windows), start=1)
+        }
+        named += [(name, options, paths[k]) for k, name, options in parts]
     named.sort(key=lambda run: seed_of(run[0]))  # seed by seed: an early stop leaves whole seeds
     batch = [
         setup.grid_run(folder, name, "backfill", options, workload=path, platform=platform)
@@ -142,6 +162,7 @@ def reproduce(
         conversion=conversion,
         papers={draw: stats for draw, (_, stats) in papers.items()},
         clean_stats=workload_stats(workload),
+        windows=windows if parts else 0,
         planned=len(batch),
         wall_s=clock.wall_s,
         command=setup.command,
@@ -155,7 +176,7 @@ def _paper_workloads(
     trace: str | Path, hosts: int, jobs: int | None, draws: int, seeds: int, inputs: Path, setup: Setup
 ) -> dict[int, tuple[Path, dict]]:
     """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
-    seed uses (issue 31, :mod:`.workloads`)."""
+    seed uses (:mod:`.workloads`)."""
     from adaptsched.workloads.convert import write_workload
 
     from .workloads import draw_of, make_paper_workload, paper_name, workload_stats

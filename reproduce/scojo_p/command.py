@@ -22,14 +22,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seeds", type=positive_int, default=8, help="workloads of main and idle (default 8; the paper: 4)"
     )
     parser.add_argument(
-        "--side-seeds", type=positive_int, default=4, help="workloads of the other studies (default 4, the paper's)"
+        "--side-seeds",
+        type=positive_int,
+        default=4,
+        help="workloads of W2, fraction and target (default 4, the paper's; downey and sensitivity at most 2)",
     )
     parser.add_argument(
         "--study",
         action="append",
         choices=STUDIES,
-        help="main (W1), idle (expand=idle, ours), target (ideal load), sensitivity (E(N_max), interpolation), "
-        "w2, fraction (80/90 %% moldable), downey (Fig. 14); repeatable (default: all)",
+        help="main (W1), w2, fraction (80 %% moldable), downey (Fig. 14), idle (expand=idle, ours), target "
+        "(ideal load), sensitivity (E(N_max), interpolation); repeatable (default: all)",
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per workload (default 10,000)")
     parser.add_argument(
@@ -70,7 +73,7 @@ def reproduce(
     (:meth:`Setup.report_folder`); returns the report's path."""
     from adaptsched.platforms.simgrid import write_cluster
 
-    from .plan import HOSTS, analyse_run, prepare_runs, runs
+    from .plan import HOSTS, analyse_run, prepare_runs, runs, workload_stats
     from .report import write_report
 
     clock = Stopwatch()
@@ -85,6 +88,8 @@ def reproduce(
         for run, options, path in prepared
     ]
     results = setup.run_batch(batch, folder, analyse_run)
+    paths = {(run.kind, run.seed): path for run, _, path in prepared}
+    workloads = {key: workload_stats(path) for key, path in paths.items()}
     report = write_report(
         setup.report_folder(out),
         plan,
@@ -95,6 +100,7 @@ def reproduce(
         jobs=jobs,
         a_max=a_max,
         engine=setup.engine,
+        workloads=workloads,
         wall_s=clock.wall_s,
         when=clock.when(),
         command=setup.command,

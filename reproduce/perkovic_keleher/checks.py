@@ -12,6 +12,7 @@ from dataclasses import replace
 from adaptsched.reproduce.common import Claim, depends_on
 
 from . import findings as claims
+from .plan import WINDOWED_STUDIES
 from .results import Results
 from .workloads import draw_of
 
@@ -26,11 +27,10 @@ def check(res: Results, mixes, win: Results | None = None, workload: str = "clea
     """Every scheduler claim the runs on ``res`` (``workload``) can check, in the paper's order."""
     bsld = res.metric(("overall", "bsld_mean"))
     wait = res.metric(("overall", "wait_mean_s"))
-    response = res.metric(("overall", "response_mean_s"))
     groups = {label: {g: res.series(label, ("groups", g, "bsld_mean")) for g in claims.GROUPS} for label in bsld}
-    det = deterministic(win, bsld, ("overall", "bsld_mean"))
-    det_wait = deterministic(win, wait, ("overall", "wait_mean_s"))
-    det_response = deterministic(win, response, ("overall", "response_mean_s"))
+    det = deterministic(res, win, ("overall", "bsld_mean"))
+    det_wait = deterministic(res, win, ("overall", "wait_mean_s"))
+    det_response = deterministic(res, win, ("overall", "response_mean_s"))
     bf = win if win is not None and win.has("BF") else res
     table3 = {k: bf.series("BF", ("guarantees", k)) for k in claims.PAPER_TABLE3} if bf.has("BF") else {}
     combined = [m.label for m in mixes if m.study == "combined"]
@@ -67,16 +67,18 @@ def check(res: Results, mixes, win: Results | None = None, workload: str = "clea
     return [f for f in found if f is not None]
 
 
-def deterministic(win: Results | None, metric: Mapping, path) -> dict:
-    """The deterministic mixes' series: on the windows when they ran there, else the whole
-    log's exact number; randomized mixes are left out (they pair with no window)."""
-    out = {}
-    for label, series in metric.items():
-        if isinstance(series, Mapping):
-            continue
-        windowed = win.series(label, path) if win is not None and win.has(label) else None
-        out[label] = windowed if windowed else series
-    return out
+def deterministic(res: Results, win: Results | None, path) -> dict:
+    """The deterministic mixes of the windowed studies (:data:`.plan.WINDOWED_STUDIES`) as series:
+    on the windows when every one of them ran there, else the whole log's exact numbers (a window
+    never pairs with the whole log); randomized mixes pair with no window and are left out."""
+    exact = {
+        label: series
+        for label, series in res.metric(path).items()
+        if not isinstance(series, Mapping) and res.by_label[label].study in WINDOWED_STUDIES
+    }
+    if win is None or not all(win.has(label) for label in exact):
+        return exact
+    return {label: win.series(label, path) for label in exact}
 
 
 def series_of(stats: Mapping | None, key: str, seeds: int, draws: int):

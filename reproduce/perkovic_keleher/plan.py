@@ -24,6 +24,8 @@ Studies (BF = conservative backfilling = order ``D`` with guarantees):
   ``orders`` study's runs; run here too when that study is not);
 * ``flurry``: BF, P/L-NG and R/L-NG alone (the mixes the paper's workload runs).
 
+Without ``orders``, the studies that compare with BF (and 1/L-NG) run those too.
+
 Randomized orders (P, R) run with ``seeds`` seeds on the whole trace. A deterministic mix
 (BF, 1/L, the speculation and adaptation mixes...) is one exact run on the whole trace; so
 that its claims rest on more than one run, it also runs on each of ``windows`` consecutive
@@ -165,6 +167,11 @@ def mixes(studies=STUDIES) -> list[Mix]:
                 for order, guarantees in READING_ORDERS:
                     label = base_label(order, guarantees) + (f" {reading}" if reading else "")
                     out.append(Mix(label, "readings", order, guarantees, reading=reading))
+    if "orders" not in studies and any(s in studies for s in ("speculation", "adaptation", "combined")):
+        # the bases these studies compare with: BF, and 1/L-NG for speculation and adaptation
+        bases = [("D", True)] + ([("1/L", False)] if {"speculation", "adaptation"} & set(studies) else [])
+        present = {m.label for m in out}
+        out[:0] = [Mix(base_label(o, g), "orders", o, g) for o, g in bases if base_label(o, g) not in present]
     if "flurry" in studies and "orders" not in studies and "readings" not in studies:
         for order, guarantees in FLURRY_ORDERS:
             out.append(Mix(base_label(order, guarantees), "flurry", order, guarantees))

@@ -8,7 +8,7 @@ from pathlib import Path
 from adaptsched.errors import InputError, UsageError, positive_int
 from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
-from .plan import PAPER_HOSTS, STUDIES, TRACE, WINDOWS
+from .plan import DEFAULT_STUDIES, PAPER_HOSTS, STUDIES, TRACE, WINDOWS
 
 NAME = "perkovic-keleher"
 HELP = (
@@ -29,7 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=positive_int, help="only the first N jobs (default: the whole trace)")
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds of the randomized orders (default 5)")
     parser.add_argument(
-        "--study", action="append", choices=STUDIES, help="run only this study (repeatable; default: all)"
+        "--study",
+        action="append",
+        choices=STUDIES,
+        help=f"run only this study (repeatable; default: {', '.join(DEFAULT_STUDIES)}; readings: our alternative "
+        "readings of the paper's text, beside the default)",
     )
     parser.add_argument(
         "--flurry-seeds",
@@ -77,7 +81,7 @@ def main(
         hosts=hosts or PAPER_HOSTS,
         jobs=jobs,
         seeds=seeds,
-        studies=tuple(study) if study else STUDIES,
+        studies=tuple(study) if study else DEFAULT_STUDIES,
         flurry_seeds=flurry_seeds,
         windows=windows,
         report_only=report_only,
@@ -92,7 +96,7 @@ def reproduce(
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    studies: tuple[str, ...] = STUDIES,
+    studies: tuple[str, ...] = DEFAULT_STUDIES,
     flurry_seeds: int | None = None,
     windows: int = WINDOWS,
     report_only: bool = False,

@@ -363,21 +363,17 @@ def workload_section(workloads: dict, a_max: str) -> list[str]:
     if not kinds:
         return []
     names = list(kinds)
-    rows = [
-        ("seeds", lambda s: 1.0, "-", lambda x: f"{x:g}", sum),
-        ("offered load at N_opt", lambda s: s["offered_load"], "not stated", _percent, None),
-        ("jobs per day", lambda s: s["jobs_per_day"], "not stated", lambda x: f"{x:.0f}", None),
+    # (label, key, class or None for the whole workload, the paper's, format, scale)
+    rows: list[tuple[str, str, str | None, str, Callable[[float], str], float]] = [
+        ("offered load at N_opt", "offered_load", None, "not stated", _percent, 1.0),
+        ("jobs per day", "jobs_per_day", None, "not stated", _whole, 1.0),
     ]
     for c in ("all", "short", "medium", "long"):
-        rows.append(
-            (f"mean N_opt, {c}", lambda s, c=c: s[c]["n_opt_mean"], PAPER_N_OPT.get(c, "-"), _one_decimal, None)
-        )
+        rows.append((f"mean N_opt, {c}", "n_opt_mean", c, PAPER_N_OPT.get(c, "-"), _one_decimal, 1.0))
     for c in ("all", "short", "medium", "long"):
-        rows.append(
-            (f"mean runtime(N_opt), {c} (h)", lambda s, c=c: s[c]["runtime_opt_mean_s"] / 3600, "not stated", _h3, None)
-        )
+        rows.append((f"mean runtime(N_opt), {c} (h)", "runtime_opt_mean_s", c, "not stated", _h3, 1 / 3600))
     for c in ("short", "medium", "long"):
-        rows.append((f"share of {c} jobs", lambda s, c=c: s[c]["share"], "not stated", _percent, None))
+        rows.append((f"share of {c} jobs", "share", c, "not stated", _percent, 1.0))
     lines = [
         "## The workloads",
         "",
@@ -390,11 +386,9 @@ def workload_section(workloads: dict, a_max: str) -> list[str]:
         "| | paper (W1) | " + " | ".join(names) + " |",
         "|---|---|" + "---:|" * len(names),
     ]
-    for label, get, paper, fmt, total in rows:
-        cells = []
-        for n in names:
-            values = [get(s) for s in kinds[n]]
-            cells.append(fmt(total(values)) if total else _spread(values, fmt))
+    lines.append("| seeds | - | " + " | ".join(str(len(kinds[n])) for n in names) + " |")
+    for label, key, klass, paper, fmt, scale in rows:
+        cells = [_spread([scale * float((s[klass] if klass else s)[key]) for s in kinds[n]], fmt) for n in names]
         lines.append(f"| {label} | {paper} | " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -421,6 +415,10 @@ def _spread(values: list[float], fmt) -> str:
 
 def _percent(x: float) -> str:
     return f"{100 * x:.1f} %"
+
+
+def _whole(x: float) -> str:
+    return f"{x:.0f}"
 
 
 def _one_decimal(x: float) -> str:

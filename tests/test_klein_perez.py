@@ -166,3 +166,13 @@ def test_engine_tables_equal_the_in_process_ones_on_50_tests(tmp_path):
             assert triple == pytest.approx(theirs[metric], abs=1e-9)
     verdicts = [(c.claim, c.verdict) for c in f.check(engine["per_test"])]
     assert verdicts == [(c.claim, c.verdict) for c in f.check(in_proc)]
+
+
+def test_utilisation_and_reservation_restate_makespan_and_waste_test_by_test(small):
+    """Why those cells are classed as identities: on every test, a variant's utilisation is CBF's
+    over its makespan, and its reservation (1 + waste) / (1 + CBF waste)."""
+    for variant in f.STRETCHING:
+        for row, cbf in zip(small[variant], small["cbf"]):
+            assert row["utilisation_pct"] == pytest.approx(cbf["utilisation_pct"] / row["makespan"], rel=1e-9)
+            expected = (1 + row["waste_pct"] / 100) / (1 + cbf["waste_pct"] / 100)
+            assert row["reservation"] == pytest.approx(expected, rel=1e-9)

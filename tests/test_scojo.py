@@ -648,6 +648,8 @@ def test_scojo_claims_hold_on_results_shaped_like_the_papers():
     assert f.class_response_ratios(PAPER_LIKE).klass.startswith("depends on Cirne-Berman vs traditional")
     workload = f.n_opt_of_the_workload(PAPER_LIKE)
     assert workload.verdict == HOLDS and workload.klass == "workload"
+    offered = f.offered_load_of_the_workload({1: 0.80, 2: 0.82, 3: 0.85, 4: 0.83})
+    assert offered.verdict == HOLDS and offered.klass == "workload" and not offered.counted
     # W2 long jobs: wait 2.0 -> 0.66 (-67 %), response 5 -> 2.6 (-48 %)
     w2 = per_variant(
         lambda k: {
@@ -686,6 +688,10 @@ def test_scojo_claims_fail_on_contrary_results_and_need_seeds_on_noise():
         f.adaptations,
     ):
         assert check(contrary).verdict == FAILS, check(contrary)
+    # a lighter workload than the range the paper's utilizations span (78.6 % to 89.69 %), and a heavier
+    for loads in ({1: 0.70, 2: 0.71, 3: 0.69}, {1: 0.95, 2: 0.96, 3: 0.94}):
+        assert f.offered_load_of_the_workload(loads).verdict == FAILS
+    assert f.offered_load_of_the_workload({}).verdict == NOT_MEASURED
     worse = per_variant(lambda k: {**paper_like(k), "non-pred": summary([1, 1, 1, 2.0 * k])})
     assert f.non_predictive_a_little_worse(worse).verdict == FAILS
     # the ideal loads within 2 % of each other, seed noise larger: not "holds" (issue 24)
@@ -758,7 +764,10 @@ def test_scojo_report_on_synthetic_runs(tmp_path):
     from test_report_prose import check_report, read_claims
 
     check_report(text, read_claims(tmp_path / "findings.csv"))  # every figure of the prose is in a table
-    assert "| offered load at N_opt | not stated | 70.0 % |" in text
+    assert "| offered load at N_opt | not stated (utilizations 78.6 % to 89.69 %) | 70.0 % |" in text
+    # the workload's offered load is a finding of its own, read against the paper's utilizations
+    assert "| W1: offered load at N_opt within the utilizations the paper's schedulers reach |" in text
+    assert "W1 offers 70.0 %, traditional carries 80.0 %" in text
     assert (
         "| # | claim | paper | ours: mean | 95 % interval | min to max | tolerance | its source | class | verdict |"
         in text

@@ -21,6 +21,7 @@ from adaptsched.reproduce.common import (
     findings_section,
     findings_table,
     headline,
+    pct,
     pct1,
     per_seed,
     ratio_minus_one,
@@ -44,6 +45,12 @@ LABELS = {
 #: tests four times", "using two test runs" for Fig. 14); our own studies have none.
 PAPER_JOBS = 10000
 PAPER_SEEDS = {"main": 4, "w2": 4, "fraction": 4, "downey": 2, "target": "not stated", "idle": "-", "sensitivity": "-"}
+#: Sec. 5.3: no offered load stated; the utilizations its schedulers reach on W1 (the findings
+#: read W1's offered load against them).
+PAPER_UTILIZATIONS = (
+    f"not stated (utilizations {100 * claims.PAPER['utilization']['scojo-p']:g} % to "
+    f"{100 * claims.PAPER['utilization']['cb']:g} %)"
+)
 #: Sec. 5.3's mean N_opt: the simple model's (W1), and in brackets Downey's.
 PAPER_N_OPT = {"all": "12 (69)", "short": "8 (61)", "medium": "9 (89)", "long": "20 (65)"}
 
@@ -288,7 +295,7 @@ def write_report(
         **{f: {v: group(plan, results, Kind("W1", f), v) for v in VARIANTS} for f in FRACTIONS},
         "downey": {v: group(plan, results, Kind("W1", 1.0, "downey"), v) for v in VARIANTS},
     }
-    found, why = _claims(plan, results, a_max)
+    found, why = _claims(plan, results, a_max, workloads or {})
     write_findings_csv(folder / "findings.csv", found)
     lines += [headline(found), ""]
     lines += workload_section(workloads or {}, a_max)
@@ -324,8 +331,9 @@ def header(plan: list[Run], results: dict, *, studies, seeds, side_seeds, jobs, 
         "paper's machine, with the paper's alpha' for W1 and W2, exact runtimes, its speedup model (and "
         "Downey's for Fig. 14), every job moldable (and 80 %), the paper's number of seeds or more. What "
         "differs: our generator and seeds are not the authors' (the workloads section sets ours "
-        "beside the few the paper gives; it states no offered load), and the paper cuts the first and last "
-        "jobs by an amount its text and its Table 1 disagree on (we cut Table 1's). The "
+        "beside the few the paper gives; it states no offered load, and the findings read W1's against the "
+        "utilizations its schedulers reach, saying what was done where they differ), and the paper cuts the "
+        "first and last jobs by an amount its text and its Table 1 disagree on (we cut Table 1's). The "
         f"{engine} engine ran every schedule. The table below gives the scale; the next one the run time.",
         "",
         "| | paper | ours |",
@@ -365,7 +373,7 @@ def workload_section(workloads: dict, a_max: str) -> list[str]:
     names = list(kinds)
     # (label, key, class or None for the whole workload, the paper's, format, scale)
     rows: list[tuple[str, str, str | None, str, Callable[[float], str], float]] = [
-        ("offered load at N_opt", "offered_load", None, "not stated", _percent, 1.0),
+        ("offered load at N_opt", "offered_load", None, PAPER_UTILIZATIONS, _percent, 1.0),
         ("jobs per day", "jobs_per_day", None, "not stated", _whole, 1.0),
     ]
     for c in ("all", "short", "medium", "long"):
@@ -457,14 +465,27 @@ def ideal_loads(plan: list[Run], results: dict) -> dict[float, dict[int, float]]
     return out
 
 
-def _claims(plan: list[Run], results: dict, a_max: str) -> tuple[list[Claim], dict[str, Callable[[], str]]]:
+def offered_loads(workloads: dict, kind: Kind) -> dict[int, float]:
+    """{seed: offered load at N_opt} of one kind of workload (:func:`.plan.workload_stats`)."""
+    return {seed: float(stats["offered_load"]) for (k, seed), stats in workloads.items() if k == kind}
+
+
+def _claims(
+    plan: list[Run], results: dict, a_max: str, workloads: dict
+) -> tuple[list[Claim], dict[str, Callable[[], str]]]:
     """Every claim the runs can check, the workload's first, and for some of them what our runs
-    show (a table cell made from the runs) where they do not hold."""
+    show (a table cell made from the runs) where they do not hold. ``workloads``: {(kind, seed):
+    :func:`.plan.workload_stats`}."""
     w1, w2 = per_seed_results(plan, results, Kind("W1")), per_seed_results(plan, results, Kind("W2"))
     partial = per_seed_results(plan, results, Kind("W1", FRACTIONS[0]))
     downey = per_seed_results(plan, results, Kind("W1", 1.0, "downey"))
     found: list[Claim] = []
     why: dict[str, Callable[[], str]] = {}
+    offered = offered_loads(workloads, Kind("W1"))
+    if offered:
+        found.append(claims.offered_load_of_the_workload(offered))
+        w2_offered = offered_loads(workloads, Kind("W2"))
+        why[found[-1].claim] = lambda: claims.why_offered_load(offered, w1, w2_offered)
     if w1.get("trad"):
         found.append(claims.n_opt_of_the_workload(w1))
     if w1:
@@ -558,7 +579,8 @@ def _sensitivity_section(plan: list[Run], results: dict) -> list[str]:
         "",
         "Mean response, paired seed by seed; the baseline is main's traditional runs (the traditional frame "
         "runs every job rigid at N_opt: by construction the same schedules whatever the efficiencies). "
-        "Paper: CB vs traditional -30 %, SCOJO-P vs traditional -70 %, SCOJO-P vs CB -59 %.",
+        f"Paper: CB vs traditional {pct(claims.PAPER['cb_vs_trad'])}, SCOJO-P vs traditional "
+        f"{pct(claims.PAPER['scojo_vs_trad'])}, SCOJO-P vs CB {pct(claims.PAPER['scojo_vs_cb'])}.",
         "",
         "| model | comparison | mean | 95 % interval | min to max (seeds) |",
         "|---|---|---:|---|---|",

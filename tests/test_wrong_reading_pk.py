@@ -57,6 +57,7 @@ def gate(claims, prefix: str) -> dict[str, str]:
     return {c.claim: c.verdict for c in claims if c.counted and c.claim.startswith(prefix)}
 
 
+@pytest.mark.slow
 def test_speculation_ignored_fails_the_speculation_claims(tmp_path, monkeypatch):
     """Speculation ignored (the phase picks no job: ``Speculation.choose`` returns none) against
     ours, on BF and 1/L-NG with speculation at 25, 50 and 75 %, without and with test runs: the
@@ -74,6 +75,7 @@ def test_speculation_ignored_fails_the_speculation_claims(tmp_path, monkeypatch)
     assert wrong["BF: test runs significantly improve speculative backfilling"] == FAILS, wrong
 
 
+@pytest.mark.slow
 def test_no_guarantee_variant_keeping_its_guarantees_fails_the_ng_claim(tmp_path, monkeypatch):
     """The -NG variant read as keeping its guarantees (``guarantees=false`` ignored: every pass
     compresses the reservations, with no starvation weight) against ours: the orders study on the

@@ -76,6 +76,7 @@ def right(inputs):
     return results(inputs, "right")
 
 
+@pytest.mark.slow
 def test_fig1_inverted_fails_a_claim(inputs, right, monkeypatch):
     """Fig. 1 read upside down (s' = s load / ideal: a loaded machine grows the jobs): the load
     Fig. 1 sees is replaced by ideal^2 / load, which turns its step over and keeps its stopping

@@ -59,49 +59,7 @@ def test_klein_perez_mic_with_another_stretch_limit_fails_a_claim(kp_right, limi
     assert newly_failing(wrong, right), [(c.claim, c.verdict) for c in wrong]
 
 
-# -- Perković & Keleher: R ignored (the random factor taken as a constant: R orders as D) -------------
-PK_JOBS = 500  # on 300 jobs the orders barely differ: no claim decides either way
-PK_SEEDS = 3
-
-
-def pk_bsld(order: str, guarantees: bool, seed: int, jobs) -> float:
-    """Mean bounded slowdown (10 s bound, at least 1) of one mix replayed in-process."""
-    from adaptsched.core.backfill import Backfill
-    from adaptsched.core.replay import replay
-
-    out = replay(Backfill(430, order=order, guarantees=guarantees, seed=seed), jobs)
-    done = [(o.start_s, o.end_s, o.job.submit_s) for o in out.values() if o.start_s is not None and o.end_s is not None]
-    return sum(max(1.0, (end - submit) / max(end - start, 10.0)) for start, end, submit in done) / len(done)
-
-
-def test_perkovic_keleher_with_r_ignored_fails_a_claim():
-    from helpers import CTC_EXCERPT
-
-    from adaptsched.core.base import Job
-    from adaptsched.reproduce.perkovic_keleher import findings
-    from adaptsched.workloads.convert import convert_swf
-
-    workload, _ = convert_swf(CTC_EXCERPT, hosts=430, first=PK_JOBS)
-    profiles = workload["profiles"]
-    jobs = [
-        (Job(str(j["id"]), j["subtime"], j["res"], j["walltime"]), profiles[j["profile"]]["delay"])
-        for j in workload["jobs"]
-    ]
-    bsld: dict = {
-        "BF": pk_bsld("D", True, 0, jobs),
-        "D-NG": pk_bsld("D", False, 0, jobs),
-        "1/L": pk_bsld("1/L", True, 0, jobs),
-    }
-    for order in ("P", "R"):
-        for guarantees, suffix in ((True, ""), (False, "-NG")):
-            bsld[order + suffix] = {s: pk_bsld(order, guarantees, s, jobs) for s in range(1, PK_SEEDS + 1)}
-    wrong = dict(bsld, R=bsld["BF"], **{"R-NG": bsld["D-NG"]})  # R constant: R orders as D
-
-    def claims(values):
-        found = [findings.randomized_beats_priority(values), findings.ng_improves_every_order(values)]
-        return [c for c in [*found, findings.priority_between(values)] if c is not None]
-
-    assert newly_failing(claims(wrong), claims(bsld)), [(c.claim, c.verdict, c.details) for c in claims(wrong)]
+# Perković & Keleher: tests/test_wrong_reading_pk.py (the scheduler changed, the reproduction's pipeline).
 
 
 # -- Downey: AVG read as MAX (AVG's cluster size taken as MAX's) -------------------------------------

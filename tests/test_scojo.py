@@ -777,6 +777,21 @@ def test_scojo_report_on_synthetic_runs(tmp_path):
     assert "| E(N_max) 0.65, speedup interpolated | CB vs traditional |" in text
     assert "| W1: mean N_opt (all; short, medium, long) | 12; 8, 9, 20 | 12.1 |" in text  # a workload fact
     assert (tmp_path / "findings.csv").is_file()
+    assert "A grid cut short" not in text
+    # a grid cut short says so, and how many of its runs the report has
+    del results[plan[-1].name]
+    path = write_report(
+        tmp_path / "short",
+        plan,
+        results,
+        studies=STUDIES,
+        seeds=3,
+        jobs=100,
+        a_max="3000",
+        engine="embedded",
+        wall_s=1.0,
+    )
+    assert f"**A grid cut short**: {len(plan) - 1:,} of its {len(plan):,} runs done" in path.read_text()
 
 
 # -- Table 1's efficiencies as options (issue 24 sec. 2) ------------------------------------

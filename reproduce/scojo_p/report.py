@@ -280,12 +280,22 @@ def write_report(
     command="",
     side_seeds=None,
     workloads=None,
+    planned=None,
 ) -> Path:
     """Writes ``folder/report.md``, ``runs.csv``, ``findings.csv`` and the PNG charts; returns
-    the report's path. ``workloads``: {(kind, seed): :func:`.plan.workload_stats`}."""
+    the report's path. ``workloads``: {(kind, seed): :func:`.plan.workload_stats`};
+    ``planned``: the runs of the plan (default: ``plan``'s), said when fewer are done."""
     folder.mkdir(parents=True, exist_ok=True)
     write_runs_csv(folder / "runs.csv", plan, results)
     lines = header(plan, results, studies=studies, seeds=seeds, side_seeds=side_seeds, jobs=jobs, engine=engine)
+    planned = len(plan) if planned is None else planned
+    done = sum(r.name in results for r in plan)
+    if done < planned:
+        lines += [
+            f"**A grid cut short**: {done:,} of its {planned:,} runs done; the report is written from them "
+            "(a study's seeds are those in the scale table; the same command resumes the rest).",
+            "",
+        ]
     lines += run_table(results, wall_s)
     if command:
         lines += [f"Made by `{command}`" + (f", {when}." if when else "."), ""]
@@ -351,11 +361,13 @@ def run_table(results: dict, wall_s: float) -> list[str]:
     def minutes(x: float | None) -> str:
         return "-" if x is None else f"{x / 60:.1f} min"
 
+    recorded = sum("worker_cpu_s" in r and "finished_s" in r for r in runs)
+    partial = "" if recorded == len(runs) else f" (the {recorded} runs that recorded it)"
     return [
         "| runs | sum of their wall times | their CPU time | their span, first start to last end | this invocation |",
         "|---:|---:|---:|---:|---:|",
-        f"| {len(runs)} | {minutes(sum(r.get('wall_s', 0.0) for r in runs))} | {minutes(cpu)} | {minutes(span)} | "
-        f"{minutes(wall_s)} |",
+        f"| {len(runs)} | {minutes(sum(r.get('wall_s', 0.0) for r in runs))} | {minutes(cpu)}{partial} | "
+        f"{minutes(span)}{partial} | {minutes(wall_s)} |",
         "",
     ]
 

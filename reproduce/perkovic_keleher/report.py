@@ -412,10 +412,12 @@ def adaptation_section(folder: Path, mixes, res):
         )
     lines += [
         "",
-        f"Paper: combined techniques bring the bounded slowdown to about "
-        f"{share(PAPER_COMBINED_BSLD)} of BF's, and R/L-NG's delay to {share(PAPER_RLNG_DELAY)} "
-        "of BF's; half/quarter size improve bounded slowdown and delay a lot but increase "
-        "the mean response time significantly.",
+        "| the paper (sec. 7) | |",
+        "|---|---|",
+        f"| combined techniques: bounded slowdown | about {share(PAPER_COMBINED_BSLD)} of BF's |",
+        f"| combined techniques: R/L-NG's delay | {share(PAPER_RLNG_DELAY)} of BF's |",
+        "| half and quarter size | improve bounded slowdown and delay a lot, increase the mean response time "
+        "significantly |",
     ]
     labels = [m.label for m in adapt]
     series = [

@@ -569,3 +569,42 @@ def findings_table_v1(findings: Iterable[Finding]) -> list[str]:
     lines = ["| finding | here | numbers |", "|---|---|---|"]
     lines += [f"| {f.claim} | {f.verdict} | {f.numbers} |" for f in findings]
     return lines
+
+
+# -- the CPU a reproduction's runs took ----------------------------------------------------------
+#: This process, named once (a worker process's id alone could be reused by a later invocation).
+_PROCESS = f"{__import__('os').getpid()}-{__import__('uuid').uuid4().hex[:12]}"
+
+
+def worker_cpu() -> dict[str, Any]:
+    """This process's CPU seconds so far (user + system, its waited children included), its name
+    and the time (epoch seconds): a run's analysis records them on its worker, so that a report
+    totals the CPU of its runs (:func:`cpu_seconds`), which a timer around the command does not
+    see (Dask's workers are not its waited children), and the span of its batch
+    (:func:`span_seconds`)."""
+    import resource
+    import time
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return {"worker": _PROCESS, "worker_cpu_s": cpu, "finished_s": time.time()}
+
+
+def cpu_seconds(results: Iterable[Mapping[str, Any]]) -> float | None:
+    """The CPU seconds the runs of ``results`` took: per worker process the largest total it
+    recorded (:func:`worker_cpu`), summed; None when no run recorded one."""
+    most: dict[str, float] = {}
+    for r in results:
+        if "worker_cpu_s" in r and "worker" in r:
+            most[r["worker"]] = max(most.get(r["worker"], 0.0), float(r["worker_cpu_s"]))
+    return sum(most.values()) if most else None
+
+
+def span_seconds(results: Iterable[Mapping[str, Any]]) -> float | None:
+    """From the first run's start to the last run's analysis (:func:`worker_cpu`'s time less the
+    run's wall time) over the runs that recorded it, in seconds; None when none did. Runs made
+    by several invocations count the pauses between them too."""
+    ends = [(float(r["finished_s"]), float(r.get("wall_s", 0.0))) for r in results if "finished_s" in r]
+    if not ends:
+        return None
+    return max(e for e, _ in ends) - min(e - w for e, w in ends)

@@ -57,3 +57,8 @@ def test_klein_perez_mic_with_another_stretch_limit_fails_a_claim(kp_right, limi
     wrong = kp_claims(kp_per_test(limit, count), count)
     right = kp_claims(kp_right, count)
     assert newly_failing(wrong, right), [(c.claim, c.verdict) for c in wrong]
+
+
+# Perković & Keleher: tests/test_wrong_reading_pk.py; Downey: test_wrong_reading_downey.py; Islam et
+# al.: test_wrong_reading_qops.py; Barsanti & Sodan: test_wrong_reading_scojo.py (each changes the
+# scheduler and runs the reproduction's pipeline).

@@ -84,6 +84,7 @@ def reproduce(
         wall_s=clock.wall_s,
         when=clock.when(),
         command=setup.command,
+        cases=cases,
     )
     setup.say(f"report: {report}")
     return report

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from adaptsched.analysis.evolving import PER_APPLICATION, plan_metrics
 from adaptsched.core.evolving import FitStats, Planner, Scheduled, schedule
+from adaptsched.reproduce.common import cpu_seconds, span_seconds
 
 VARIANTS = ("cbf", "nos", "mic", "mic+c", "inf", "inf+c")
 #: n_max tried by the calibration: the fine grid chosen from, and a coarse one around it.
@@ -147,6 +148,7 @@ def analyse_run(prefix: str, options: dict, workload: str) -> dict:
     from adaptsched.analysis.evolving import fold_run
     from adaptsched.analysis.invariants import check_invariants
     from adaptsched.analysis.jobs import read_jobs_csv
+    from adaptsched.reproduce.common import worker_cpu
     from adaptsched.workloads.evolving import read_test
 
     with open(workload) as handle:
@@ -165,6 +167,7 @@ def analyse_run(prefix: str, options: dict, workload: str) -> dict:
         if not got or not _close(got[k], expected[k])
     ]
     return {
+        **worker_cpu(),
         "variant": variant,
         "problems": folded.problems,
         "violations": check_invariants(raw, hosts),
@@ -258,7 +261,10 @@ def engine_summary(plan: Sequence[tuple[str, int, str]], results: Mapping[str, M
         for key in ("problems", "violations", "metrics_differ"):
             failures += [f"{name}: {p}" for p in r[key][:3]]
     run_s = sum(r.get("wall_s", 0.0) for r in results.values())
+    done = [results[name] for name, _, _ in plan if name in results]
     return {
+        "cpu_s": cpu_seconds(done),
+        "span_s": span_seconds(done),
         "tests": len(plan) // len(VARIANTS),
         "runs": len(plan),
         "copies": copies,

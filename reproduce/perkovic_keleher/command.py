@@ -8,7 +8,7 @@ from pathlib import Path
 from adaptsched.errors import InputError, UsageError, positive_int
 from adaptsched.reproduce.runner import DEFAULT, Setup, Stopwatch
 
-from .plan import PAPER_HOSTS, STUDIES, TRACE
+from .plan import DEFAULT_STUDIES, PAPER_HOSTS, STUDIES, TRACE, WINDOWS
 
 NAME = "perkovic-keleher"
 HELP = (
@@ -29,14 +29,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=positive_int, help="only the first N jobs (default: the whole trace)")
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds of the randomized orders (default 5)")
     parser.add_argument(
-        "--study", action="append", choices=STUDIES, help="run only this study (repeatable; default: all)"
+        "--study",
+        action="append",
+        choices=STUDIES,
+        help=f"run only this study (repeatable; default: {', '.join(DEFAULT_STUDIES)}; readings: our alternative "
+        "readings of the paper's text, beside the default)",
     )
     parser.add_argument(
         "--flurry-seeds",
         type=int,
         metavar="N",
-        help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
-        "per seed, seed k on draw k; 0: the cleaned log only)",
+        help="draws of the reconstructed CTC flurry for the paper's workload (default: one per seed, "
+        "seed k on draw k; 0: the cleaned log only)",
+    )
+    parser.add_argument(
+        "--windows",
+        type=int,
+        default=WINDOWS,
+        metavar="K",
+        help=f"consecutive parts of the trace each deterministic mix also runs on, so that its claims "
+        f"rest on more than one run (default {WINDOWS}; 0: none)",
     )
     parser.add_argument(
         "--report-only",
@@ -55,6 +67,7 @@ def main(
     seeds: int = 5,
     study: list[str] | None = None,
     flurry_seeds: int | None = None,
+    windows: int = WINDOWS,
     report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -68,8 +81,9 @@ def main(
         hosts=hosts or PAPER_HOSTS,
         jobs=jobs,
         seeds=seeds,
-        studies=tuple(study) if study else STUDIES,
+        studies=tuple(study) if study else DEFAULT_STUDIES,
         flurry_seeds=flurry_seeds,
+        windows=windows,
         report_only=report_only,
         setup=setup,
     )
@@ -82,8 +96,9 @@ def reproduce(
     hosts: int = PAPER_HOSTS,
     jobs: int | None = None,
     seeds: int = 5,
-    studies: tuple[str, ...] = STUDIES,
+    studies: tuple[str, ...] = DEFAULT_STUDIES,
     flurry_seeds: int | None = None,
+    windows: int = WINDOWS,
     report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
@@ -93,7 +108,7 @@ def reproduce(
     from adaptsched.workloads.convert import convert_swf, write_workload
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, mixes, paper_runs, runs, seed_of
+    from .plan import analyse_run, mixes, paper_runs, runs, seed_of, split_windows, window_name, window_runs
     from .report import write_report
     from .workloads import workload_stats
 
@@ -104,6 +119,8 @@ def reproduce(
     unknown = set(studies) - set(STUDIES)
     if unknown:
         raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
+    if windows < 0 or windows == 1:
+        raise InputError("--windows", f"need 0 (none) or at least 2 windows, got {windows}")
     out, inputs, setup = setup.prepare(out)
     workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, inputs / "workload.json")
@@ -118,7 +135,15 @@ def reproduce(
     named = [(name, options, workload_path) for name, options in runs(chosen, seeds)]
     papers = _paper_workloads(trace, hosts, jobs, draws, seeds, inputs, setup)
     named += [(name, options, papers[draw][0]) for draw, name, options in paper_runs(chosen, seeds, draws)]
-    named.sort(key=lambda run: seed_of(run[0]))  # seed by seed: an early stop leaves whole seeds
+    parts = window_runs(chosen, windows)
+    if parts:
+        paths = {
+            k: write_workload(part, inputs / f"{window_name(k, windows)}.json")
+            for k, part in enumerate(split_windows(workload, windows), start=1)
+        }
+        named += [(name, options, paths[k]) for k, name, options in parts]
+    # the paper's claims first, seed by seed (an early stop leaves whole seeds), our readings last
+    named.sort(key=lambda run: ("_readings_" in f"_{run[0]}", seed_of(run[0])))
     batch = [
         setup.grid_run(folder, name, "backfill", options, workload=path, platform=platform)
         for name, options, path in named
@@ -142,6 +167,7 @@ def reproduce(
         conversion=conversion,
         papers={draw: stats for draw, (_, stats) in papers.items()},
         clean_stats=workload_stats(workload),
+        windows=windows if parts else 0,
         planned=len(batch),
         wall_s=clock.wall_s,
         command=setup.command,
@@ -155,7 +181,7 @@ def _paper_workloads(
     trace: str | Path, hosts: int, jobs: int | None, draws: int, seeds: int, inputs: Path, setup: Setup
 ) -> dict[int, tuple[Path, dict]]:
     """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
-    seed uses (issue 31, :mod:`.workloads`)."""
+    seed uses (:mod:`.workloads`)."""
     from adaptsched.workloads.convert import write_workload
 
     from .workloads import draw_of, make_paper_workload, paper_name, workload_stats

@@ -13,17 +13,26 @@ Studies (BF = conservative backfilling = order ``D`` with guarantees):
   guarantees and without (-NG);
 * ``speculation`` (sec. 6, Figures 5 and 6): speculative backfilling at 25, 50 and 75 % of
   the estimate, without and with speculative test runs (3 h threshold, 5 to 15 min), on BF and
-  on 1/L-NG (a deterministic no-guarantee mix, so that one run per point suffices);
+  on 1/L-NG (a deterministic no-guarantee mix);
 * ``adaptation`` (sec. 7, Figures 7 and 8): half size, quarter size and greedy adaptation
-  (regular, half, double) on BF and on 1/L-NG;
+  (regular, half and double; and regular, half and quarter: sec. 7.1's "overall best greedy"
+  without its unstated "restrictions for long jobs") on BF and on 1/L-NG;
 * ``combined`` (sec. 7, Figure 9): half size + start-time widening, without and with
   speculative backfilling (50 %), on BF and on R/L-NG;
-* ``readings`` (issue 15): BF, P/L-NG and R/L-NG under each alternative reading of the
-  paper's text (:data:`READINGS`, docs/perkovic-keleher.md "Readings"), beside the default
-  reading (the ``orders`` study's runs; run here too when that study is not).
+* ``readings``: BF, P/L-NG and R/L-NG under each alternative reading of the paper's text
+  (:data:`READINGS`, docs/perkovic-keleher.md "Readings"), beside the default reading (the
+  ``orders`` study's runs; run here too when that study is not);
+* ``flurry``: BF, P/L-NG and R/L-NG alone (the mixes the paper's workload runs).
 
-Randomized orders (P, R) run with ``seeds`` seeds (default 5): tables show the mean and the
-spread (min to max).
+Without ``orders``, the studies that compare with BF (and 1/L-NG) run those too.
+
+Randomized orders (P, R) run with ``seeds`` seeds on the whole trace. A deterministic mix
+(BF, 1/L, the speculation and adaptation mixes...) is one exact run on the whole trace; so
+that its claims rest on more than one run, it also runs on each of ``windows`` consecutive
+parts of the trace (:func:`window_runs`: equal numbers of jobs in submission order), and a
+claim comparing deterministic mixes only is decided on those windows, paired window by window.
+The paper's workload (the cleaned log plus our reconstruction of its flurry,
+:mod:`.workloads`) runs :data:`FLURRY_ORDERS` only, seed k on flurry draw k.
 """
 
 from __future__ import annotations
@@ -36,9 +45,15 @@ TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes fr
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
 STUDIES = ("orders", "speculation", "adaptation", "combined", "readings", "flurry")
-#: The ``flurry`` study (issue 31): the mixes whose numbers the paper states (sec. 5), on the
-#: cleaned log and on the paper's workload (:mod:`.workloads`).
+#: The studies of the paper's claims, run by default; ``readings`` (ours) when asked for.
+DEFAULT_STUDIES = ("orders", "speculation", "adaptation", "combined")
+#: The mixes whose numbers the paper states (sec. 5), the only ones run on the paper's
+#: workload (:mod:`.workloads`), and the ``flurry`` study's on the cleaned log.
 FLURRY_ORDERS = (("D", True), ("P/L", False), ("R/L", False))
+#: Consecutive parts of the trace each deterministic mix also runs on (``--windows``).
+WINDOWS = 10
+#: The studies whose deterministic mixes run on the windows.
+WINDOWED_STUDIES = ("orders", "speculation", "adaptation", "combined")
 
 #: Alternative readings of the paper's text (docs/perkovic-keleher.md, "Readings"): name ->
 #: the ``backfill`` options that take it. Each acts on the -NG orders only (BF runs under
@@ -69,6 +84,7 @@ class Mix:
     speculation: float = 0.0
     test_runs: bool = False
     adaptation: str = "none"
+    greedy_third: str = "double"
     widening: bool = False
     reading: str = ""  # a key of READINGS; "" the default reading
 
@@ -90,6 +106,8 @@ class Mix:
             out["test_runs"] = True
         if self.adaptation != "none":
             out["adaptation"] = self.adaptation
+        if self.adaptation == "greedy" and self.greedy_third != "double":
+            out["greedy_third"] = self.greedy_third
         if self.widening:
             out["widening"] = True
         if self.reading:
@@ -120,6 +138,16 @@ def mixes(studies=STUDIES) -> list[Mix]:
             base = base_label(order, guarantees)
             for adaptation in ("half", "quarter", "greedy"):
                 out.append(Mix(f"{base} {adaptation}", "adaptation", order, guarantees, adaptation=adaptation))
+            out.append(
+                Mix(
+                    f"{base} greedy quarter",
+                    "adaptation",
+                    order,
+                    guarantees,
+                    adaptation="greedy",
+                    greedy_third="quarter",
+                )
+            )
     if "combined" in studies:
         for order, guarantees in (("D", True), ("R/L", False)):
             base = base_label(order, guarantees)
@@ -141,6 +169,11 @@ def mixes(studies=STUDIES) -> list[Mix]:
                 for order, guarantees in READING_ORDERS:
                     label = base_label(order, guarantees) + (f" {reading}" if reading else "")
                     out.append(Mix(label, "readings", order, guarantees, reading=reading))
+    if "orders" not in studies and any(s in studies for s in ("speculation", "adaptation", "combined")):
+        # the bases these studies compare with: BF, and 1/L-NG for speculation and adaptation
+        bases = [("D", True)] + ([("1/L", False)] if {"speculation", "adaptation"} & set(studies) else [])
+        present = {m.label for m in out}
+        out[:0] = [Mix(base_label(o, g), "orders", o, g) for o, g in bases if base_label(o, g) not in present]
     if "flurry" in studies and "orders" not in studies and "readings" not in studies:
         for order, guarantees in FLURRY_ORDERS:
             out.append(Mix(base_label(order, guarantees), "flurry", order, guarantees))
@@ -153,6 +186,7 @@ def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict
     from adaptsched.analysis.invariants import check_invariants
     from adaptsched.analysis.jobs import read_jobs_csv
     from adaptsched.analysis.metrics import analyse
+    from adaptsched.reproduce.common import worker_cpu
 
     from .workloads import queue_stats, read_flurry_ids, without_flurry
 
@@ -164,6 +198,7 @@ def analyse_run(prefix: str, options: dict, workload: str | None = None) -> dict
     flurry = read_flurry_ids(workload)
     if flurry:
         metrics["without_flurry"] = without_flurry(jobs, flurry)
+    metrics.update(worker_cpu())
     return metrics
 
 
@@ -176,6 +211,44 @@ def runs(chosen: list[Mix], seeds: int) -> list[tuple[str, dict]]:
     return out
 
 
+def on_paper_workload(chosen: list[Mix]) -> list[Mix]:
+    """The mixes of ``chosen`` that run on the paper's workload: :data:`FLURRY_ORDERS` under
+    the default reading (the orders study's, or the flurry study's)."""
+    wanted = {base_label(o, g) for o, g in FLURRY_ORDERS}
+    return [m for m in chosen if m.label in wanted and m.study in ("orders", "flurry", "readings") and not m.reading]
+
+
+def window_name(window: int, windows: int) -> str:
+    """The name prefix of the runs on window ``window`` of ``windows``."""
+    return f"win{window:02d}of{windows:02d}"
+
+
+def window_runs(chosen: list[Mix], windows: int) -> list[tuple[int, str, dict]]:
+    """(window, run name, options) of every deterministic mix of :data:`WINDOWED_STUDIES` on
+    each of ``windows`` windows (none when ``windows`` < 2)."""
+    if windows < 2:
+        return []
+    return [
+        (k, f"{window_name(k, windows)}_{mix.slug(None)}", mix.options(0))
+        for mix in chosen
+        if not mix.randomized and mix.study in WINDOWED_STUDIES
+        for k in range(1, windows + 1)
+    ]
+
+
+def split_windows(workload: dict, windows: int) -> list[dict]:
+    """``workload`` cut into ``windows`` consecutive parts of (nearly) equal numbers of jobs, in
+    submission order; each part keeps the workload's profiles and says which part it is."""
+    jobs = sorted(workload["jobs"], key=lambda j: (float(j["subtime"]), str(j["id"])))
+    bounds = [round(k * len(jobs) / windows) for k in range(windows + 1)]
+    parts = []
+    for k in range(windows):
+        part = dict(workload, jobs=jobs[bounds[k] : bounds[k + 1]])
+        part["adaptsched"] = dict(workload.get("adaptsched", {}), window={"part": k + 1, "of": windows})
+        parts.append(part)
+    return parts
+
+
 def paper_runs(chosen: list[Mix], seeds: int, draws: int) -> list[tuple[int, str, dict]]:
     """(flurry draw, run name, options) of every run on the paper's workload: seed k of a
     randomized mix on draw :func:`~.workloads.draw_of` (k), a deterministic mix once per draw
@@ -186,7 +259,7 @@ def paper_runs(chosen: list[Mix], seeds: int, draws: int) -> list[tuple[int, str
         return []
     used = sorted({draw_of(seed, draws) for seed in range(1, seeds + 1)})
     out = []
-    for mix in chosen:
+    for mix in on_paper_workload(chosen):
         if mix.randomized:
             for seed in range(1, seeds + 1):
                 draw = draw_of(seed, draws)
@@ -197,7 +270,7 @@ def paper_runs(chosen: list[Mix], seeds: int, draws: int) -> list[tuple[int, str
 
 
 def seed_of(name: str) -> int:
-    """The seed (or flurry draw) a run belongs to, for running seed by seed: 0 for a
-    deterministic run on the cleaned log."""
-    found = re.search(r"_seed(\d+)$", name) or re.match(r"paper-f(\d+)_", name)
+    """The seed (flurry draw, or window) a run belongs to, for running seed by seed: 0 for a
+    deterministic run on the whole cleaned log."""
+    found = re.search(r"_seed(\d+)$", name) or re.match(r"paper-f(\d+)_", name) or re.match(r"win(\d+)of", name)
     return int(found.group(1)) if found else 0

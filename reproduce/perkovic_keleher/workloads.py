@@ -1,5 +1,5 @@
-"""The two workloads of ``adaptsched reproduce perkovic-keleher`` (issue 31), and the
-statistics of a workload and of a BF run that the paper reports.
+"""The two workloads of ``adaptsched reproduce perkovic-keleher``, and the statistics of a
+workload and of a BF run that the paper reports.
 
 * ``clean``: the Parallel Workloads Archive's cleaned CTC-SP2 log as distributed (77,222
   jobs; the converter's default drops the 17 with a zero runtime).
@@ -9,7 +9,10 @@ statistics of a workload and of a BF run that the paper reports.
   :data:`adaptsched.workloads.flurry.CTC_FLURRY`, one draw per flurry seed.
 
 Statistics of a workload (:func:`workload_stats`): jobs, median and mean width, mean
-runtime and estimate, and jobs simulated with a zero runtime in the log (Tables 1 and 2).
+runtime, mean and median estimate, mean and median overestimation factor (estimate / runtime,
+jobs of a non-zero runtime), jobs simulated with a zero runtime in the log (Tables 1 and 2),
+and the offered load (the jobs' area over the machine and the span of their submissions; the
+paper states none).
 Statistics of a run (:func:`queue_stats`): the longest queue (jobs submitted and not started,
 counted after every instant's events, sec. 8: "approximately 1,000 jobs") and the share of
 jobs that start at once (no delay, sec. 4: 61 %); :func:`without_flurry` gives a run's
@@ -56,6 +59,10 @@ def workload_stats(workload: Mapping[str, Any]) -> dict[str, Any]:
     widths = np.array([job["res"] for job in jobs], dtype=float)
     runtimes = np.array([profiles[job["profile"]]["delay"] for job in jobs], dtype=float)
     estimates = np.array([job["walltime"] for job in jobs], dtype=float)
+    submits = np.array([job["subtime"] for job in jobs], dtype=float)
+    ran = runtimes > 0
+    over = estimates[ran] / runtimes[ran]
+    span = float(submits.max() - submits.min()) if len(submits) else 0.0
     meta = workload.get("adaptsched", {})
     counts = meta.get("report", {}).get("counts", {})
     flurry = meta.get("flurry") or {}
@@ -69,6 +76,9 @@ def workload_stats(workload: Mapping[str, Any]) -> dict[str, Any]:
         "runtime_mean_s": float(runtimes.mean()),
         "estimate_mean_s": float(estimates.mean()),
         "estimate_median_s": float(np.median(estimates)),
+        "overestimate_mean": float(over.mean()) if len(over) else float("nan"),
+        "overestimate_median": float(np.median(over)) if len(over) else float("nan"),
+        "offered_load": float((widths * runtimes).sum() / (int(workload["nb_res"]) * span)) if span else float("nan"),
         "zero_runtime_jobs": zero,
         "zero_runtime_dropped": int(sum(v for k, v in dropped.items() if "runtime 0" in k)),
     }

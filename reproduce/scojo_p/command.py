@@ -22,14 +22,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seeds", type=positive_int, default=8, help="workloads of main and idle (default 8; the paper: 4)"
     )
     parser.add_argument(
-        "--side-seeds", type=positive_int, default=4, help="workloads of the other studies (default 4, the paper's)"
+        "--side-seeds",
+        type=positive_int,
+        default=4,
+        help="workloads of W2, fraction and target (default 4, the paper's; downey and sensitivity at most 2)",
     )
     parser.add_argument(
         "--study",
         action="append",
         choices=STUDIES,
-        help="main (W1), idle (expand=idle, ours), target (ideal load), sensitivity (E(N_max), interpolation), "
-        "w2, fraction (80/90 %% moldable), downey (Fig. 14); repeatable (default: all)",
+        help="main (W1), w2, fraction (80 %% moldable), downey (Fig. 14), idle (expand=idle, ours), target "
+        "(ideal load), sensitivity (E(N_max), interpolation); repeatable (default: all)",
     )
     parser.add_argument("--jobs", type=positive_int, default=10000, help="jobs per workload (default 10,000)")
     parser.add_argument(
@@ -37,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="3000",
         help="Fig. 14: A log-uniform on [1, A_MAX] (default 3000: the paper's mean N_opt of 69 needs A "
         "beyond the machine; 'machine' for 128)",
+    )
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: write the report from the runs already done in --out (a grid cut short says how "
+        "many of its runs it has)",
     )
 
 
@@ -48,12 +57,22 @@ def main(
     study: list[str] | None = None,
     jobs: int = 10000,
     a_max: str = "3000",
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce scojo-p``: its options as :func:`add_arguments` declares them
     (``study`` repeatable, all studies by default), then :func:`reproduce`."""
     studies = tuple(study) if study else STUDIES
-    return reproduce(out, seeds=seeds, side_seeds=side_seeds, studies=studies, jobs=jobs, a_max=a_max, setup=setup)
+    return reproduce(
+        out,
+        seeds=seeds,
+        side_seeds=side_seeds,
+        studies=studies,
+        jobs=jobs,
+        a_max=a_max,
+        report_only=report_only,
+        setup=setup,
+    )
 
 
 def reproduce(
@@ -64,13 +83,14 @@ def reproduce(
     studies: tuple[str, ...] = STUDIES,
     jobs: int = 10000,
     a_max: str = "3000",
+    report_only: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
-    """Runs every run of the plan (resuming in ``out``) and writes the report
-    (:meth:`Setup.report_folder`); returns the report's path."""
+    """Runs every run of the plan (resuming in ``out``; none with ``report_only``) and writes
+    the report (:meth:`Setup.report_folder`) from the runs done; returns the report's path."""
     from adaptsched.platforms.simgrid import write_cluster
 
-    from .plan import HOSTS, analyse_run, prepare_runs, runs
+    from .plan import HOSTS, analyse_run, prepare_runs, runs, workload_stats
     from .report import write_report
 
     clock = Stopwatch()
@@ -84,7 +104,15 @@ def reproduce(
         setup.grid_run(folder, run.name, run.scheduler, options, workload=path, platform=platform)
         for run, options, path in prepared
     ]
-    results = setup.run_batch(batch, folder, analyse_run)
+    if report_only:
+        from adaptsched.sweep.grid import resume
+
+        results = resume(batch, folder, analyse_run).results
+        setup.say(f"--report-only: {len(results)} of {len(batch)} runs done; the report is written from them")
+    else:
+        results = setup.run_batch(batch, folder, analyse_run)
+    paths = {(run.kind, run.seed): path for run, _, path in prepared}
+    workloads = {key: workload_stats(path) for key, path in paths.items()}
     report = write_report(
         setup.report_folder(out),
         plan,
@@ -95,9 +123,11 @@ def reproduce(
         jobs=jobs,
         a_max=a_max,
         engine=setup.engine,
+        workloads=workloads,
         wall_s=clock.wall_s,
         when=clock.when(),
         command=setup.command,
+        planned=len(batch),
     )
     setup.say(f"report: {report}")
     return report

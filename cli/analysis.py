@@ -58,6 +58,13 @@ def register(sub: Subparsers) -> None:
     add_metric_options(p, hosts=False)
     p.add_argument("--label", action="append", metavar="NAME", help="name of each run, in order (default: prefixes)")
     p.add_argument(
+        "--workload",
+        action="append",
+        metavar="W.json",
+        help="the runs' Batsim JSON workload, for the jobs' users (colour by user): one for all runs, or one per "
+        "run, in order (default: PREFIX_workload.json beside a run, if there)",
+    )
+    p.add_argument(
         "--max-items",
         type=positive_int,
         help="aggregate runs with more rectangles + attempts + jobs + load events than this "
@@ -131,7 +138,13 @@ def cmd_explore(args: argparse.Namespace) -> int:
     output_folder(Path(args.out).parent, "--out", args.out)
     limit = {} if args.max_items is None else {"max_items": args.max_items}
     written = explore_runs(
-        args.runs, args.out, labels=args.label or None, window=args.window, bound_s=args.bound, **limit
+        args.runs,
+        args.out,
+        labels=args.label or None,
+        window=args.window,
+        bound_s=args.bound,
+        workloads=args.workload,
+        **limit,
     )
     say(explore_summary(written))
     return 0
@@ -155,9 +168,11 @@ def explore_summary(written: dict[str, Any]) -> str:
     return line
 
 
-def explore_beside_run(prefix: str, *, window: str | None, bound_s: float) -> None:
-    """``run --report html``: the explorer page of the run, beside its outputs (OUT_explore.html)."""
+def explore_beside_run(prefix: str, *, window: str | None, bound_s: float, workload: str | None = None) -> None:
+    """``run --report html``: the explorer page of the run, beside its outputs (OUT_explore.html).
+    ``workload``: the run's Batsim JSON workload (its jobs' users), if it was given as one."""
     from adaptsched.analysis.explore import explore_runs
 
-    written = explore_runs([prefix], f"{prefix}_explore.html", window=window, bound_s=bound_s)
+    workloads = [workload] if workload and str(workload).endswith(".json") else None
+    written = explore_runs([prefix], f"{prefix}_explore.html", window=window, bound_s=bound_s, workloads=workloads)
     say(explore_summary(written))

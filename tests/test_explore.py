@@ -8,6 +8,8 @@ tests are in test_explore_browser.py.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -22,8 +24,8 @@ from adaptsched.analysis import compute_metrics
 from adaptsched.analysis.evalys_bridge import executed_rows, load_curve
 from adaptsched.analysis.explore import explore_runs
 from adaptsched.analysis.explore.data import (
+    CATEGORY_KEYS,
     IDLE,
-    PALETTE_KEYS,
     _coverage,
     build_run,
     detail_window,
@@ -32,10 +34,9 @@ from adaptsched.analysis.explore.data import (
     raster,
     raster_of,
 )
-from adaptsched.analysis.explore.page import metrics_div
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
+from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
-from adaptsched.analysis.metrics import OVERALL_ROWS, fmt_number, fmt_seconds
 from adaptsched.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
@@ -52,6 +53,13 @@ def intervals_in(jobs_csv, window=None) -> int:
         begin, end = window
         ran = ran[(ran["starting_time"] < end) & (ran["finish_time"] > begin)]
     return sum(len(text.split()) for text in ran["allocated_resources"])
+
+
+def program(page) -> str:
+    """The JavaScript a page runs (BokehJS and the document): its payload, base64 of gzip."""
+    text = Path(page).read_text()
+    payload = re.search(r'<script id="adaptsched-payload" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+    return gzip.decompress(base64.b64decode(payload.group(1))).decode("utf-8")
 
 
 def kr_run(window=None):
@@ -117,19 +125,18 @@ def test_coverage_of_a_rectangle_by_hand():
 
 
 def test_overview_pixel_is_the_kind_that_kept_its_hosts_busiest():
-    walltime, regular = PALETTE_KEYS.index(("walltime", 0)), PALETTE_KEYS.index(("regular", 1))
+    walltime, regular = CATEGORY_KEYS.index("walltime"), CATEGORY_KEYS.index("regular")
     # host 0: a walltime kill over [0, 10), then a regular run over [10, 13); hosts 1-2: the
     # regular run over [14, 20) and a walltime kill over [26, 40); bins of 10 s
     rects = {"attempt": np.array([0, 1, 2, 3]), "low": np.array([0, 0, 1, 1]), "high": np.array([0, 0, 2, 2])}
     start, end = np.array([0.0, 10.0, 14.0, 26.0]), np.array([10.0, 13.0, 20.0, 40.0])
     codes = np.array([walltime, regular, regular, walltime], dtype=np.uint8)
     image, per_row = raster_of(rects, start, end, codes, 3, 0.0, 40.0, bins=4)
-    first_regular = PALETTE_KEYS.index(("regular", 0))  # the overview uses each category's first tint
     assert per_row == 1
     assert image.tolist() == [
         [walltime, IDLE, IDLE, IDLE],  # 10 s of walltime; then 3 s busy, 7 s idle: idle wins
-        [IDLE, first_regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
-        [IDLE, first_regular, IDLE, walltime],
+        [IDLE, regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
+        [IDLE, regular, IDLE, walltime],
     ]
     # the kr run: a machine 78.5 % busy, most pixels hold a category
     image, _ = raster(kr_run(), 0.0, 188.0, bins=20)
@@ -153,30 +160,77 @@ def test_big_runs_are_aggregated_and_say_by_how_much(tmp_path):
     assert window[0] == 0.0 and 0 < window[1] < 188
     written = explore_runs([KR], tmp_path / "kr.html", max_items=200)
     assert written["aggregated"] == info and written["window"] == list(window)
-    text = (tmp_path / "kr.html").read_text()
+    text = program(tmp_path / "kr.html")
     assert "Aggregated:" in text and f"cover only {info['attempts_kept']:,} of its 68 attempts" in text
 
 
 # --------------------------------------------------------------------------- metrics table
 def metrics_cells(text: str) -> dict[str, tuple[str, str]]:
-    """{data-key: (printed value, --json value)} of the metrics tables' HTML."""
-    cells: dict[str, list[str]] = {}
-    for _, key, value in re.findall(r'<td class="(metric|json)" data-key="([^"]+)">(.*?)</td>', text):
-        cells.setdefault(key, []).append(html.unescape(value))
-    return {key: (values[0], values[1]) for key, values in cells.items()}
+    """{data-key: (value as written, exact --json value)} of the metrics tables' HTML."""
+    cells = re.findall(r'<td data-key="([^"]+)" data-json="([^"]*)" title="[^"]*">(.*?)</td>', text)
+    return {key: (html.unescape(written), html.unescape(exact)) for key, exact, written in cells}
+
+
+def read_back(text: str) -> float | None:
+    """The number a cell writes for reading ("7:35:31", "2.35 d", "1.3 s", "63.9 %", "27,300",
+    "0 d 00:00:11"), parsed by hand: None for "-"."""
+    text = text.replace(",", "")
+    if text == "-":
+        return None
+    if re.fullmatch(r"-?\d+ d \d\d:\d\d:\d\d", text):  # an instant
+        days, clock = text.split(" d ")
+        h, m, s = clock.split(":")
+        return int(days) * 86400 + int(h) * 3600 + int(m) * 60 + int(s)
+    sign = -1 if text.startswith("-") else 1
+    text = text.lstrip("-")
+    if re.fullmatch(r"\d+:\d\d:\d\d", text):
+        h, m, s = text.split(":")
+        return sign * (int(h) * 3600 + int(m) * 60 + int(s))
+    for unit, scale in ((" d", 86400), (" s", 1), (" %", 0.01)):
+        if text.endswith(unit):
+            return sign * float(text[: -len(unit)]) * scale
+    return sign * float(text)
+
+
+def written_like(written: str, value) -> bool:
+    """A value written for reading stands for the exact one: to the second (h:mm:ss), or to 3
+    significant digits, or exactly (a count)."""
+    back = read_back(written)
+    if value is None or back is None:
+        return value is None and back is None
+    to_the_second = ":" in written
+    return abs(back - value) <= (0.5 if to_the_second else 0.005 * abs(value))
 
 
 def assert_metrics_cells_equal_json(cells: dict, expected: dict, run: int = 0):
-    """Every number of ``metrics --json`` is in the cells, as it prints and as the table prints it."""
-    formats = {key: fmt for key, _, fmt in OVERALL_ROWS}
+    """Every number of ``metrics --json`` is in the cells, exactly (data-json) and for reading."""
     for key, value in expected["overall"].items():
-        printed, exact = cells[f"{run}.overall.{key}"]
+        written, exact = cells[f"{run}.overall.{key}"]
         assert exact == json.dumps(value), key
-        fmt = formats.get(key, fmt_seconds if key.endswith("_s") else fmt_number)
-        assert printed == fmt(value), key
+        assert written_like(written, value), (key, written, value)
     for name, stats in expected["classes"].items():
         for key, value in stats.items():
-            assert cells[f"{run}.classes.{name}.{key}"][1] == json.dumps(value), (name, key)
+            written, exact = cells[f"{run}.classes.{name}.{key}"]
+            assert exact == json.dumps(value) and written_like(written, value), (name, key, written, value)
+
+
+def test_numbers_are_written_for_reading():
+    from adaptsched.analysis.explore import fmt
+
+    # worked by hand: 27,331.1 s = 7 h 35 min 31.1 s; 2,240,195 s = 25.928 days
+    assert [fmt.duration(x) for x in (27331.100000000006, 2240195.0, 1.3, 0.0, -3725.0, 59.96)] == [
+        "7:35:31", "25.9 d", "1.3 s", "0 s", "-1:02:05", "60 s",
+    ]  # fmt: skip
+    assert [fmt.number(x) for x in (27331.1, 20.64, 0.63912, 125.95, 1370.4)] == [
+        "27,300",
+        "20.6",
+        "0.639",
+        "126",
+        "1,370",
+    ]
+    assert fmt.instant(1301486) == "15 d 01:31:26" and fmt.percent(0.639) == "63.9 %" and fmt.count(4998) == "4,998"
+    assert fmt.metric("busy_node_s", 484e6) == "484,000,000" and fmt.metric("window_end_s", 86400) == "1 d 00:00:00"
+    assert fmt.duration(None) == "-" and fmt.number(float("nan")) == "-"
 
 
 def test_metrics_table_is_metrics_json_to_the_digit():
@@ -185,6 +239,8 @@ def test_metrics_table_is_metrics_json_to_the_digit():
     cells = metrics_cells(metrics_div([kr_run()]).text)
     assert len(cells) == len(json.loads(out)["overall"]) + 5 * len(json.loads(out)["classes"]["short"])
     assert_metrics_cells_equal_json(cells, json.loads(out))
+    # and the check can fail: a value written wrong is caught
+    assert not written_like("0:00:02", 1.3) and not written_like("20.6", 21.0)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -228,7 +284,7 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     text = out.read_text()
     # no CDN, no server: every script is inline
     assert "<script src" not in text.replace("<script src=\\", "") and "cdn.bokeh.org" not in text
-    assert "Bokeh" in text and text.count("rects-") >= 2
+    assert "Bokeh" in program(out) and program(out).count("rects-") >= 2
     code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
     assert code == 0 and "kr: " in stdout, err
 

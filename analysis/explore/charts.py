@@ -1,0 +1,176 @@
+"""The explorer's Gantt charts: one per run, and two runs one above the other, in tabs.
+
+Every executed attempt is a rectangle per interval of its allocation, coloured by its job
+under the rule picked (:mod:`.colours`); killed ones are hatched and outlined over that
+colour. With several runs the first tab holds two charts, runs A (above) and B (below), the
+pair the difference view compares; the other tabs one run each, full height. All share one
+time axis with the load panels. Zoomed out past the detail limit, each chart draws its
+overview raster instead (:func:`~.data.raster`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from bokeh.layouts import column
+from bokeh.models import (
+    CDSView,
+    CustomJS,
+    CustomJSHover,
+    HoverTool,
+    IndexFilter,
+    LinearColorMapper,
+    Quad,
+    Range1d,
+    TabPanel,
+    Tabs,
+    TapTool,
+)
+
+from ..gantt import CATEGORIES
+from . import callbacks
+from .colours import GREY, JOB_PALETTE, KILLED, OVERVIEW_PALETTE
+from .data import CATEGORY_KEYS, RunData, raster
+from .page import new_figure
+
+GANTT_HEIGHT = 400
+PAIR_HEIGHT = 205
+KINDS = [CATEGORIES[key][0] for key in CATEGORY_KEYS]
+KILLED_CODES = [CATEGORY_KEYS.index(key) for key in KILLED]
+
+
+def gantt_figure(x_range, hosts: int, title: str, name: str, height: int):
+    y_range = Range1d(0, hosts, bounds=(0, hosts))
+    fig = new_figure(x_range, height, "host id", y_range=y_range, title=title, name=name)
+    fig.xgrid.visible = False
+    fig.ygrid.visible = False
+    return fig
+
+
+class GanttCharts:
+    """The charts of the runs and what the page's callbacks need of them: ``entries``
+    (renderer, run, slot "own"/"A"/"B", kind "detail"/"overview"), the colour ``mappers``, the
+    pair charts' ``titles``."""
+
+    def __init__(self, runs: list[RunData], per_run: list[dict], jobs, js_args: dict, x_range, view, overview):
+        self.runs, self.per_run, self.jobs, self.js_args = runs, per_run, jobs, js_args
+        self.x_range, self.view, self.overview = x_range, view, overview
+        self.entries: list[tuple] = []
+        self.mappers: list = []
+        self.titles: list = []
+        self.rasters = [raster(run, *view) for run in runs] if overview else None
+
+    def layout(self):
+        """One chart for one run; else tabs: A over B, then each run."""
+        runs = self.runs
+        if len(runs) == 1:
+            fig = gantt_figure(self.x_range, runs[0].hosts, f"{runs[0].label}: Gantt chart", "gantt-0", GANTT_HEIGHT)
+            self.draw(fig, [0], "own")
+            return fig
+        pair = []
+        for slot, shown in (("A", 0), ("B", 1)):
+            fig = gantt_figure(self.x_range, runs[0].hosts, f"{slot}: {runs[shown].label}", f"pair-{slot}", PAIR_HEIGHT)
+            self.draw(fig, range(len(runs)), slot, shown)
+            self.titles.append((fig, slot))
+            pair.append(fig)
+        pair[0].xaxis.axis_label = None
+        panels = [TabPanel(child=column(*pair, sizing_mode="stretch_width"), title="A over B")]
+        for index, run in enumerate(runs):
+            fig = gantt_figure(self.x_range, run.hosts, f"{run.label}: Gantt chart", f"gantt-{index}", GANTT_HEIGHT)
+            self.draw(fig, [index], "own")
+            panels.append(TabPanel(child=fig, title=run.label))
+        return Tabs(tabs=panels, name="gantt-tabs", sizing_mode="stretch_width")
+
+    def draw(self, fig, indices, slot: str, shown: int | None = None) -> None:
+        """The runs ``indices`` on ``fig`` (only run ``shown`` visible, if given)."""
+        quads = []
+        detailed = not self.overview
+        for index in indices:
+            mine = shown is None or index == shown
+            for renderer, kind in self._run(fig, index):
+                renderer.visible = mine and ((kind == "overview") != detailed)
+                self.entries.append((renderer, index, slot, kind))
+                if kind == "detail" and renderer.name.startswith("quads"):
+                    quads.append(renderer)
+        fig.add_tools(TapTool(renderers=quads, callback=CustomJS(args=self.js_args, code=callbacks.TAP)))
+
+    def _run(self, fig, index: int) -> list[tuple]:
+        """Renderers of run ``index`` on ``fig``: its rectangles, the hatch of its killed
+        attempts and, if the page needs it, its overview raster."""
+        run, source = self.runs[index], self.per_run[index]["rects"]
+        mapper = LinearColorMapper(palette=list(JOB_PALETTE), low=-0.5, high=len(JOB_PALETTE) - 0.5, high_color=GREY)
+        self.mappers.append(mapper)
+        colour = {"field": "c", "transform": mapper}
+        outline = {"line_color": "#333333", "line_width": 0.3} if run.hosts <= 64 else {"line_color": None}
+        quads = fig.quad(
+            left="left", right="right", bottom="bottom", top="top", source=source, fill_color=colour,
+            fill_alpha=0.9, name=f"quads-{index}", **outline,
+        )  # fmt: skip
+        quads.selection_glyph = Quad(fill_color=colour, fill_alpha=1.0, line_color="black", line_width=1.5)
+        quads.nonselection_glyph = Quad(fill_color=colour, fill_alpha=0.15, line_color=None)
+        hover_args = {**self.per_run[index], "jobs": self.jobs, "kinds": KINDS, **self.js_args}
+        formatter = CustomJSHover(args=hover_args, code=callbacks.HOVER)
+        fig.add_tools(
+            HoverTool(
+                renderers=[quads],
+                tooltips='<div style="white-space: pre; font: 12px monospace">@attempt{custom}</div>',
+                formatters={"@attempt": formatter},
+            )
+        )
+        killed = self._killed(fig, index)
+        out = [(quads, "detail"), (killed, "detail")]
+        if self.rasters is not None:
+            image, per_row = self.rasters[index]
+            palette = LinearColorMapper(
+                palette=list(OVERVIEW_PALETTE), low=-0.5, high=len(OVERVIEW_PALETTE) - 0.5, high_color="rgba(0,0,0,0)"
+            )
+            begin, end = self.view
+            overview = fig.image(
+                image=[image], x=begin, y=0, dw=end - begin, dh=image.shape[0] * per_row, color_mapper=palette
+            )
+            out.append((overview, "overview"))
+        return out
+
+    def _killed(self, fig, index: int):
+        """Hatch and outline over the killed attempts' rectangles (the same source, filtered)."""
+        run, source = self.runs[index], self.per_run[index]["rects"]
+        killed = np.isin(run.attempts["code"][run.rects["attempt"]], KILLED_CODES)
+        hatch = {"fill_color": None, "hatch_pattern": "/", "hatch_color": "black", "hatch_scale": 7.0}
+        renderer = fig.quad(
+            left="left", right="right", bottom="bottom", top="top", source=source,
+            view=CDSView(filter=IndexFilter(np.flatnonzero(killed).astype(np.int32))),
+            hatch_alpha=0.6, hatch_weight=1.0, line_color="black", line_width=0.7, name=f"killed-{index}", **hatch,
+        )  # fmt: skip
+        renderer.nonselection_glyph = Quad(hatch_alpha=0.12, line_alpha=0.15, line_color="black", **hatch)
+        renderer.selection_glyph = Quad(hatch_alpha=0.8, line_color="black", line_width=1.5, **hatch)
+        return renderer
+
+
+def whole_run_overview(runs: list[RunData], extent, window) -> list:
+    """Aggregated pages: each run's whole Gantt chart as a raster and its busy hosts as an
+    envelope, on their own time axis, the window of the details shaded."""
+    from bokeh.models import BoxAnnotation
+
+    from .page import RUN_COLOURS
+
+    x_range = Range1d(*extent, bounds=extent)
+    figures = []
+    for index, run in enumerate(runs):
+        fig = new_figure(x_range, 150, "host id", title=f"{run.label}: the whole run (overview)", name=f"whole-{index}")
+        assert run.overview is not None and run.overview_series is not None  # build_run made them for this page
+        image, per_row = run.overview
+        mapper = LinearColorMapper(
+            palette=list(OVERVIEW_PALETTE), low=-0.5, high=len(OVERVIEW_PALETTE) - 0.5, high_color="rgba(0,0,0,0)"
+        )
+        fig.image(
+            image=[image], x=extent[0], y=0, dw=extent[1] - extent[0], dh=image.shape[0] * per_row, color_mapper=mapper
+        )
+        fig.add_layout(BoxAnnotation(left=window[0], right=window[1], fill_color="#333333", fill_alpha=0.12))
+        figures.append(fig)
+    busy = new_figure(x_range, 110, "hosts", title="the whole run: busy hosts (overview)", name="whole-busy")
+    for index, run in enumerate(runs):
+        assert run.overview_series is not None
+        edges, low, high = run.overview_series["busy"]
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)]
+        busy.quad(left=edges[:-1], right=edges[1:], bottom=low, top=high, fill_color=colour, line_color=colour)
+    busy.add_layout(BoxAnnotation(left=window[0], right=window[1], fill_color="#333333", fill_alpha=0.12))
+    return figures + [busy]

@@ -124,12 +124,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
         gantt_window=args.window,
         say=lambda text: print(f"adaptsched compare: {text}", file=sys.stderr),
     )
-    say(Path(written["markdown"]).read_text())
-    say(
-        f"comparison written to {Path(args.out).resolve()}: "
-        + ", ".join(Path(p).name for key, p in written.items() if key != "json")
-    )
+    say(compare_summary(written))
     return 0
+
+
+def compare_summary(written: dict[str, str]) -> str:
+    """What ``compare`` prints: a few metrics of each run side by side, then where the report is
+    (``comparison.md`` has every metric, per class, and the charts)."""
+    from adaptsched.analysis.compare import summary_table
+
+    metrics = json.loads(Path(written["json"]).read_text())
+    report = Path(written["markdown"]).resolve()
+    return (
+        summary_table(metrics)
+        + f"\n\nreport: {report} (every metric, per class, charts and Gantt charts; comparison.csv and "
+        "comparison.json beside it)"
+    )
 
 
 def cmd_explore(args: argparse.Namespace) -> int:

@@ -330,7 +330,7 @@ def sweep_rows(tmp_path) -> tuple[list[str], list[dict]]:
 def test_sweep_report_charts_every_choice_and_writes_run_pages_lazily(tmp_path):
     params, rows = sweep_rows(tmp_path)
     path = sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean", "utilization"], max_page_jobs=130)
-    assert path == tmp_path / "report.html" and "Bokeh" in path.read_text()
+    assert path == tmp_path / "report.html" and "Bokeh" in program(path)
     # pages of 60 jobs each: two fit in 130 jobs, the third waits for the next report
     pages = sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html"))
     assert pages == ["a_explore.html", "b_explore.html"]
@@ -359,3 +359,28 @@ def test_sweep_report_writes_at_most_max_pages_run_pages_and_says_how_to_get_the
     sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"], max_pages=1, say=said.append)
     assert sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html")) == ["a_explore.html"]
     assert any("1 at most per sweep, 2 runs without one" in s and "adaptsched explore" in s for s in said)
+
+
+def test_sweep_report_bars_are_cells_of_the_grid_by_default():
+    from adaptsched.analysis.explore.sweep import _one_scheduler_column, default_axes
+
+    # two schedulers (one labelled) x two workloads x two seeds; bsld is 10 x workload + seed
+    rows = [
+        {"name": f"{s}-{w}-{e}", "scheduler": s, "label": label, "workload": w, "opt.seed": str(e),
+         "bsld_mean": 10.0 * (w == "SDSC") + e}
+        for s, label in (("easy", ""), ("ljf.py", "LJF")) for w in ("CTC", "SDSC") for e in (1, 2)
+    ]  # fmt: skip
+    rows = [_one_scheduler_column(r) for r in rows]
+    dims, x, group = default_axes(["scheduler", "workload", "opt.seed"], rows)
+    assert (x, group) == ("scheduler", "workload") and "label" not in dims
+    choice = _choice(rows, [r["bsld_mean"] for r in rows], {}, x, group)
+    assert choice["factors"] == [("LJF", "CTC"), ("LJF", "SDSC"), ("easy", "CTC"), ("easy", "SDSC")]
+    # each bar: the two seeds of one scheduler on one workload, never CTC and SDSC together
+    assert choice["summary"]["n"] == [2, 2, 2, 2] and choice["summary"]["mean"] == [1.5, 11.5, 1.5, 11.5]
+    # a third dimension goes along x with the scheduler: still one bar per cell
+    for r in rows:
+        r["opt.order"] = "D" if r["opt.seed"] == "1" else "R"
+        r["opt.seed"] = "1"
+    dims, x, group = default_axes(["scheduler", "workload", "opt.order", "opt.seed"], rows)
+    assert (x, group) == ("scheduler x opt.order", "workload") and rows[0][x] == "easy, opt.order=D"
+    assert _choice(rows, [r["bsld_mean"] for r in rows], {}, x, group)["summary"]["n"] == [1] * 8

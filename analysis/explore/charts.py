@@ -86,16 +86,16 @@ class GanttCharts:
         detailed = not self.overview
         for index in indices:
             mine = shown is None or index == shown
-            for renderer, kind in self._run(fig, index):
+            for renderer, kind in self._run(fig, index, slot):
                 renderer.visible = mine and ((kind == "overview") != detailed)
                 self.entries.append((renderer, index, slot, kind))
-                if kind == "detail" and renderer.name.startswith("quads"):
+                if renderer.name == f"quads-{slot}-{index}":
                     quads.append(renderer)
         fig.add_tools(TapTool(renderers=quads, callback=CustomJS(args=self.js_args, code=callbacks.TAP)))
 
-    def _run(self, fig, index: int) -> list[tuple]:
-        """Renderers of run ``index`` on ``fig``: its rectangles, the hatch of its killed
-        attempts and, if the page needs it, its overview raster."""
+    def _run(self, fig, index: int, slot: str) -> list[tuple]:
+        """Renderers of run ``index`` on ``fig`` (named ``quads-SLOT-INDEX``...): its rectangles,
+        the hatch of its killed attempts and, if the page needs it, its overview raster."""
         run, source = self.runs[index], self.per_run[index]["rects"]
         mapper = LinearColorMapper(palette=list(JOB_PALETTE), low=-0.5, high=len(JOB_PALETTE) - 0.5, high_color=GREY)
         self.mappers.append(mapper)
@@ -103,7 +103,7 @@ class GanttCharts:
         outline = {"line_color": "#333333", "line_width": 0.3} if run.hosts <= 64 else {"line_color": None}
         quads = fig.quad(
             left="left", right="right", bottom="bottom", top="top", source=source, fill_color=colour,
-            fill_alpha=0.9, name=f"quads-{index}", **outline,
+            fill_alpha=0.9, name=f"quads-{slot}-{index}", **outline,
         )  # fmt: skip
         quads.selection_glyph = Quad(fill_color=colour, fill_alpha=1.0, line_color="black", line_width=1.5)
         quads.nonselection_glyph = Quad(fill_color=colour, fill_alpha=0.15, line_color=None)
@@ -116,7 +116,7 @@ class GanttCharts:
                 formatters={"@attempt": formatter},
             )
         )
-        killed = self._killed(fig, index)
+        killed = self._killed(fig, index, slot)
         out = [(quads, "detail"), (killed, "detail")]
         if self.rasters is not None:
             image, per_row = self.rasters[index]
@@ -130,7 +130,7 @@ class GanttCharts:
             out.append((overview, "overview"))
         return out
 
-    def _killed(self, fig, index: int):
+    def _killed(self, fig, index: int, slot: str):
         """Hatch and outline over the killed attempts' rectangles (the same source, filtered)."""
         run, source = self.runs[index], self.per_run[index]["rects"]
         killed = np.isin(run.attempts["code"][run.rects["attempt"]], KILLED_CODES)
@@ -138,7 +138,8 @@ class GanttCharts:
         renderer = fig.quad(
             left="left", right="right", bottom="bottom", top="top", source=source,
             view=CDSView(filter=IndexFilter(np.flatnonzero(killed).astype(np.int32))),
-            hatch_alpha=0.6, hatch_weight=1.0, line_color="black", line_width=0.7, name=f"killed-{index}", **hatch,
+            hatch_alpha=0.6, hatch_weight=1.0, line_color="black", line_width=0.7, name=f"killed-{slot}-{index}",
+            **hatch,
         )  # fmt: skip
         renderer.nonselection_glyph = Quad(hatch_alpha=0.12, line_alpha=0.15, line_color="black", **hatch)
         renderer.selection_glyph = Quad(hatch_alpha=0.8, line_color="black", line_width=1.5, **hatch)

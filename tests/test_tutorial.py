@@ -131,6 +131,35 @@ def test_depth_one_is_easy_and_a_deep_depth_is_conservative(tmp_path):
     assert jobs_csv(depth, "depth=1000000").equals(jobs_csv("conservative"))
 
 
+@pytest.mark.slow
+def test_slack_zero_is_easy_and_no_head_starts_after_its_promise(tmp_path):
+    """Step 3's claims for my_slack_easy.py, on the CTC-SP2 excerpt the page runs."""
+    import pandas as pd
+
+    def jobs_csv(scheduler: str, *options: str) -> pd.DataFrame:
+        out = tmp_path / scheduler.replace("/", "_") / "_".join(options or ("default",))
+        args = ["run", "--scheduler", scheduler, "--workload", str(CTC_EXCERPT), "--platform", "338"]
+        assert main(args + [a for o in options for a in ("--option", o)] + ["--out", str(out)]) == 0
+        return pd.read_csv(f"{out}_jobs.csv", dtype=str)
+
+    slack = str(EXAMPLES / "my_slack_easy.py")
+    easy = jobs_csv("easy")
+    assert jobs_csv(slack, "slack_s=0").equals(easy)
+    jobs = jobs_csv(slack, "slack_s=3600")
+    assert not jobs.drop(columns="metadata").equals(easy.drop(columns="metadata"))  # the slack changes things
+    promised = jobs["metadata"].str.extract(r"reservation_s['\"]?\s*:\s*([-+0-9.eE]+)", expand=False).astype(float)
+    start = jobs["starting_time"].astype(float)
+    assert promised.notna().sum() > 100  # heads got promises
+    assert (start[promised.notna()] <= promised[promised.notna()] + 1e-5).all()
+
+
+@pytest.mark.slow
+def test_step_3_easy_variants(sandbox):
+    for line in commands("step 3, easy"):
+        assert run_line(line) == 0, line
+    assert (sandbox / "results" / "tutorial" / "easy-variants" / "comparison.md").stat().st_size > 0
+
+
 def test_a_wrong_option_is_refused_as_the_page_says(sandbox, capsys):
     line = commands("step 1")[0].replace("my_fcfs", "my_depth") + " --option depth=0"
     assert run_line(line) != 0

@@ -59,6 +59,7 @@ def program(page) -> str:
     """The JavaScript a page runs (BokehJS and the document): its payload, base64 of gzip."""
     text = Path(page).read_text()
     payload = re.search(r'<script id="adaptsched-payload" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+    assert payload is not None, f"{page}: no payload"
     return gzip.decompress(base64.b64decode(payload.group(1))).decode("utf-8")
 
 
@@ -289,26 +290,29 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     assert code == 0 and "kr: " in stdout, err
 
 
-def test_run_report_html_writes_the_page_beside_the_outputs(tmp_path):
-    workload = tmp_path / "w.json"
-    jobs = [{"id": str(i), "subtime": 10 * i, "res": 1 + i % 3, "walltime": 100, "profile": "p"} for i in range(12)]
-    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {"p": {"type": "delay", "delay": 25}}}))
+def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_documented(tmp_path):
+    # 12 jobs of an SWF trace (users 7 and 8), on a number of hosts: run converts and generates
+    lines = [
+        f"{i + 1} {10 * i} 0 25 {1 + i % 3} -1 -1 {1 + i % 3} 100 -1 1 {7 + i % 2} 1 -1 1 -1 -1 -1" for i in range(12)
+    ]
+    (tmp_path / "w.swf").write_text("; MaxNodes: 4\n" + "\n".join(lines) + "\n")
     code, stdout, err = cli(
-        "run",
-        "--scheduler",
-        "easy",
-        "--workload",
-        workload,
-        "--platform",
-        "4",
-        "--out",
-        tmp_path / "r",
-        "--report",
-        "html",
-    )
+        "run", "--scheduler", "easy", "--workload", tmp_path / "w.swf", "--platform", "4", "--out", tmp_path / "r",
+        "--report", "html",
+    )  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "r_explore.html").is_file() and (tmp_path / "r_gantt.png").is_file()
     assert f"explorer: {tmp_path / 'r_explore.html'}" in stdout
+    # the page found the converted workload beside the run: its jobs have their users
+    assert '"users unknown' not in program(tmp_path / "r_explore.html") and "user 7 (6 jobs)" in program(
+        tmp_path / "r_explore.html"
+    )
+    # every file run wrote is in docs/getting-started.md's table, with why it is there
+    table = (Path(__file__).resolve().parent.parent / "docs" / "getting-started.md").read_text()
+    written = sorted(p.name.removeprefix("r") for p in tmp_path.glob("r_*"))
+    assert {"_workload.json", "_platform.xml", "_jobs.csv", "_explore.html"} <= set(written)
+    for suffix in written:
+        assert f"`PREFIX{suffix}`" in table, suffix
 
 
 # --------------------------------------------------------------------------- sweep report

@@ -152,6 +152,24 @@ def test_small_runs_in_a_browser(tmp_path):
             "wait: 0 s",
             "bounded slowdown: 1.2 (job)",
         ]
+        # zoomed into the first fifth of the longest attempt: its centre is out of view, its tooltip is not
+        left, right = column(page, "rects-0", "left"), column(page, "rects-0", "right")
+        longest = max(range(len(left)), key=lambda i: right[i] - left[i])
+        start = left[longest]
+        page.js(
+            f"() => {page.model('time-range')}.setv({{start: {start}, end: {start + (right[longest] - start) / 5}}})"
+        )
+        page.js(RAF)
+        point = rect_point(page, 0, longest, show_run(page, 0))
+        view = page.js(f"() => {page.model('time-range')}.start")
+        point["x"] = page.js(
+            """([x]) => { const v = Bokeh.index.get_one(Bokeh.documents[0].get_model_by_name('gantt-0'));
+              return v.canvas_view.el.getBoundingClientRect().left + v.frame.x_scale.compute(x); }""",
+            [view + (right[longest] - start) / 10],
+        )
+        ids = column(page, "attempts-0", "id")
+        assert hover_text(page, point).startswith(f"job {ids[column(page, 'rects-0', 'attempt')[longest]]}")
+        page.js(f"() => {page.model('time-range')}.setv({{start: {left[0] - 1}, end: {max(right) + 1}}})")
         # a job table row zooms every chart to its job
         page.js(f"() => {{ {page.model('side-tabs')}.active = 1; }}")
         row = column(page, "jobs", "id").index("40")

@@ -114,6 +114,7 @@ class GanttCharts:
                 renderers=[quads],
                 tooltips='<div style="white-space: pre; font: 12px monospace">@attempt{custom}</div>',
                 formatters={"@attempt": formatter},
+                point_policy="follow_mouse",  # a job wider than the view: its centre may be out of it
             )
         )
         killed = self._killed(fig, index, slot)

@@ -52,7 +52,7 @@ def job_columns(runs: list[RunData], users: bool) -> list[TableColumn]:
         TableColumn(field="id", title="job", formatter=StringFormatter(), width=70),
         TableColumn(field="size", title="hosts", formatter=template("fmt.count(value)"), width=50),
         TableColumn(field="wait", title="wait", formatter=template("fmt.dur(value)"), width=70),
-        TableColumn(field="bsld", title="bounded slowdown", formatter=template("fmt.num(value)"), width=70),
+        TableColumn(field="bsld", title="bounded slowdown", formatter=template("fmt.num(value)"), width=110),
         TableColumn(field="submit", title="submit", formatter=template("fmt.at(value)"), width=100),
         TableColumn(field="start", title="start", formatter=template("fmt.at(value)"), width=100),
         TableColumn(field="end", title="end", formatter=template("fmt.at(value)"), width=100),
@@ -60,7 +60,9 @@ def job_columns(runs: list[RunData], users: bool) -> list[TableColumn]:
         TableColumn(field="attempts", title="attempts", formatter=template("fmt.count(value)"), width=60),
     ]
     if users:
-        columns.insert(2, TableColumn(field="user", title="user", formatter=template("value < 0 ? '-' : value")))
+        columns.insert(
+            2, TableColumn(field="user", title="user", formatter=template("value < 0 ? '-' : value"), width=50)
+        )
     if len(runs) > 1:
         columns.insert(0, TableColumn(field="run", title="run", formatter=words([r.label for r in runs]), width=90))
     return columns

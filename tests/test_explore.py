@@ -56,11 +56,14 @@ def intervals_in(jobs_csv, window=None) -> int:
 
 
 def program(page) -> str:
-    """The JavaScript a page runs (BokehJS and the document): its payload, base64 of gzip."""
+    """What a page carries compressed (base64 of gzip): BokehJS, then the document's JSON."""
     text = Path(page).read_text()
-    payload = re.search(r'<script id="adaptsched-payload" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
-    assert payload is not None, f"{page}: no payload"
-    return gzip.decompress(base64.b64decode(payload.group(1))).decode("utf-8")
+    parts = []
+    for name in ("library", "document"):
+        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+        assert found is not None, f"{page}: no {name}"
+        parts.append(gzip.decompress(base64.b64decode(found.group(1))).decode("utf-8"))
+    return "\n".join(parts)
 
 
 def kr_run(window=None):
@@ -388,3 +391,16 @@ def test_sweep_report_bars_are_cells_of_the_grid_by_default():
     dims, x, group = default_axes(["scheduler", "workload", "opt.order", "opt.seed"], rows)
     assert (x, group) == ("scheduler x opt.order", "workload") and rows[0][x] == "easy, opt.order=D"
     assert _choice(rows, [r["bsld_mean"] for r in rows], {}, x, group)["summary"]["n"] == [1] * 8
+
+
+def test_a_window_keeps_a_job_in_every_run_if_it_keeps_it_in_one(tmp_path):
+    # in 35-40 s, easy has finished job 9 and still holds job 7; kr the other way round
+    window = (35.0, 40.0)
+    easy, kr = (build_run(*load_run(path), name, window) for path, name in ((FIXTURES / "easy", "easy"), (KR, "kr")))
+    assert "9" not in set(easy.jobs["id"]) and "7" in set(easy.jobs["id"])
+    assert "7" not in set(kr.jobs["id"]) and "9" in set(kr.jobs["id"])
+    # on one page, both runs hold both jobs: the difference view compares them
+    written = explore_runs([FIXTURES / "easy", KR], tmp_path / "page.html", window=window)
+    assert written["jobs"] == [len(easy.jobs["id"]) + 1, len(kr.jobs["id"]) + 1]
+    shared = build_run(*load_run(KR), "kr", window, also_keys={"w0!7", "w0!9"})
+    assert {"7", "9"} <= set(shared.jobs["id"])

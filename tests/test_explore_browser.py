@@ -190,7 +190,7 @@ def test_small_runs_in_a_browser(tmp_path):
     assert (tmp_path / "explore_small.png").stat().st_size > 10_000
 
 
-def test_a_job_keeps_its_colour_in_every_run_and_killed_attempts_are_hatched(tmp_path):
+def test_a_job_keeps_its_colour_in_every_run_and_killed_attempts_are_struck_through(tmp_path):
     path = tmp_path / "page.html"
     explore_runs([KR, FIXTURES / "easy"], path)
     raw = read_jobs_csv(FIXTURES / "kr_jobs.csv")
@@ -214,7 +214,7 @@ def test_a_job_keeps_its_colour_in_every_run_and_killed_attempts_are_hatched(tmp
         sizes = column(page, "jobs", "size")
         assert column(page, "rects-0", "c") == [(sizes[k] - 1).bit_length() for k in job_of_rects(0)]
         assert "3-4 hosts" in page.js(f"() => {page.model('colour-legend')}.text")
-        # killed attempts (12 walltime kills, job 3 killed twice, 6 other kills): hatched, and only they
+        # killed attempts (12 walltime kills, job 3 killed twice, 6 other kills): struck through, and only they
         killed = page.js(f"() => Array.from({page.model('killed-own-0')}.view.filter.indices)")
         attempts = column(page, "rects-0", "attempt")
         ran = raw[raw["allocated_resources"] != ""].sort_values("starting_time", kind="stable")

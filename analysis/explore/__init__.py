@@ -25,7 +25,16 @@ from pathlib import Path
 from ...errors import InputError, UsageError
 from ..compare import _labels
 from ..gantt import parse_window
-from .data import MAX_ITEMS, build_run, detail_window, load_run, mixed_hosts, window_problem, workload_users
+from .data import (
+    MAX_ITEMS,
+    build_run,
+    detail_window,
+    load_run,
+    mixed_hosts,
+    window_keys,
+    window_problem,
+    workload_users,
+)
 from .layout import document, padded
 from .pagefile import write_page
 
@@ -87,10 +96,15 @@ def explore_runs(
         workload_users(path, jobs) if path else None
         for path, (_, _, jobs) in zip(_workloads(prefixes, workloads), loaded)
     ]
+    # with a window, a job the window holds in one run is kept in every run: the difference compares it
+    shared = set().union(*(window_keys(jobs, detail) for _, _, jobs in loaded)) if detail and len(loaded) > 1 else None
     runs = [
-        build_run(raw, metrics, jobs, label, detail, whole_run_extent=extent if aggregated else None, users=user)
+        build_run(
+            raw, metrics, jobs, label, detail,
+            whole_run_extent=extent if aggregated else None, users=user, also_keys=shared,
+        )
         for (raw, metrics, jobs), label, user in zip(loaded, labels, users)
-    ]
+    ]  # fmt: skip
     page = document(runs, detail, title=title, aggregated=aggregated, extent=extent)
     out = Path(out)
     write_page(page, out, title or "adaptsched explorer: " + ", ".join(labels))

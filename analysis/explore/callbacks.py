@@ -9,6 +9,8 @@ rules' in :mod:`.colours`.
 
 from __future__ import annotations
 
+import json
+
 from .fmt import JS as FMT
 
 #: Simulation seconds as "D d HH:MM[:SS]" (ticks of every time axis). Plain, no args.
@@ -148,10 +150,10 @@ STATUS_OVERVIEW = (
 #: (``series``: {full, shown} sources of every column).
 SWITCH = (
     "const detail_text = "
-    + repr(STATUS_DETAIL)
+    + json.dumps(STATUS_DETAIL)
     + ", overview_text = "
-    + repr(STATUS_OVERVIEW).replace("${days}", "' + (limit / 86400).toPrecision(3) + '")
-    + """;
+    + json.dumps(STATUS_OVERVIEW)
+    + """.replace("${days}", (limit / 86400).toPrecision(3));
 const detailed = xr.end - xr.start <= limit;
 if (detailed) {  // each load line gets the part of its series in view, and one event each side
   const after = (t, x) => {  // the first index whose time is after x

@@ -1,7 +1,7 @@
 """The explorer's Gantt charts: one per run, and two runs one above the other, in tabs.
 
 Every executed attempt is a rectangle per interval of its allocation, coloured by its job
-under the rule picked (:mod:`.colours`); killed ones are hatched and outlined over that
+under the rule picked (:mod:`.colours`); killed ones are outlined and struck through over that
 colour. With several runs the first tab holds two charts, runs A (above) and B (below), the
 pair the difference view compares; the other tabs one run each, full height. All share one
 time axis with the load panels. Zoomed out past the detail limit, each chart draws its
@@ -95,7 +95,7 @@ class GanttCharts:
 
     def _run(self, fig, index: int, slot: str) -> list[tuple]:
         """Renderers of run ``index`` on ``fig`` (named ``quads-SLOT-INDEX``...): its rectangles,
-        the hatch of its killed attempts and, if the page needs it, its overview raster."""
+        the marks of its killed attempts and, if the page needs it, its overview raster."""
         run, source = self.runs[index], self.per_run[index]["rects"]
         mapper = LinearColorMapper(palette=list(JOB_PALETTE), low=-0.5, high=len(JOB_PALETTE) - 0.5, high_color=GREY)
         self.mappers.append(mapper)
@@ -105,7 +105,7 @@ class GanttCharts:
             left="left", right="right", bottom="bottom", top="top", source=source, fill_color=colour,
             fill_alpha=0.9, name=f"quads-{slot}-{index}", **outline,
         )  # fmt: skip
-        quads.selection_glyph = Quad(fill_color=colour, fill_alpha=1.0, line_color="black", line_width=1.5)
+        quads.selection_glyph = Quad(fill_color=colour, fill_alpha=1.0, line_color="#e00000", line_width=3)
         quads.nonselection_glyph = Quad(fill_color=colour, fill_alpha=0.15, line_color=None)
         hover_args = {**self.per_run[index], "jobs": self.jobs, "kinds": KINDS, **self.js_args}
         formatter = CustomJSHover(args=hover_args, code=callbacks.HOVER)
@@ -117,8 +117,7 @@ class GanttCharts:
                 point_policy="follow_mouse",  # a job wider than the view: its centre may be out of it
             )
         )
-        killed = self._killed(fig, index, slot)
-        out = [(quads, "detail"), (killed, "detail")]
+        out = [(quads, "detail"), *((mark, "detail") for mark in self._killed(fig, index, slot))]
         if self.rasters is not None:
             image, per_row = self.rasters[index]
             palette = LinearColorMapper(
@@ -131,20 +130,25 @@ class GanttCharts:
             out.append((overview, "overview"))
         return out
 
-    def _killed(self, fig, index: int, slot: str):
-        """Hatch and outline over the killed attempts' rectangles (the same source, filtered)."""
+    def _killed(self, fig, index: int, slot: str) -> list:
+        """The marks of the killed attempts' rectangles (the same source, filtered): an outline
+        and one diagonal stroke, corner to corner. A hatch pattern said the same at 20 % more CPU
+        per one-day zoom of the CTC-SP2 year (median of 4 rounds, A/B in one run: 0.87 s without
+        marks, 1.07 s with these, 1.26 s hatched; benchmarks/explore.py's zoom, load 50)."""
         run, source = self.runs[index], self.per_run[index]["rects"]
-        killed = np.isin(run.attempts["code"][run.rects["attempt"]], KILLED_CODES)
-        hatch = {"fill_color": None, "hatch_pattern": "/", "hatch_color": "black", "hatch_scale": 7.0}
-        renderer = fig.quad(
-            left="left", right="right", bottom="bottom", top="top", source=source,
-            view=CDSView(filter=IndexFilter(np.flatnonzero(killed).astype(np.int32))),
-            hatch_alpha=0.6, hatch_weight=1.0, line_color="black", line_width=0.7, name=f"killed-{slot}-{index}",
-            **hatch,
+        killed = IndexFilter(np.flatnonzero(np.isin(run.attempts["code"][run.rects["attempt"]], KILLED_CODES)))
+        outline = fig.quad(
+            left="left", right="right", bottom="bottom", top="top", source=source, view=CDSView(filter=killed),
+            fill_color=None, line_color="black", line_width=0.8, name=f"killed-{slot}-{index}",
         )  # fmt: skip
-        renderer.nonselection_glyph = Quad(hatch_alpha=0.12, line_alpha=0.15, line_color="black", **hatch)
-        renderer.selection_glyph = Quad(hatch_alpha=0.8, line_color="black", line_width=1.5, **hatch)
-        return renderer
+        stroke = fig.segment(
+            x0="left", y0="bottom", x1="right", y1="top", source=source, view=CDSView(filter=killed),
+            line_color="black", line_width=0.8, name=f"stroke-{slot}-{index}",
+        )  # fmt: skip
+        for mark in (outline, stroke):
+            mark.nonselection_glyph = mark.glyph.clone(line_alpha=0.15)
+            mark.selection_glyph = mark.glyph.clone(line_width=1.5)
+        return [outline, stroke]
 
 
 def whole_run_overview(runs: list[RunData], extent, window) -> list:

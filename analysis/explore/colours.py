@@ -15,7 +15,8 @@ of a page), so that a job keeps its colour from one run's chart to the next:
   Gantt PNG colours it (:data:`~adaptsched.analysis.gantt.CATEGORIES`).
 
 Killed attempts (at their walltime, by the scheduler, or failed) are not a colour: they are
-hatched and outlined in black over their job's colour (:data:`KILLED`).
+outlined in black and struck through, corner to corner, over their job's colour
+(:data:`KILLED`).
 
 The page ships one byte per rectangle (its value under the default rule) and the jobs'
 columns; :data:`RECOLOUR` recomputes the values in the browser when the reader picks another
@@ -44,7 +45,7 @@ MODES = (
 #: Colour value of "none" (a job of unknown user, a job that never ran): drawn in grey.
 NONE = 255
 GREY = "#c8c8c8"
-#: Attempt categories drawn hatched: the job did not complete in that attempt.
+#: Attempt categories struck through: the job did not complete in that attempt.
 KILLED = ("speculative-killed", "walltime", "killed", "failed")
 CATEGORY_KEYS = tuple(CATEGORIES)
 KIND_PALETTE = tuple(tints[0] for _, tints in CATEGORIES.values())
@@ -61,7 +62,7 @@ CLASS_PALETTE = ("#56B4E9", "#0072B2", "#E69F00", "#D55E00")
 
 def _job_palette(count: int = 255) -> tuple[str, ...]:
     """``count`` colours far apart in hue (golden-angle steps), in three lightnesses and two
-    saturations, none too dark for the hatch of a killed attempt to show."""
+    saturations, none too dark for the black stroke of a killed attempt to show."""
     colours = []
     for i in range(count):
         hue = (i * 137.508) % 360 / 360
@@ -127,10 +128,10 @@ def swatch(colour: str, label: str) -> str:
     )
 
 
-HATCH = (
+STRUCK = (
     '<span style="white-space:nowrap;margin-right:12px"><span style="display:inline-block;width:13px;height:11px;'
-    "border:1.5px solid #000;vertical-align:-1px;background:repeating-linear-gradient(45deg,#000 0 1.5px,"
-    'transparent 1.5px 4px)"></span> hatched: killed (walltime, scheduler) or failed attempt</span>'
+    "border:1px solid #000;vertical-align:-1px;background:linear-gradient(to top right,transparent 45%,#000 45%,"
+    '#000 55%,transparent 55%)"></span> struck through: killed (walltime, scheduler) or failed attempt</span>'
 )
 
 
@@ -158,7 +159,7 @@ def legends(hosts: int, class_labels: dict[str, str], users: list[tuple[int, int
         "wait": [swatch(c, label) for c, label in zip(WAIT_PALETTE, wait_labels)],
         "kind": [swatch(KIND_PALETTE[i], CATEGORIES[k][0]) for i, k in enumerate(CATEGORY_KEYS)],
     }
-    return {mode: " ".join(parts) + " " + HATCH for mode, parts in items.items()}
+    return {mode: " ".join(parts) + " " + STRUCK for mode, parts in items.items()}
 
 
 #: Rule picked: recompute each run's colour values (``runs``: {rects, attempts} sources; ``jobs``:

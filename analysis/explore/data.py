@@ -110,11 +110,14 @@ def build_run(
     *,
     whole_run_extent: tuple[float, float] | None = None,
     users: dict[str, int] | None = None,
+    also_keys: set[str] | None = None,
 ) -> RunData:
     """:class:`RunData` of a run read by :func:`load_run`, restricted to ``window`` if given.
     ``whole_run_extent``: also draw the overview raster of the whole run over that time span
     (``RunData.overview``: the page holds the details of ``window`` only). ``users``: {job id:
-    user} of the run's workload (:func:`workload_users`), if known."""
+    user} of the run's workload (:func:`workload_users`), if known. ``also_keys``: with a
+    window, the jobs of these full ids are kept too (:func:`window_keys` of the page's other
+    runs: a job the window holds in one run is compared in every run)."""
     ran = executed_rows(raw)
     ran = ran.iloc[np.argsort(ran["starting_time"].to_numpy(dtype=float), kind="stable")]
     span = (float(jobs["submission_time"].min()), float(ran["finish_time"].max()))
@@ -134,6 +137,8 @@ def build_run(
     if window is not None:
         keep = _job_in_window(job_rows, *window)
         keep[attempts["job"]] = True  # every attempt drawn has its job's row
+        if also_keys:
+            keep |= np.isin(job_keys_all, list(also_keys))
         renumber = np.cumsum(keep) - 1  # attempts point at job rows: renumber them to the rows kept
         attempts["job"] = renumber[attempts["job"]].astype(np.int32)
         job_rows = {name: column[keep] for name, column in job_rows.items()}
@@ -161,6 +166,15 @@ def _overlaps(start: pd.Series, finish: pd.Series, begin: float, end: float) -> 
     the rule of the Gantt PNG's clipping."""
     start_a, finish_a = start.to_numpy(dtype=float), finish.to_numpy(dtype=float)
     return ((start_a < end) & (finish_a > begin)) | ((start_a == finish_a) & (start_a >= begin) & (start_a <= end))
+
+
+def window_keys(jobs: pd.DataFrame, window: tuple[float, float]) -> set[str]:
+    """Full ids of the folded ``jobs`` a window keeps (:func:`build_run`'s rule)."""
+    submit = jobs["submission_time"].to_numpy(dtype=float)
+    finish = jobs["finish_time"].to_numpy(dtype=float)
+    finish = np.where(np.isnan(finish), submit, finish)
+    inside = (submit <= window[1]) & (finish >= window[0])
+    return set(job_keys(jobs).to_numpy(dtype=object)[inside])
 
 
 def _job_in_window(job_rows: dict, begin: float, end: float) -> np.ndarray:

@@ -102,8 +102,9 @@ def sweep_report(
     intro = Div(
         text=f"<h2>{html.escape(title)}</h2><p>{len(done)} runs done of {len(rows)} (runs.csv). Each dot is a run; "
         "the bar is the mean of the runs of its x value and group, the whisker their lowest to highest value "
-        "(with the seed as neither x nor group: the seed spread). Pick the x axis and the grouping among the "
-        f"parameters that vary. Click a dot to open the run's explorer page ({written} of {len(done)} written, "
+        "(with the seed as neither x nor group: the seed spread). As first shown, each bar is one cell of the "
+        "grid (grouped by workload when it varies); pick another x axis and grouping among the parameters that vary."
+        f" Click a dot to open the run's explorer page ({written} of {len(done)} written, "
         "in runs/; the tooltip of the others gives the command that writes them).</p>",
         sizing_mode="stretch_width",
     )

@@ -33,6 +33,7 @@ from adaptsched.analysis.explore.data import (
     load_run,
     raster,
     raster_of,
+    workload_users,
 )
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
@@ -404,3 +405,23 @@ def test_a_window_keeps_a_job_in_every_run_if_it_keeps_it_in_one(tmp_path):
     assert written["jobs"] == [len(easy.jobs["id"]) + 1, len(kr.jobs["id"]) + 1]
     shared = build_run(*load_run(KR), "kr", window, also_keys={"w0!7", "w0!9"})
     assert {"7", "9"} <= set(shared.jobs["id"])
+
+
+def test_users_come_from_the_run_s_own_workload_and_another_is_refused(tmp_path):
+    # the fixtures' workload (tests/fixtures/analysis/README.md), with a user for each job
+    jobs = [
+        {"id": i, "subtime": i * 3, "res": 1 + i % 4, "profile": "d5", "walltime": 9, "user": 40 + i % 3}
+        for i in range(60)
+    ]
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 8, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}}))
+    users = workload_users(workload, load_run(FIXTURES / "easy")[2])
+    assert users == {str(i): 40 + i % 3 for i in range(60)}
+    code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page.html", "--workload", workload)
+    assert code == 0, err
+    assert "user 40 (20 jobs)" in program(tmp_path / "page.html")
+    jobs[5]["subtime"] = 16  # not when the run's job 5 was submitted (15 s)
+    workload.write_text(json.dumps({"nb_res": 8, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}}))
+    code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page2.html", "--workload", workload)
+    assert_clean_error(code, err, "w.json", "not the workload of this run", "job 5 (submitted at 15 s on 2 hosts)")
+    assert not (tmp_path / "page2.html").exists()

@@ -1,20 +1,24 @@
-"""The run explorer: one self-contained HTML page to look at whole runs in a browser.
+"""The run explorer: one self-contained HTML page to look at whole runs in a browser, and to
+see why one scheduler beats another.
 
-``explore_runs(prefixes, out)`` writes the page of one run, or of several runs on one time
-axis: a Gantt chart of every attempt of each run (zoom, pan, hover for a job's numbers,
-click to highlight all attempts of a job), busy hosts, queued demand and waiting jobs
-below on the same axis, a sortable and filterable job table whose selected row zooms the
-charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers, as it
-prints them). The page holds its JavaScript (BokehJS) and its data: it opens offline, from
-a disk or an e-mail, without a server.
+``explore_runs(prefixes, out)`` writes the page of one run, or of several runs of the same
+workload on one time axis: a Gantt chart of every attempt of each run (zoom, pan, hover for a
+job's numbers, click to highlight all attempts of a job), coloured by a rule the reader picks
+that gives a job the same colour in every run (:mod:`.colours`); busy hosts, queued demand and
+waiting jobs below, on the same axis; beside them, the difference between any two runs, job by
+job and per class (:mod:`.diff`), a sortable and filterable job table whose selected row zooms
+the charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers). The
+page holds its JavaScript (BokehJS) and its data, compressed (:mod:`.pagefile`): it opens
+offline, from a disk or an e-mail, without a server.
 
 * data: :mod:`.data` (numpy columns, testable without a browser);
-* layout: :mod:`.page` (Bokeh), its few callbacks: :mod:`.callbacks`;
+* layout: :mod:`.layout` and :mod:`.page`, the Gantt charts :mod:`.charts`, the tables
+  :mod:`.tables`, numbers for reading :mod:`.fmt`, the callbacks :mod:`.callbacks`;
 * the sweep report (``DIR/report.html``): :mod:`.sweep`.
 
 Runs that cannot be explored raise :class:`~adaptsched.errors.InputError` with one
 paragraph saying why: runs of different machine sizes, a ``_jobs.csv`` without its
-``_schedule.csv``, no executed job, a window outside the run.
+``_schedule.csv``, no executed job, a window outside the run, a workload that is not the run's.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ browser (:mod:`.page` only lays it out with Bokeh):
 * **rectangles**: one per interval of an attempt's allocation (``"0-3 7"`` is two), from its
   start to its finish, hosts ``low`` to ``high + 1``;
 * **jobs**: the folded jobs of :func:`~adaptsched.analysis.metrics.analyse` (the same rows
-  ``adaptsched metrics`` measures), with their wait and bounded slowdown;
+  ``adaptsched metrics`` measures), with their wait and bounded slowdown, final state (a code
+  of :data:`STATE_WORDS`), shape group (``cls``, by the whole run's medians), colour value by
+  job (``hue``) and user (from the run's workload, :func:`workload_users`; -1 if unknown);
 * **series**: on one time axis, busy hosts (attempts running), queued demand (hosts
   requested by attempts submitted and not yet started) and waiting jobs (their number), the
   value from each time on. Busy hosts and queued demand are evalys' utilisation and queue

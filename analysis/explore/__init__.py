@@ -37,6 +37,7 @@ from .data import (
     mixed_hosts,
     window_keys,
     window_problem,
+    workload_jobs,
     workload_users,
 )
 from .layout import document, padded
@@ -96,10 +97,7 @@ def explore_runs(
             raise InputError(where, problem)
     detail, aggregated = detail_window(raws, window, max_items)
     extent = padded(min(s[0] for s in spans), max(s[1] for s in spans))
-    users = [
-        workload_users(path, jobs) if path else None
-        for path, (_, _, jobs) in zip(_workloads(prefixes, workloads), loaded)
-    ]
+    users = _users(_workloads(prefixes, workloads), [jobs for _, _, jobs in loaded])
     # with a window, a job the window holds in one run is kept in every run: the difference compares it
     shared = set().union(*(window_keys(jobs, detail) for _, _, jobs in loaded)) if detail and len(loaded) > 1 else None
     runs = [
@@ -122,6 +120,20 @@ def explore_runs(
         "aggregated": aggregated,
         "bytes": out.stat().st_size,
     }
+
+
+def _users(paths: list, jobs: list) -> list:
+    """Each run's {job id: user} from its workload (None without one), a workload read once."""
+    read: dict[str, dict] = {}
+    users = []
+    for path, frame in zip(paths, jobs):
+        if path is None:
+            users.append(None)
+            continue
+        if str(path) not in read:
+            read[str(path)] = workload_jobs(path)
+        users.append(workload_users(path, frame, read[str(path)]))
+    return users
 
 
 def _workloads(prefixes: list, workloads) -> list:

@@ -97,9 +97,11 @@ class GanttCharts:
         """Renderers of run ``index`` on ``fig`` (named ``quads-SLOT-INDEX``...): its rectangles,
         the marks of its killed attempts and, if the page needs it, its overview raster."""
         run, source = self.runs[index], self.per_run[index]["rects"]
-        mapper = LinearColorMapper(palette=list(JOB_PALETTE), low=-0.5, high=len(JOB_PALETTE) - 0.5, high_color=GREY)
-        self.mappers.append(mapper)
-        colour = {"field": "c", "transform": mapper}
+        if not self.mappers:  # one for every chart: a new rule swaps one palette
+            self.mappers.append(
+                LinearColorMapper(palette=list(JOB_PALETTE), low=-0.5, high=len(JOB_PALETTE) - 0.5, high_color=GREY)
+            )
+        colour = {"field": "c", "transform": self.mappers[0]}
         outline = {"line_color": "#333333", "line_width": 0.3} if run.hosts <= 64 else {"line_color": None}
         quads = fig.quad(
             left="left", right="right", bottom="bottom", top="top", source=source, fill_color=colour,

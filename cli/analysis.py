@@ -76,6 +76,7 @@ def register(sub: Subparsers) -> None:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compute_metrics, format_metrics
     from adaptsched.analysis.metrics import nothing_ran
+    from adaptsched.engines.partial import PARTIAL
 
     metrics = compute_metrics(
         args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide
@@ -83,9 +84,16 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     unfinished = nothing_ran(metrics)
     if unfinished:
         raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    partial = str(metrics["source"]).endswith(PARTIAL)
+    if partial:
+        print(
+            f"adaptsched metrics: note: {metrics['source']} is what a run wrote before it failed or was "
+            "interrupted: these metrics cover only the jobs it finished",
+            file=sys.stderr,
+        )
     if args.workload:
         check_against(metrics, args.workload)
-    if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
+    if metrics["hosts_source"].startswith("highest") and not partial:  # _schedule.csv is written at the end
         print(
             f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
             "these metrics cover only the jobs it finished",
@@ -99,16 +107,21 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def check_against(metrics: dict, workload: str) -> None:
-    """The run's invariants and physics against its workload, or an error naming the jobs."""
-    from adaptsched.analysis.invariants import check_against_workload
+    """The run's invariants and physics against its workload (every job of it has a row), or
+    an error naming the jobs; what was checked, said."""
+    from adaptsched.analysis.invariants import against_workload
 
-    problems = check_against_workload(metrics["source"], workload, int(metrics["hosts"]))
-    if problems:
+    checked = against_workload(metrics["source"], workload, int(metrics["hosts"]))
+    if checked.problems:
         raise AdaptschedError(
             f"{metrics['source']} breaks the run's physics or invariants against {workload} "
-            f"({len(problems)} found): " + "; ".join(problems)
+            f"({len(checked.problems)} found): " + "; ".join(checked.problems)
         )
-    print(f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}", file=sys.stderr)
+    print(
+        f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}: "
+        f"all {checked.jobs:,} of its jobs have a row; {checked.physics.summary()}",
+        file=sys.stderr,
+    )
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -96,7 +96,8 @@ def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True, 
 def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = True) -> None:
     """Where the runs go: a local Dask cluster of ``--workers`` processes (on 127.0.0.1), a
     running one (``--scheduler-address``, ``--scheduler-file``), or a dask-jobqueue cluster
-    started for the runs (``--cluster``, ``--jobs``, ``--cluster-option``; ``--dry-run``).
+    started for the runs (``--cluster``, ``--jobs``, ``--cluster-option``; ``--dry-run``); TLS
+    to the last three (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``).
     ``jobs_flag`` false: ``--cluster-jobs`` only (the reproductions' ``--jobs`` counts jobs of
     a workload)."""
     where = parser.add_mutually_exclusive_group()
@@ -143,12 +144,19 @@ def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = Tr
         help="how long to wait for a first worker (and a scheduler file) before giving up "
         "(default: 120; with --cluster 1800, the batch queue's wait)",
     )
+    tls = (
+        ("--tls-ca-file", "the certificate authority's certificate: TLS to a tls:// scheduler, or --cluster's"),
+        ("--tls-cert", "TLS: this command's certificate, signed by --tls-ca-file (with --cluster, its workers' too)"),
+        ("--tls-key", "TLS: the private key of --tls-cert (docs/sweeps.md, section TLS)"),
+    )
+    for flag, text in tls:
+        parser.add_argument(flag, metavar="PEM", help=text)
 
 
 def cluster_choice(args: argparse.Namespace) -> Any:
     """The ``Where`` of the cluster options (``--jobs``, ``--cluster-option`` and ``--dry-run``
     only with ``--cluster``), checked: addresses, options."""
-    from adaptsched.sweep.cluster import Where
+    from adaptsched.sweep.cluster import Tls, Where
     from adaptsched.sweep.jobqueue import JobQueue, parse_cluster_options
 
     jobqueue = None
@@ -159,7 +167,13 @@ def cluster_choice(args: argparse.Namespace) -> Any:
         for flag, value in given.items():
             if value:
                 raise UsageError(f"{flag} goes with --cluster slurm|pbs|sge")
-    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout)
+    tls = None
+    files = (args.tls_ca_file, args.tls_cert, args.tls_key)
+    if any(files):
+        if not all(files):
+            raise UsageError("--tls-ca-file, --tls-cert and --tls-key go together: give all three")
+        tls = Tls(*files)
+    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout, tls)
     return where.check()
 
 
@@ -168,8 +182,12 @@ def show_job_script(where: Any) -> None:
     from adaptsched.sweep.jobqueue import job_script
 
     jobs = where.jobqueue.jobs
+    security = where.tls.security() if where.tls is not None else None
     say(f"# --dry-run: {jobs} job{'s' if jobs > 1 else ''} like this one would be submitted to {where.jobqueue.system}")
-    say(f"# (the scheduler runs in this command; its address replaces the placeholder)\n{job_script(where.jobqueue)}")
+    say(
+        "# (the scheduler runs in this command; its address replaces the placeholder)\n"
+        + job_script(where.jobqueue, security)
+    )
 
 
 def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, window: bool = True) -> None:

@@ -97,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     say(
         f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
         f"{result.nb_jobs} jobs "
-        f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
+        f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s); {result.physics}"
     )
     say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
     for note in result.notes:

@@ -36,7 +36,7 @@ EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homog
 ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
 
 
-@dataclass
+@dataclass(slots=True)
 class Profile:
     name: str
     type: str
@@ -47,7 +47,7 @@ class Profile:
     json: str = ""  # description as Batsim writes it
     cpus: tuple = ()  # parallel: flops on each host
     coms: tuple = ()  # parallel: bytes from host i to host j at i * n + j
-    seq: list = field(default_factory=list)  # composed: the names, then (load_workload) the profiles
+    seq: list | tuple = ()  # composed: the names, then (load_workload) the profiles; () for the others (no list each)
     repeat: int = 1  # composed
 
 

@@ -125,7 +125,7 @@ def explore_runs(
 def _users(paths: list, jobs: list) -> list:
     """Each run's {job id: user} from its workload (None without one), a workload read once."""
     read: dict[str, dict] = {}
-    users = []
+    users: list[dict[str, int] | None] = []
     for path, frame in zip(paths, jobs):
         if path is None:
             users.append(None)

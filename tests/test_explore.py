@@ -38,6 +38,7 @@ from adaptsched.analysis.explore.data import (
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
+from adaptsched.engines.partial import PARTIAL, SUFFIXES
 from adaptsched.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
@@ -317,6 +318,13 @@ def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_do
     assert {"_workload.json", "_platform.xml", "_jobs.csv", "_explore.html"} <= set(written)
     for suffix in written:
         assert f"`PREFIX{suffix}`" in table, suffix
+    # a run that passed its checks leaves no partial file; the page names every output written
+    # under a partial name first (engines/partial.py) and the partial name itself
+    assert not list(tmp_path.glob("r*.partial*")), written
+    partial = table.split("The run's results, ")[1].split("\n\n")[0]
+    for suffix in SUFFIXES:
+        assert f"`PREFIX{suffix}`" in partial, suffix
+    assert f"`PREFIX_jobs.csv{PARTIAL}`" in partial and "`PREFIX.partial-XXXX/`" in partial
 
 
 # --------------------------------------------------------------------------- sweep report

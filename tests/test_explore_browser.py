@@ -287,6 +287,14 @@ def test_the_difference_view_in_a_browser(tmp_path):
         assert all(swapped[i] == -d for i, d in zip(ids, dw))
         assert page.js(f"() => {page.model('pair-A')}.title.text") == "A: filler"
         assert page.js(f"() => {page.model('quads-A-1')}.visible && !{page.model('quads-A-0')}.visible")
+        # against size: the scatter's x axis spans the sizes (1 to 4 hosts), not from 0
+        page.page.get_by_label("against").select_option(label="size")
+        page.js(RAF)
+        start, end = page.js(
+            f"() => [{page.model('diff-scatter')}.x_range.start, {page.model('diff-scatter')}.x_range.end]"
+        )
+        sizes = both["requested_number_of_resources_a"]
+        assert 0 < start < sizes.min() and sizes.max() < end < sizes.max() + 1, (start, end)
         page.page.screenshot(path=tmp_path / "explore_diff.png")
         assert page.errors == []
 

@@ -50,7 +50,8 @@ COLUMNS = ("id", "size", "submit", "wa", "wb", "dw", "ba", "bb", "db", "ra", "rb
 TONES = ("#0072B2", "#999999", "#D55E00")
 
 #: Recomputes the view for the pair picked (args: ``jobs``, ``diff``, ``pick_a``, ``pick_b``,
-#: ``pick_y``, ``pick_x``, ``summary``, ``classes``, ``class_labels``, ``xaxis``, ``yaxis``).
+#: ``pick_y``, ``pick_x``, ``summary``, ``classes``, ``class_labels``, ``xaxis``, ``yaxis``, the
+#: scatter's ``x_range`` and its renderers ``dots`` and ``zero``).
 COMPUTE = (
     callbacks.FMT
     + """
@@ -122,6 +123,7 @@ xaxis.axis_label = bySize ? "hosts requested" : "submission time (days hh:mm)";
 yaxis.axis_label = byWait ? "wait, B - A" : "bounded slowdown, B - A";
 xaxis.ticker = bySize ? plain_x : time_x;
 yaxis.ticker = byWait ? time_y : plain_y;
+x_range.renderers = out.id.length ? [dots] : [dots, zero];  // no job in both: the range around 0
 """
     % {"columns": list(COLUMNS), "names": list(CLASS_NAMES), "better": TONES[0], "worse": TONES[2]}
 )
@@ -164,7 +166,9 @@ def diff_view(runs: list[RunData], jobs: ColumnDataSource, js_args: dict, tabs, 
     fig.add_tools(TapTool(renderers=[dots]))
     fig.xaxis.formatter = CustomJSTickFormatter(args={"pick_x": pick_x}, code=X_TICK)
     fig.yaxis.formatter = CustomJSTickFormatter(args={"pick_y": pick_y}, code=Y_TICK)
-    fig.line(x=[0, 0], y=[0, 0], line_alpha=0)  # keeps the ranges defined when no job is in both
+    zero = fig.line(x=[0, 0], y=[0, 0], line_alpha=0)  # keeps the ranges defined when no job is in both
+    fig.x_range.renderers = [dots]  # fits the jobs' submission times (or sizes), not time 0 (COMPUTE)
+    fig.y_range.renderers = [dots, zero]  # a change of 0 always in view
     table = DataTable(source=diff, columns=diff_columns(), width=TABLE_WIDTH, height=220, index_position=None,
                       autosize_mode="none", name="diff-table")  # fmt: skip
     summary = Div(text="", width=TABLE_WIDTH, name="diff-summary")
@@ -176,7 +180,8 @@ def diff_view(runs: list[RunData], jobs: ColumnDataSource, js_args: dict, tabs, 
               "summary": summary, "classes": classes, "class_labels": class_labels, "xaxis": fig.xaxis[0],
               "table_style": TABLE_STYLE, "table": table,
               "yaxis": fig.yaxis[0], "time_x": fig.xaxis[0].ticker, "time_y": fig.yaxis[0].ticker,
-              "plain_x": BasicTicker(), "plain_y": BasicTicker()},
+              "plain_x": BasicTicker(), "plain_y": BasicTicker(), "x_range": fig.x_range, "dots": dots,
+              "zero": zero},
         code=COMPUTE,
     )  # fmt: skip
     for select in (pick_a, pick_b, pick_y, pick_x):

@@ -167,7 +167,7 @@ def test_the_express_lane_by_hand():
 
     def starts(scheduler) -> dict[str, float]:
         started, jobs = {}, [Job("a", 0.0, 4, 100.0), Job("L", 1.0, 3, 7200.0), Job("S", 2.0, 2, 600.0)]
-        ends = []
+        ends: list[tuple[float, str]] = []
         for now in (0.0, 1.0, 2.0, 100.0, 700.0, 7300.0):
             for end_s, job_id in ends:
                 if end_s == now:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import AdaptschedError, positive_float, positive_int
+from adaptsched.formats.files import refuse_overwriting
 
 from .common import Subparsers, add_metric_options, output_folder, say
 
@@ -73,6 +74,28 @@ def register(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_explore)
 
 
+#: The files ``compare --out DIR`` writes in DIR whatever the runs (and a Gantt chart per run).
+COMPARE_OUTPUTS = (
+    "comparison.md",
+    "comparison.csv",
+    "comparison.json",
+    "overall_bars.png",
+    "class_bsld.png",
+    "wait_cdf.png",
+)
+
+
+def run_inputs(runs: list[str]) -> list[tuple[str, str]]:
+    """The files of runs given as prefixes or ``_jobs.csv`` files, as inputs that no output of
+    the command may be (by inode: a link counts)."""
+    inputs = []
+    for run in runs:
+        prefix = run.removesuffix("_jobs.csv")
+        for suffix in ("_jobs.csv", "_schedule.csv", "_machine_states.csv"):
+            inputs.append(("the run's file", f"{prefix}{suffix}"))
+    return inputs
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compute_metrics, format_metrics
     from adaptsched.analysis.metrics import nothing_ran
@@ -127,6 +150,7 @@ def check_against(metrics: dict, workload: str) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compare_runs
 
+    refuse_overwriting([("the output", Path(args.out) / name) for name in COMPARE_OUTPUTS], run_inputs(args.runs))
     output_folder(args.out)
     written = compare_runs(
         args.runs,
@@ -158,6 +182,7 @@ def compare_summary(written: dict[str, str]) -> str:
 def cmd_explore(args: argparse.Namespace) -> int:
     from adaptsched.analysis.explore import explore_runs
 
+    refuse_overwriting([("the page (--out)", args.out)], run_inputs(args.runs))
     output_folder(Path(args.out).parent, "--out", args.out)
     limit = {} if args.max_items is None else {"max_items": args.max_items}
     written = explore_runs(

@@ -20,6 +20,7 @@ from .common import (
     Subparsers,
     add_engine_options,
     add_seed_option,
+    checked_platform,
     output_folder,
     say,
 )
@@ -95,7 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     batsim = find_batsim_or_fail(args.batsim) if "batsim" in engines else None
     timeout_s = SCHEDULER_TIMEOUT_S if args.scheduler_timeout is None else args.scheduler_timeout or None  # 0: wait
     target = Target(args.scheduler, option_values(args.option), engines, batsim, args.transport, timeout_s)
-    platform = host_count(args.platform) if args.platform else None
+    platform = host_count(checked_platform(args.platform)) if args.platform else None
     nb_hosts = platform if isinstance(platform, int) else read_platform(platform).nb_hosts if platform else None
     stem = Path(args.scheduler).name.split(".")[0]
     out = output_folder(args.out or Path("results") / "check" / stem)

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, UsageError, positive_float, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, hosts_arg, hosts_in_range, positive_float, positive_int
+from adaptsched.limits import MAX_HOSTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: ``adaptsched check`` only: no workload was run, so nothing was checked (docs/errors.md).
@@ -61,10 +62,10 @@ def output_folder(folder: str | Path, option: str = "--out", value: str | Path |
 
 def read_workload(path: str | Path) -> dict[str, Any]:
     """A Batsim JSON workload as a dict, after Batsim's checks (errors name file, job, field)."""
-    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.batsim_json import load_workload, read_json
 
     load_workload(path)
-    workload: dict[str, Any] = json.loads(Path(path).read_text())
+    workload: dict[str, Any] = read_json(str(path), "workload")
     return workload
 
 
@@ -200,11 +201,40 @@ def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, w
     if window:
         parser.add_argument(
             "--window",
+            type=window_arg,
             metavar="START:END|job:ID",
             help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
             "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
             "(default: the busiest period, at most 2 days and 500 jobs)",
         )
+
+
+def window_arg(text: str) -> str:
+    """argparse type: a ``--window`` checked as it is read (``job:ID`` needs the runs: later)."""
+    if text.startswith("job:"):
+        return text
+    from adaptsched.analysis.gantt import parse_window
+
+    try:
+        parse_window(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--window").lstrip(": ")) from None
+    return text
+
+
+_HOSTS = re.compile(r"\s*[-+]?(\d+|\d*\.?\d+[eE][-+]?\d+)\s*")
+
+
+def checked_platform(platform: str) -> str:
+    """``--platform``: a number of hosts within the limits, or a file's path, as given."""
+    if not _HOSTS.fullmatch(platform):
+        return platform
+    try:
+        return str(hosts_in_range(platform))
+    except UsageError as error:
+        if platform.strip().lstrip("+-").isdigit() and int(platform) < 1:
+            raise UsageError(f"--platform {platform}: a platform needs at least one host") from None
+        raise UsageError(f"--platform: {error}") from None
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
@@ -218,7 +248,11 @@ def add_hosts_option(
 ) -> None:
     """``--hosts N``, the machine size (at least 1); ``note`` gives its default (or "at least 1")."""
     parser.add_argument(
-        "--hosts", type=positive_int, default=default, required=required, help=f"machine size in hosts ({note})"
+        "--hosts",
+        type=hosts_arg,
+        default=default,
+        required=required,
+        help=f"machine size in hosts ({note}; at most {MAX_HOSTS:,})",
     )
 
 

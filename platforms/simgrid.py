@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
+from adaptsched.formats.files import read_text, write_text
+from adaptsched.limits import MAX_HOSTS, shown
 from adaptsched.platforms.routes import Network, read_network
 
 #: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
@@ -99,18 +101,27 @@ def parse_speed(text: str, *, path="<platform>", what="speed") -> float:
 
 
 def _radical_numbers(radical: str, path) -> list[int]:
-    numbers = []
+    """The host numbers of a cluster's ``radical`` (``0-127``, ``0-3,8``), at most
+    :data:`~adaptsched.limits.MAX_HOSTS` of them."""
+    numbers: list[int] = []
     for part in radical.split(","):
         bounds = part.strip().split("-")
         try:
             if len(bounds) == 1:
                 numbers.append(int(bounds[0]))
             elif len(bounds) == 2:
-                numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+                first, last = int(bounds[0]), int(bounds[1])
+                if last - first + len(numbers) >= MAX_HOSTS:
+                    raise InputError(
+                        path,
+                        f"cluster radical {shown(radical)} makes more than {MAX_HOSTS:,} hosts, the most "
+                        "adaptsched simulates (docs/errors.md, limits)",
+                    )
+                numbers.extend(range(first, last + 1))
             else:
                 raise ValueError
         except ValueError:
-            raise InputError(path, f"cluster radical {radical!r} is not like '0-127' or '0-3,8'") from None
+            raise InputError(path, f"cluster radical {shown(radical)} is not like '0-127' or '0-3,8'") from None
     return numbers
 
 
@@ -121,12 +132,7 @@ def _props(element) -> dict:
 def read_platform(path) -> Platform:
     """Reads the machines of a SimGrid platform XML file the way Batsim does."""
     path = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such platform file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}") from None
+    text = read_text(path, "platform")  # (no such file, binary data, too large: named)
     stripped = text.lstrip()  # SimGrid accepts blank lines before the XML declaration
     skipped = text[: len(text) - len(stripped)].count("\n")
     try:
@@ -152,6 +158,10 @@ def read_platform(path) -> Platform:
             prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
             for number in _radical_numbers(element.get("radical", ""), path):
                 hosts.append(Host(f"{prefix}{number}{suffix}", speed, dict(props)))
+        if len(hosts) > MAX_HOSTS + 1:  # (and a master)
+            raise InputError(
+                path, f"more than {MAX_HOSTS:,} hosts, the most adaptsched simulates (docs/errors.md, limits)"
+            )
 
     masters = [h for h in hosts if h.properties.get("role") == "master"]
     if not masters:
@@ -232,9 +242,8 @@ def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
 
 
 def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
-    path = Path(path)
-    path.write_text(cluster_xml(nb_hosts, speed=speed))
-    return path
+    """Writes :func:`cluster_xml` to ``path`` (whole or not at all: a full disk names the file)."""
+    return write_text(path, cluster_xml(nb_hosts, speed=speed))
 
 
 def shipped_platform(nb_hosts: int) -> Path | None:

@@ -274,7 +274,7 @@ def test_bad_input_gets_one_paragraph(tmp_path):
     code, _, err = cli("explore", KR, "--out", out, "--window", "1d:2d")
     assert_clean_error(code, err, "--window 86400:172800 (seconds) lies outside the run", "0:188")
     code, _, err = cli("explore", KR, "--out", out, "--window", "soon")
-    assert_usage_error(code, err, "--window soon")
+    assert_usage_error(code, err, "argument --window: soon: expected START:END")
     code, _, err = cli("explore", KR, "--out", out, "--window", "job:nope")
     assert_usage_error(code, err, "no job 'nope'")
     assert not out.exists()  # never a broken page

@@ -29,7 +29,8 @@ What a scheduler sees and decides
 Hosts, time and queues
     :class:`HostPool`, :class:`IntervalSet` (host sets as runs), :class:`AvailabilityProfile`
     (free hosts over time: ``earliest_fit``, ``reserve``, ``release``), :class:`WaitingQueue`
-    (queue orders by name: fcfs, sjf, ljf, small, large, saf).
+    (queue orders by name: fcfs, sjf, ljf, small, large, saf; ``order_key`` gives a name's key
+    function, and a scheduler's ``queue_order`` may return a key function of its own).
 Options
     :class:`Options`, :func:`option`, :class:`OptionError`; :class:`QueueOptions`,
     :class:`ReservingOptions` (ready-made bases).

@@ -62,7 +62,12 @@ def demo(
     written = compare_runs(prefixes, out / "comparison")
     from adaptsched.analysis.explore import explore_runs
 
-    explore_runs(prefixes, out / "comparison" / "report.html", title=f"Demo: the first {jobs:,} CTC-SP2 jobs")
+    explore_runs(
+        prefixes,
+        out / "comparison" / "report.html",
+        title=f"Demo: the first {jobs:,} CTC-SP2 jobs",
+        workloads=[workload_path],
+    )
     say(f"\nreport: {out / 'comparison'}/")
     say(
         "  comparison.md (every metric), comparison.csv, bar charts, a wait-time CDF, a Gantt chart per run; "

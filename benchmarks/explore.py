@@ -1,21 +1,24 @@
 """Scale of the run explorer (docs/analysis.md): page build time, file size, first render and a
-one-day zoom in headless Chromium, on the full CTC-SP2 year under easy and on a
-300,000-job Lublin-Feitelson run.
+one-day zoom in headless Chromium, on the full CTC-SP2 year under easy, on two days of it
+under easy and fcfs (a ``--window`` page, with the difference view), and on a 300,000-job
+Lublin-Feitelson run.
 
     .venv/bin/python benchmarks/explore.py [--work DIR] [--only ctc|lublin] [--screenshots docs]
 
 Each run is simulated once (embedded engine) into ``--work`` and reused when its
 ``_jobs.csv`` is there. The Lublin run is measured twice: as the explorer writes it
 (aggregated) and forced to full detail (``lublin-whole``, ``max_items`` unbounded). For each
-run: the time to build the page (``explore_runs``, CPU and wall, in this process), beside the
+page: the time to build it (``explore_runs``, CPU and wall, in this process), beside the
 Gantt PNG of the same run (``plot_gantt``, its default two-day window: the baseline, measured
-in the same process); the page's size; in headless Chromium (Debian's, through playwright,
-as the tests), the time from navigation to BokehJS idle (first render) and the time to
-re-render after zooming the whole page into one day (median of 5 days spread over the page's
-time axis, each from the full view), each as wall time and as the CPU time of the browser's
-processes (what the render costs, whatever else the machine runs; Chromium spreads it over
-several processes). The load average is printed before and after: the machine is shared,
-say so when quoting the figures.
+in the same process); the page's size, and per 10,000 jobs shown; in headless Chromium
+(Debian's, through playwright, as the tests), the time from navigation to BokehJS idle (first
+render) and the time to re-render after zooming the whole page into one day (median of 5 days
+spread over the page's time axis, each from the full view), each as wall time and as the CPU
+time of the browser's processes (what the render costs, whatever else the machine runs;
+Chromium spreads it over several processes). The load average is printed before and after:
+the machine is shared, say so when quoting the figures. ``--screenshots DIR`` writes, at
+1600x1000, ``explore-ctc-year.png`` (the year, zoomed out) and ``explore-ctc-day.png`` (the
+two-day page, a day of it, the difference view beside it).
 """
 
 from __future__ import annotations
@@ -47,9 +50,9 @@ CTC = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
 RAF = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
-def simulate(name: str, work: Path) -> Path:
-    """The run's prefix, simulated under easy if its outputs are not in ``work`` yet."""
-    prefix = work / name / "easy"
+def simulate(name: str, work: Path, scheduler: str = "easy") -> Path:
+    """The run's prefix, simulated under ``scheduler`` if its outputs are not in ``work`` yet."""
+    prefix = work / name / scheduler
     if Path(f"{prefix}_jobs.csv").is_file() and Path(f"{prefix}_schedule.csv").is_file():
         return prefix
     prefix.parent.mkdir(parents=True, exist_ok=True)
@@ -64,15 +67,18 @@ def simulate(name: str, work: Path) -> Path:
     path = write_workload(workload, prefix.parent / "workload.json")
     platform_xml = write_cluster(hosts, prefix.parent / f"cluster{hosts}.xml")
     begin = time.perf_counter()
-    result = run(RunSpec.make("easy", path, platform_xml, prefix, progress=False))
+    result = run(RunSpec.make(scheduler, path, platform_xml, prefix, progress=False))
     print(f"{name}: simulated {result.nb_jobs:,} jobs in {time.perf_counter() - begin:.0f} s", flush=True)
     return prefix
 
 
-def build(prefix: Path, page: Path, max_items: int = MAX_ITEMS) -> dict:
+def build(prefixes: list[Path], page: Path, max_items: int = MAX_ITEMS, window=None) -> dict:
     """Page build (wall and CPU) and, in the same process, the Gantt PNG baseline."""
+    prefix = prefixes[0]
     wall, cpu = time.perf_counter(), time.process_time()
-    written = explore_runs([prefix], page, max_items=max_items)
+    written = explore_runs(
+        prefixes, page, max_items=max_items, window=window, workloads=[prefix.parent / "workload.json"]
+    )
     written["build_s"] = time.perf_counter() - wall
     written["build_cpu_s"] = time.process_time() - cpu
     wall, cpu = time.perf_counter(), time.process_time()
@@ -104,6 +110,19 @@ def browser_cpu_s() -> float:
     return sum(cpu[pid] for pid in mine)
 
 
+#: Selects, in the difference view, the first job (the largest change first) with attempts drawn
+#: in both runs of the page.
+PICK_SHOWN = """() => {
+  const doc = Bokeh.documents[0], diff = doc.get_model_by_name("diff");
+  const drawn = (run) => new Set(Array.from(doc.get_model_by_name(`attempts-${run}`).data.job));
+  const a = drawn(0), b = drawn(1);
+  const row = diff.data.ra.findIndex((ra, i) => a.has(ra) && b.has(diff.data.rb[i]));
+  diff.selected.indices = [Math.max(row, 0)];
+}"""
+#: The screenshots for the docs: (case, when) -> file name.
+SHOTS = {("ctc", "run"): "explore-ctc-year.png", ("ctc-2days", "day"): "explore-ctc-day.png"}
+
+
 def render(page_path: Path, screenshots: Path | None, name: str) -> dict:
     """First render, and the re-render after zooming into one day (median of 5 days spread
     over the page's time axis), wall time and the main thread's task time."""
@@ -113,8 +132,8 @@ def render(page_path: Path, screenshots: Path | None, name: str) -> dict:
         page = Page(context, page_path, timeout_s=600)
         first_busy = browser_cpu_s() - before
         errors = list(page.errors)
-        if screenshots is not None:
-            page.page.screenshot(path=screenshots / f"explore_{name}_run.png")
+        if screenshots is not None and (name, "run") in SHOTS:
+            page.page.screenshot(path=screenshots / SHOTS[name, "run"])
         span = page.js(f"() => [{page.model('time-range')}.start, {page.model('time-range')}.end]")
         days = [span[0] + (span[1] - span[0] - 86400) * f for f in (0.1, 0.3, 0.5, 0.7, 0.9)]
         for day in days:
@@ -126,8 +145,11 @@ def render(page_path: Path, screenshots: Path | None, name: str) -> dict:
             page.js(RAF)
             zooms.append(time.perf_counter() - begin)
             zooms_busy.append(browser_cpu_s() - before)
-        if screenshots is not None:
-            page.page.screenshot(path=screenshots / f"explore_{name}_day.png")
+        if screenshots is not None and (name, "day") in SHOTS:
+            page.js(PICK_SHOWN)  # the job that changed most among those drawn in both runs
+            page.js(RAF)
+            time.sleep(0.5)
+            page.page.screenshot(path=screenshots / SHOTS[name, "day"])
         errors += page.errors
     return {
         "first_render_s": page.load_s,
@@ -152,37 +174,45 @@ def main() -> int:
     print(f"# benchmarks/explore.py, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
     print(f"machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.processor() or platform.machine()}")
     rows = []
-    cases = [("ctc", "ctc", MAX_ITEMS), ("lublin", "lublin", MAX_ITEMS), ("lublin-whole", "lublin", 10**9)]
-    for name, run_name, max_items in cases:
-        if args.only is not None and run_name != args.only:
+    cases = [
+        ("ctc", ["ctc"], MAX_ITEMS, None),
+        ("ctc-2days", ["ctc", "ctc:fcfs"], MAX_ITEMS, "306d:308d"),
+        ("lublin", ["lublin"], MAX_ITEMS, None),
+        ("lublin-whole", ["lublin"], 10**9, None),
+    ]
+    for name, runs, max_items, window in cases:
+        if args.only is not None and runs[0] != args.only:
             continue
-        prefix = simulate(run_name, args.work)
+        prefixes = [simulate(r.split(":")[0], args.work, (r.split(":") + ["easy"])[1]) for r in runs]
         print(f"{name}: load average before {os.getloadavg()[0]:.1f}", flush=True)
-        written = build(prefix, args.work / f"{name}.html", max_items)
+        written = build(prefixes, args.work / f"{name}.html", max_items, window)
         timings = render(args.work / f"{name}.html", args.screenshots, name)
-        aggregated = written["aggregated"]
-        rows.append(
-            f"| {name} | {written['jobs'][0]:,} jobs, {written['rectangles'][0]:,} rectangles drawn | "
-            f"{written['build_s']:.1f} ({written['build_cpu_s']:.1f} CPU) | {written['png_s']:.1f} "
-            f"({written['png_cpu_s']:.1f} CPU) | {written['bytes'] / 1e6:.1f} | {timings['first_render_s']:.1f} "
-            f"({timings['first_busy_s']:.1f} CPU) | {timings['zoom_s']:.2f} ({timings['zoom_busy_s']:.2f} CPU; "
-            f"max {max(timings['zooms_s']):.2f}) | "
-            + (
-                f"{aggregated['attempts_kept']:,} of {aggregated['attempts']:,} attempts in detail"
-                if aggregated
-                else "no"
-            )
-            + f" | {len(timings['errors'])} | {os.getloadavg()[0]:.1f} |"
-        )
+        rows.append(row(name, written, timings))
         print(rows[-1], flush=True)
     print()
     print(
-        "| run | page holds | build s (CPU) | Gantt PNG s (CPU) | MB | first render s (CPU) | one-day zoom s (CPU) | "
-        "aggregated | JS errors | load after |"
+        "| page | holds | build s (CPU) | Gantt PNG s (CPU) | MB | MB per 10,000 jobs | first render s (CPU) | "
+        "one-day zoom s (CPU) | aggregated | JS errors | load after |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     print("\n".join(rows))
     return 0
+
+
+def row(name: str, written: dict, timings: dict) -> str:
+    """One line of the results table."""
+    aggregated = written["aggregated"]
+    jobs = sum(written["jobs"])
+    runs = len(written["runs"])
+    holds = f"{jobs:,} jobs" + (f" of {runs} runs" if runs > 1 else "") + f", {sum(written['rectangles']):,} rectangles"
+    return (
+        f"| {name} | {holds} | {written['build_s']:.1f} ({written['build_cpu_s']:.1f} CPU) | {written['png_s']:.1f} "
+        f"({written['png_cpu_s']:.1f} CPU) | {written['bytes'] / 1e6:.2f} | {written['bytes'] / 100 / jobs:.2f} | "
+        f"{timings['first_render_s']:.1f} ({timings['first_busy_s']:.1f} CPU) | {timings['zoom_s']:.2f} "
+        f"({timings['zoom_busy_s']:.2f} CPU; max {max(timings['zooms_s']):.2f}) | "
+        + (f"{aggregated['attempts_kept']:,} of {aggregated['attempts']:,} attempts in detail" if aggregated else "no")
+        + f" | {len(timings['errors'])} | {os.getloadavg()[0]:.1f} |"
+    )
 
 
 if __name__ == "__main__":

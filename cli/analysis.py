@@ -59,6 +59,13 @@ def register(sub: Subparsers) -> None:
     add_metric_options(p, hosts=False)
     p.add_argument("--label", action="append", metavar="NAME", help="name of each run, in order (default: prefixes)")
     p.add_argument(
+        "--workload",
+        action="append",
+        metavar="W.json",
+        help="the runs' Batsim JSON workload, for the jobs' users (colour by user): one for all runs, or one per "
+        "run, in order (default: PREFIX_workload.json beside a run, if there)",
+    )
+    p.add_argument(
         "--max-items",
         type=positive_int,
         help="aggregate runs with more rectangles + attempts + jobs + load events than this "
@@ -154,12 +161,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
         gantt_window=args.window,
         say=lambda text: print(f"adaptsched compare: {text}", file=sys.stderr),
     )
-    say(Path(written["markdown"]).read_text())
-    say(
-        f"comparison written to {Path(args.out).resolve()}: "
-        + ", ".join(Path(p).name for key, p in written.items() if key != "json")
-    )
+    say(compare_summary(written))
     return 0
+
+
+def compare_summary(written: dict[str, str]) -> str:
+    """What ``compare`` prints: a few metrics of each run side by side, then where the report is
+    (``comparison.md`` has every metric, per class, and the charts)."""
+    from adaptsched.analysis.compare import summary_table
+
+    metrics = json.loads(Path(written["json"]).read_text())
+    report = Path(written["markdown"]).resolve()
+    return (
+        summary_table(metrics)
+        + f"\n\nreport: {report} (every metric, per class, charts and Gantt charts; comparison.csv and "
+        "comparison.json beside it)"
+    )
 
 
 def cmd_explore(args: argparse.Namespace) -> int:
@@ -169,7 +186,13 @@ def cmd_explore(args: argparse.Namespace) -> int:
     output_folder(Path(args.out).parent, "--out", args.out)
     limit = {} if args.max_items is None else {"max_items": args.max_items}
     written = explore_runs(
-        args.runs, args.out, labels=args.label or None, window=args.window, bound_s=args.bound, **limit
+        args.runs,
+        args.out,
+        labels=args.label or None,
+        window=args.window,
+        bound_s=args.bound,
+        workloads=args.workload,
+        **limit,
     )
     say(explore_summary(written))
     return 0
@@ -193,9 +216,11 @@ def explore_summary(written: dict[str, Any]) -> str:
     return line
 
 
-def explore_beside_run(prefix: str, *, window: str | None, bound_s: float) -> None:
-    """``run --report html``: the explorer page of the run, beside its outputs (OUT_explore.html)."""
+def explore_beside_run(prefix: str, *, window: str | None, bound_s: float, workload: str | None = None) -> None:
+    """``run --report html``: the explorer page of the run, beside its outputs (OUT_explore.html).
+    ``workload``: the run's Batsim JSON workload (its jobs' users), if it was given as one."""
     from adaptsched.analysis.explore import explore_runs
 
-    written = explore_runs([prefix], f"{prefix}_explore.html", window=window, bound_s=bound_s)
+    workloads = [workload] if workload and str(workload).endswith(".json") else None
+    written = explore_runs([prefix], f"{prefix}_explore.html", window=window, bound_s=bound_s, workloads=workloads)
     say(explore_summary(written))

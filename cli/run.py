@@ -146,5 +146,5 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.report == "html":
             from .analysis import explore_beside_run
 
-            explore_beside_run(result.prefix, window=args.window, bound_s=args.bound)
+            explore_beside_run(result.prefix, window=args.window, bound_s=args.bound, workload=args.workload)
     return 0

@@ -22,7 +22,7 @@ from adaptsched.core.hosts import HostPool, as_interval_set
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.job import Job as Job  # re-exported: a scheduler's interface names it
 from adaptsched.core.options import Options
-from adaptsched.core.queue import ORDERS, WaitingQueue
+from adaptsched.core.queue import ORDERS, Order, WaitingQueue
 from adaptsched.core.speedup import SpeedupModel
 
 
@@ -165,8 +165,10 @@ class OnlineScheduler:
         self._copies: dict[str, int] = {}  # job id -> number of copies launched
         self._decisions = Decisions()
 
-    def queue_order(self) -> str:
-        """The waiting queue's order (:mod:`adaptsched.core.queue`); arrival order by default."""
+    def queue_order(self) -> Order:
+        """The waiting queue's order (:mod:`adaptsched.core.queue`): a name, or a key function of a
+        job (smaller first; ties in arrival order); arrival order by default. Asked once, when the
+        scheduler is made, after its options are parsed: the key may use them."""
         return "fcfs"
 
     # -- events -----------------------------------------------------------------

@@ -60,7 +60,6 @@ from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Runn
 from adaptsched.core.compression import SCAN_SLACK_S, Candidates
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
-from adaptsched.core.queue import ORDERS
 from adaptsched.core.units import EPS_S, INF
 
 
@@ -95,7 +94,7 @@ class ReservationPlanner(ReservingScheduler):
             and cls.place is ReservationPlanner.place
             and cls.movable is ReservationPlanner.movable
         )
-        self.compressible = Candidates(self.profile, ORDERS[self.queue.order])
+        self.compressible = Candidates(self.profile, self.queue.key)
         if self.incremental:
             self.profile.freed = []  # where capacity grew, for the index of compressible jobs
 

@@ -40,6 +40,7 @@ from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
+from adaptsched.core.queue import Order
 from adaptsched.core.units import INF
 
 T = TypeVar("T")
@@ -138,7 +139,7 @@ class EasyBackfilling(ReservingScheduler):
         super().__init__(nb_hosts, options, **values)
         self.holder: Job | None = None  # the head whose reservation is in force (module doc)
 
-    def queue_order(self) -> str:
+    def queue_order(self) -> Order:
         return opt.narrow(self.options, ReservingOptions).order
 
     def records_reservations(self) -> bool:

@@ -3,7 +3,9 @@
 An order is a key function of a waiting job (smaller key = considered first);
 ties are broken by arrival order, so every order is deterministic. Schedulers
 take the order by name (option ``order``), so that adding an order never means
-copying a scheduler.
+copying a scheduler; a scheduler may also give a key function of its own
+(:meth:`~adaptsched.core.base.OnlineScheduler.queue_order`), computed once per job,
+when it is queued, so it must depend on the job alone.
 
 ======== ===============================================================
 fcfs     arrival order (first come, first served)
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 from adaptsched.core.job import Job
 
@@ -33,9 +35,14 @@ ORDERS: dict[str, Callable[[Job], Any]] = {
 }
 
 
+#: What names or makes a queue order: a name of :data:`ORDERS`, or a key function of a job.
+Order: TypeAlias = str | Callable[[Job], Any]
+
+
 class WaitingQueue:
     """Waiting jobs kept sorted by ``(order key, arrival number)``; ``order``: one of the module
-    doc's (a scheduler's :meth:`~adaptsched.core.base.OnlineScheduler.queue_order` names it).
+    doc's names, or a key function of a job (smaller first), as a scheduler's
+    :meth:`~adaptsched.core.base.OnlineScheduler.queue_order` returns it.
 
     >>> from adaptsched.core.base import Job
     >>> q = WaitingQueue("sjf")
@@ -45,13 +52,11 @@ class WaitingQueue:
     (['b', 'c', 'a'], 1)
     """
 
-    __slots__ = ("_arrivals", "_entries", "_key", "_min_res", "_where", "jobs", "order")
+    __slots__ = ("_arrivals", "_entries", "_min_res", "_where", "jobs", "key", "order")
 
-    def __init__(self, order: str = "fcfs"):
-        if order not in ORDERS:
-            raise ValueError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+    def __init__(self, order: Order = "fcfs"):
         self.order = order
-        self._key = ORDERS[order]
+        self.key = self.order_key(order)  # the order's key function
         self._entries: list[tuple[Any, int, Job]] = []  # (key, arrival number, job)
         self.jobs: list[Job] = []  # the jobs alone, same order: iterate over this
         self._arrivals = 0
@@ -59,6 +64,20 @@ class WaitingQueue:
         #: id of a waiting job -> its (key, arrival number), where bisection finds it; None once the
         #: same job object was pushed twice (then removals filter the whole queue)
         self._where: dict[int, tuple[Any, int]] | None = {}
+
+    @staticmethod
+    def order_key(order: Order) -> Callable[[Job], Any]:
+        """The key function of ``order``: a name's from :data:`ORDERS`, or ``order`` itself.
+
+        >>> from adaptsched.core.base import Job
+        >>> WaitingQueue.order_key("large")(Job("a", 0.0, 8, 60.0))
+        -8
+        """
+        if callable(order):
+            return order
+        if order not in ORDERS:
+            raise ValueError(f"unknown queue order {order!r}; choose one of {', '.join(ORDERS)}")
+        return ORDERS[order]
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -71,7 +90,7 @@ class WaitingQueue:
 
     def push(self, job: Job) -> None:
         self._arrivals += 1
-        entry = (self._key(job), self._arrivals, job)
+        entry = (self.key(job), self._arrivals, job)
         where = self._where
         if where is not None:
             if id(job) in where:

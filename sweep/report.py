@@ -5,9 +5,11 @@
 ``platform``, ``hosts``, ``engine``), the collected metrics, then ``wall_s`` (the run's own
 wall time), ``host`` (where it ran), ``adaptsched_version`` and ``key``.
 
-Charts (``chart_METRIC.png``): one horizontal bar per configuration, a configuration being
-the parameters that vary across the sweep except seeds (columns whose name ends in
-``seed``): the bar is the mean over seeds, the whiskers their minimum and maximum.
+Charts (``chart_METRIC.png``): one horizontal bar per cell of the grid, a cell being the
+values of the parameters that vary across the sweep except seeds (columns whose name ends in
+``seed``): the bar is the mean over seeds, the whiskers their minimum and maximum. A scheduler
+is named by its label, else (a plugin file) by the class it runs, else by its name
+(:func:`scheduler_names`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from adaptsched.errors import AdaptschedError
 
 from .grid import GridResult, GridRun
 
@@ -67,8 +71,49 @@ def parameters_of(runs: list[GridRun]) -> list[str]:
     return params
 
 
-def configurations(params: list[str], rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """{configuration label: [row, ...]}: rows grouped by the parameters that vary, except seeds."""
+def scheduler_names(runs: list[GridRun]) -> dict[str, str]:
+    """{run name: its scheduler as the report names it}: the scheduler entry's label, else for a
+    plugin file the class it runs (the pure scheduler's, else pybatsim's class), else its name."""
+    from adaptsched.schedulers.loader import load_plugin, pybatsim_class_name
+
+    names, classes = {}, {}
+    for run in runs:
+        label, scheduler = run.params.get("label", ""), str(run.spec.scheduler)
+        if label:
+            names[run.name] = str(label)
+        elif scheduler.endswith(".py"):
+            if scheduler not in classes:
+                try:
+                    loaded = load_plugin(scheduler)
+                    found = loaded.core_class or loaded.scheduler_class
+                    classes[scheduler] = found.__name__ if found is not None else loaded.class_name
+                except AdaptschedError:  # not loadable here: pybatsim's rule names its class
+                    classes[scheduler] = pybatsim_class_name(scheduler)
+            names[run.name] = classes[scheduler]
+        else:
+            names[run.name] = scheduler
+    return names
+
+
+def named(rows: list[dict[str, Any]], names: dict[str, str] | None) -> list[dict[str, Any]]:
+    """The rows with ``scheduler`` as the report names it (``names``, else the label) and no
+    ``label`` column: one column for the scheduler."""
+    out = []
+    for row in rows:
+        row = dict(row)
+        label = row.pop("label", "")
+        row["scheduler"] = (names or {}).get(row.get("name", ""), "") or label or row.get("scheduler", "")
+        out.append(row)
+    return out
+
+
+def configurations(
+    params: list[str], rows: list[dict[str, Any]], names: dict[str, str] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """{cell label: [row, ...]}: rows grouped by the parameters that vary, except seeds (the
+    scheduler named as :func:`named` does)."""
+    rows = named(rows, names)
+    params = [c for c in params if c != "label"]
     varying = [c for c in params if len({str(r.get(c, "")) for r in rows}) > 1 and not c.endswith("seed")]
     groups: dict = {}
     for row in rows:
@@ -82,11 +127,16 @@ def _short(column: str) -> str:
 
 
 def write_charts(
-    folder: str | Path, title: str, params: list[str], rows: list[dict[str, Any]], collect: Sequence[str]
+    folder: str | Path,
+    title: str,
+    params: list[str],
+    rows: list[dict[str, Any]],
+    collect: Sequence[str],
+    names: dict[str, str] | None = None,
 ) -> list[Path]:
     from matplotlib.figure import Figure
 
-    groups = configurations(params, rows)
+    groups = configurations(params, rows, names)
     written = []
     for metric in collect:
         labels, means, lows, highs = [], [], [], []
@@ -137,7 +187,8 @@ def write_report(
 
     columns, rows = rows_of(runs, grid, collect)
     table = write_table(Path(folder) / "runs.csv", columns, rows)
-    charts = write_charts(folder, title, parameters_of(runs), rows, collect)
+    names = scheduler_names(runs)
+    charts = write_charts(folder, title, parameters_of(runs), rows, collect, names)
     pages = 0 if grid.interrupted else PAGE_JOBS  # jobs whose explorer pages may be written now
     if say is not None and grid.results:
         say(
@@ -145,7 +196,7 @@ def write_report(
             + (f" and the explorer pages runs have not got yet (up to {pages:,} jobs' worth)" if pages else "")
         )
     html = (
-        sweep_report(folder, title, parameters_of(runs), rows, collect, max_page_jobs=pages, say=say)
+        sweep_report(folder, title, parameters_of(runs), named(rows, names), collect, max_page_jobs=pages, say=say)
         if grid.results
         else None
     )

@@ -63,7 +63,7 @@ def browser():
             executable_path=find_chromium(),
             headless=True,
             args=list(FLAGS),
-            viewport={"width": 1400, "height": 1000},
+            viewport={"width": 1600, "height": 1000},
         )
         try:
             yield context

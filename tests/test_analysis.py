@@ -408,6 +408,21 @@ def test_compare_runs_writes_everything(tmp_path):
     assert set(json.loads(Path(written["json"]).read_text())) == {"easy", "kr"}
 
 
+def test_compare_prints_a_short_table_and_where_the_report_is(tmp_path):
+    from test_cli import cli
+
+    code, out, err = cli("compare", FIXTURES / "easy", FIXTURES / "kr", "--out", tmp_path / "cmp")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    # the five rows of the summary (kr's mean wait: 1.3 s, worked out in its fixture), then the path
+    assert [cell.strip() for cell in lines[0].split("|")[1:-1]] == ["metric", "easy", "kr"]
+    rows = [line.split("|")[1].strip() for line in lines[2:7]]
+    assert rows == ["wait, mean", "wait, p90", "bounded slowdown, mean", "utilization", "makespan"]
+    assert "1.3 s" in lines[2]
+    assert lines[-1].startswith(f"report: {(tmp_path / 'cmp' / 'comparison.md').resolve()} (")
+    assert len(lines) == 9 and "Gantt charts" not in "\n".join(lines[:-1])  # not the whole comparison.md
+
+
 def test_compare_refuses_unlike_runs_unless_allowed(tmp_path):
     small = write_run(tmp_path, "small", THREE_JOBS, nb_machines=4)
     with pytest.raises(InputError, match="not comparable") as info:

@@ -8,6 +8,8 @@ tests are in test_explore_browser.py.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -22,8 +24,8 @@ from adaptsched.analysis import compute_metrics
 from adaptsched.analysis.evalys_bridge import executed_rows, load_curve
 from adaptsched.analysis.explore import explore_runs
 from adaptsched.analysis.explore.data import (
+    CATEGORY_KEYS,
     IDLE,
-    PALETTE_KEYS,
     _coverage,
     build_run,
     detail_window,
@@ -31,11 +33,13 @@ from adaptsched.analysis.explore.data import (
     load_run,
     raster,
     raster_of,
+    workload_users,
 )
-from adaptsched.analysis.explore.page import metrics_div
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
+from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
-from adaptsched.analysis.metrics import OVERALL_ROWS, fmt_number, fmt_seconds
+from adaptsched.cli.run import RUN_OUTPUTS
+from adaptsched.engines.partial import PARTIAL, SUFFIXES
 from adaptsched.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
@@ -52,6 +56,17 @@ def intervals_in(jobs_csv, window=None) -> int:
         begin, end = window
         ran = ran[(ran["starting_time"] < end) & (ran["finish_time"] > begin)]
     return sum(len(text.split()) for text in ran["allocated_resources"])
+
+
+def program(page) -> str:
+    """What a page carries compressed (base64 of gzip): BokehJS, then the document's JSON."""
+    text = Path(page).read_text()
+    parts = []
+    for name in ("library", "document"):
+        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+        assert found is not None, f"{page}: no {name}"
+        parts.append(gzip.decompress(base64.b64decode(found.group(1))).decode("utf-8"))
+    return "\n".join(parts)
 
 
 def kr_run(window=None):
@@ -117,19 +132,18 @@ def test_coverage_of_a_rectangle_by_hand():
 
 
 def test_overview_pixel_is_the_kind_that_kept_its_hosts_busiest():
-    walltime, regular = PALETTE_KEYS.index(("walltime", 0)), PALETTE_KEYS.index(("regular", 1))
+    walltime, regular = CATEGORY_KEYS.index("walltime"), CATEGORY_KEYS.index("regular")
     # host 0: a walltime kill over [0, 10), then a regular run over [10, 13); hosts 1-2: the
     # regular run over [14, 20) and a walltime kill over [26, 40); bins of 10 s
     rects = {"attempt": np.array([0, 1, 2, 3]), "low": np.array([0, 0, 1, 1]), "high": np.array([0, 0, 2, 2])}
     start, end = np.array([0.0, 10.0, 14.0, 26.0]), np.array([10.0, 13.0, 20.0, 40.0])
     codes = np.array([walltime, regular, regular, walltime], dtype=np.uint8)
     image, per_row = raster_of(rects, start, end, codes, 3, 0.0, 40.0, bins=4)
-    first_regular = PALETTE_KEYS.index(("regular", 0))  # the overview uses each category's first tint
     assert per_row == 1
     assert image.tolist() == [
         [walltime, IDLE, IDLE, IDLE],  # 10 s of walltime; then 3 s busy, 7 s idle: idle wins
-        [IDLE, first_regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
-        [IDLE, first_regular, IDLE, walltime],
+        [IDLE, regular, IDLE, walltime],  # 6 s regular of [10, 20); 4 s walltime of [20, 30): idle
+        [IDLE, regular, IDLE, walltime],
     ]
     # the kr run: a machine 78.5 % busy, most pixels hold a category
     image, _ = raster(kr_run(), 0.0, 188.0, bins=20)
@@ -153,30 +167,77 @@ def test_big_runs_are_aggregated_and_say_by_how_much(tmp_path):
     assert window[0] == 0.0 and 0 < window[1] < 188
     written = explore_runs([KR], tmp_path / "kr.html", max_items=200)
     assert written["aggregated"] == info and written["window"] == list(window)
-    text = (tmp_path / "kr.html").read_text()
+    text = program(tmp_path / "kr.html")
     assert "Aggregated:" in text and f"cover only {info['attempts_kept']:,} of its 68 attempts" in text
 
 
 # --------------------------------------------------------------------------- metrics table
 def metrics_cells(text: str) -> dict[str, tuple[str, str]]:
-    """{data-key: (printed value, --json value)} of the metrics tables' HTML."""
-    cells: dict[str, list[str]] = {}
-    for _, key, value in re.findall(r'<td class="(metric|json)" data-key="([^"]+)">(.*?)</td>', text):
-        cells.setdefault(key, []).append(html.unescape(value))
-    return {key: (values[0], values[1]) for key, values in cells.items()}
+    """{data-key: (value as written, exact --json value)} of the metrics tables' HTML."""
+    cells = re.findall(r'<td data-key="([^"]+)" data-json="([^"]*)" title="[^"]*">(.*?)</td>', text)
+    return {key: (html.unescape(written), html.unescape(exact)) for key, exact, written in cells}
+
+
+def read_back(text: str) -> float | None:
+    """The number a cell writes for reading ("7:35:31", "2.35 d", "1.3 s", "63.9 %", "27,300",
+    "0 d 00:00:11"), parsed by hand: None for "-"."""
+    text = text.replace(",", "")
+    if text == "-":
+        return None
+    if re.fullmatch(r"-?\d+ d \d\d:\d\d:\d\d", text):  # an instant
+        days, clock = text.split(" d ")
+        h, m, s = clock.split(":")
+        return int(days) * 86400 + int(h) * 3600 + int(m) * 60 + int(s)
+    sign = -1 if text.startswith("-") else 1
+    text = text.lstrip("-")
+    if re.fullmatch(r"\d+:\d\d:\d\d", text):
+        h, m, s = text.split(":")
+        return sign * (int(h) * 3600 + int(m) * 60 + int(s))
+    for unit, scale in ((" d", 86400), (" s", 1), (" %", 0.01)):
+        if text.endswith(unit):
+            return sign * float(text[: -len(unit)]) * scale
+    return sign * float(text)
+
+
+def written_like(written: str, value) -> bool:
+    """A value written for reading stands for the exact one: to the second (h:mm:ss), or to 3
+    significant digits, or exactly (a count)."""
+    back = read_back(written)
+    if value is None or back is None:
+        return value is None and back is None
+    to_the_second = ":" in written
+    return abs(back - value) <= (0.5 if to_the_second else 0.005 * abs(value))
 
 
 def assert_metrics_cells_equal_json(cells: dict, expected: dict, run: int = 0):
-    """Every number of ``metrics --json`` is in the cells, as it prints and as the table prints it."""
-    formats = {key: fmt for key, _, fmt in OVERALL_ROWS}
+    """Every number of ``metrics --json`` is in the cells, exactly (data-json) and for reading."""
     for key, value in expected["overall"].items():
-        printed, exact = cells[f"{run}.overall.{key}"]
+        written, exact = cells[f"{run}.overall.{key}"]
         assert exact == json.dumps(value), key
-        fmt = formats.get(key, fmt_seconds if key.endswith("_s") else fmt_number)
-        assert printed == fmt(value), key
+        assert written_like(written, value), (key, written, value)
     for name, stats in expected["classes"].items():
         for key, value in stats.items():
-            assert cells[f"{run}.classes.{name}.{key}"][1] == json.dumps(value), (name, key)
+            written, exact = cells[f"{run}.classes.{name}.{key}"]
+            assert exact == json.dumps(value) and written_like(written, value), (name, key, written, value)
+
+
+def test_numbers_are_written_for_reading():
+    from adaptsched.analysis.explore import fmt
+
+    # worked by hand: 27,331.1 s = 7 h 35 min 31.1 s; 2,240,195 s = 25.928 days
+    assert [fmt.duration(x) for x in (27331.100000000006, 2240195.0, 1.3, 0.0, -3725.0, 59.96)] == [
+        "7:35:31", "25.9 d", "1.3 s", "0 s", "-1:02:05", "60 s",
+    ]  # fmt: skip
+    assert [fmt.number(x) for x in (27331.1, 20.64, 0.63912, 125.95, 1370.4)] == [
+        "27,300",
+        "20.6",
+        "0.639",
+        "126",
+        "1,370",
+    ]
+    assert fmt.instant(1301486) == "15 d 01:31:26" and fmt.percent(0.639) == "63.9 %" and fmt.count(4998) == "4,998"
+    assert fmt.metric("busy_node_s", 484e6) == "484,000,000" and fmt.metric("window_end_s", 86400) == "1 d 00:00:00"
+    assert fmt.duration(None) == "-" and fmt.number(float("nan")) == "-"
 
 
 def test_metrics_table_is_metrics_json_to_the_digit():
@@ -185,6 +246,8 @@ def test_metrics_table_is_metrics_json_to_the_digit():
     cells = metrics_cells(metrics_div([kr_run()]).text)
     assert len(cells) == len(json.loads(out)["overall"]) + 5 * len(json.loads(out)["classes"]["short"])
     assert_metrics_cells_equal_json(cells, json.loads(out))
+    # and the check can fail: a value written wrong is caught
+    assert not written_like("0:00:02", 1.3) and not written_like("20.6", 21.0)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -211,7 +274,7 @@ def test_bad_input_gets_one_paragraph(tmp_path):
     code, _, err = cli("explore", KR, "--out", out, "--window", "1d:2d")
     assert_clean_error(code, err, "--window 86400:172800 (seconds) lies outside the run", "0:188")
     code, _, err = cli("explore", KR, "--out", out, "--window", "soon")
-    assert_usage_error(code, err, "--window soon")
+    assert_usage_error(code, err, "argument --window: soon: expected START:END")
     code, _, err = cli("explore", KR, "--out", out, "--window", "job:nope")
     assert_usage_error(code, err, "no job 'nope'")
     assert not out.exists()  # never a broken page
@@ -228,31 +291,41 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     text = out.read_text()
     # no CDN, no server: every script is inline
     assert "<script src" not in text.replace("<script src=\\", "") and "cdn.bokeh.org" not in text
-    assert "Bokeh" in text and text.count("rects-") >= 2
+    assert "Bokeh" in program(out) and program(out).count("rects-") >= 2
     code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
     assert code == 0 and "kr: " in stdout, err
 
 
-def test_run_report_html_writes_the_page_beside_the_outputs(tmp_path):
-    workload = tmp_path / "w.json"
-    jobs = [{"id": str(i), "subtime": 10 * i, "res": 1 + i % 3, "walltime": 100, "profile": "p"} for i in range(12)]
-    workload.write_text(json.dumps({"nb_res": 4, "jobs": jobs, "profiles": {"p": {"type": "delay", "delay": 25}}}))
+def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_documented(tmp_path):
+    # 12 jobs of an SWF trace (users 7 and 8), on a number of hosts: run converts and generates
+    lines = [
+        f"{i + 1} {10 * i} 0 25 {1 + i % 3} -1 -1 {1 + i % 3} 100 -1 1 {7 + i % 2} 1 -1 1 -1 -1 -1" for i in range(12)
+    ]
+    (tmp_path / "w.swf").write_text("; MaxNodes: 4\n" + "\n".join(lines) + "\n")
     code, stdout, err = cli(
-        "run",
-        "--scheduler",
-        "easy",
-        "--workload",
-        workload,
-        "--platform",
-        "4",
-        "--out",
-        tmp_path / "r",
-        "--report",
-        "html",
-    )
+        "run", "--scheduler", "easy", "--workload", tmp_path / "w.swf", "--platform", "4", "--out", tmp_path / "r",
+        "--report", "html",
+    )  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "r_explore.html").is_file() and (tmp_path / "r_gantt.png").is_file()
     assert f"explorer: {tmp_path / 'r_explore.html'}" in stdout
+    # the page found the converted workload beside the run: its jobs have their users
+    assert '"users unknown' not in program(tmp_path / "r_explore.html") and "user 7 (6 jobs)" in program(
+        tmp_path / "r_explore.html"
+    )
+    # every file run wrote is in docs/getting-started.md's table, with why it is there
+    table = (Path(__file__).resolve().parent.parent / "docs" / "getting-started.md").read_text()
+    written = sorted(p.name.removeprefix("r") for p in tmp_path.glob("r_*"))
+    assert {"_workload.json", "_platform.xml", "_jobs.csv", "_explore.html"} <= set(written)
+    for suffix in {*written, *RUN_OUTPUTS}:  # and every file run may write, in any case
+        assert f"`PREFIX{suffix}`" in table, suffix
+    # a run that passed its checks leaves no partial file; the page names every output written
+    # under a partial name first (engines/partial.py) and the partial name itself
+    assert not list(tmp_path.glob("r*.partial*")), written
+    partial = table.split("The run's results, ")[1].split("\n\n")[0]
+    for suffix in SUFFIXES:
+        assert f"`PREFIX{suffix}`" in partial, suffix
+    assert f"`PREFIX_jobs.csv{PARTIAL}`" in partial and "`PREFIX.partial-XXXX/`" in partial
 
 
 # --------------------------------------------------------------------------- sweep report
@@ -274,7 +347,7 @@ def sweep_rows(tmp_path) -> tuple[list[str], list[dict]]:
 def test_sweep_report_charts_every_choice_and_writes_run_pages_lazily(tmp_path):
     params, rows = sweep_rows(tmp_path)
     path = sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean", "utilization"], max_page_jobs=130)
-    assert path == tmp_path / "report.html" and "Bokeh" in path.read_text()
+    assert path == tmp_path / "report.html" and "Bokeh" in program(path)
     # pages of 60 jobs each: two fit in 130 jobs, the third waits for the next report
     pages = sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html"))
     assert pages == ["a_explore.html", "b_explore.html"]
@@ -303,3 +376,61 @@ def test_sweep_report_writes_at_most_max_pages_run_pages_and_says_how_to_get_the
     sweep_report(tmp_path, "three runs", params, rows, ["bsld_mean"], max_pages=1, say=said.append)
     assert sorted(p.name for p in (tmp_path / "runs").glob("*_explore.html")) == ["a_explore.html"]
     assert any("1 at most per sweep, 2 runs without one" in s and "adaptsched explore" in s for s in said)
+
+
+def test_sweep_report_bars_are_cells_of_the_grid_by_default():
+    from adaptsched.analysis.explore.sweep import _one_scheduler_column, default_axes
+
+    # two schedulers (one labelled) x two workloads x two seeds; bsld is 10 x workload + seed
+    rows = [
+        {"name": f"{s}-{w}-{e}", "scheduler": s, "label": label, "workload": w, "opt.seed": str(e),
+         "bsld_mean": 10.0 * (w == "SDSC") + e}
+        for s, label in (("easy", ""), ("ljf.py", "LJF")) for w in ("CTC", "SDSC") for e in (1, 2)
+    ]  # fmt: skip
+    rows = [_one_scheduler_column(r) for r in rows]
+    dims, x, group = default_axes(["scheduler", "workload", "opt.seed"], rows)
+    assert (x, group) == ("scheduler", "workload") and "label" not in dims
+    choice = _choice(rows, [r["bsld_mean"] for r in rows], {}, x, group)
+    assert choice["factors"] == [("LJF", "CTC"), ("LJF", "SDSC"), ("easy", "CTC"), ("easy", "SDSC")]
+    # each bar: the two seeds of one scheduler on one workload, never CTC and SDSC together
+    assert choice["summary"]["n"] == [2, 2, 2, 2] and choice["summary"]["mean"] == [1.5, 11.5, 1.5, 11.5]
+    # a third dimension goes along x with the scheduler: still one bar per cell
+    for r in rows:
+        r["opt.order"] = "D" if r["opt.seed"] == "1" else "R"
+        r["opt.seed"] = "1"
+    dims, x, group = default_axes(["scheduler", "workload", "opt.order", "opt.seed"], rows)
+    assert (x, group) == ("scheduler x opt.order", "workload") and rows[0][x] == "easy, opt.order=D"
+    assert _choice(rows, [r["bsld_mean"] for r in rows], {}, x, group)["summary"]["n"] == [1] * 8
+
+
+def test_a_window_keeps_a_job_in_every_run_if_it_keeps_it_in_one(tmp_path):
+    # in 35-40 s, easy has finished job 9 and still holds job 7; kr the other way round
+    window = (35.0, 40.0)
+    easy, kr = (build_run(*load_run(path), name, window) for path, name in ((FIXTURES / "easy", "easy"), (KR, "kr")))
+    assert "9" not in set(easy.jobs["id"]) and "7" in set(easy.jobs["id"])
+    assert "7" not in set(kr.jobs["id"]) and "9" in set(kr.jobs["id"])
+    # on one page, both runs hold both jobs: the difference view compares them
+    written = explore_runs([FIXTURES / "easy", KR], tmp_path / "page.html", window=window)
+    assert written["jobs"] == [len(easy.jobs["id"]) + 1, len(kr.jobs["id"]) + 1]
+    shared = build_run(*load_run(KR), "kr", window, also_keys={"w0!7", "w0!9"})
+    assert {"7", "9"} <= set(shared.jobs["id"])
+
+
+def test_users_come_from_the_run_s_own_workload_and_another_is_refused(tmp_path):
+    # the fixtures' workload (tests/fixtures/analysis/README.md), with a user for each job
+    jobs = [
+        {"id": i, "subtime": i * 3, "res": 1 + i % 4, "profile": "d5", "walltime": 9, "user": 40 + i % 3}
+        for i in range(60)
+    ]
+    workload = tmp_path / "w.json"
+    workload.write_text(json.dumps({"nb_res": 8, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}}))
+    users = workload_users(workload, load_run(FIXTURES / "easy")[2])
+    assert users == {str(i): 40 + i % 3 for i in range(60)}
+    code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page.html", "--workload", workload)
+    assert code == 0, err
+    assert "user 40 (20 jobs)" in program(tmp_path / "page.html")
+    jobs[5]["subtime"] = 16  # not when the run's job 5 was submitted (15 s)
+    workload.write_text(json.dumps({"nb_res": 8, "jobs": jobs, "profiles": {"d5": {"type": "delay", "delay": 5}}}))
+    code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page2.html", "--workload", workload)
+    assert_clean_error(code, err, "w.json", "not the workload of this run", "job 5 (submitted at 15 s on 2 hosts)")
+    assert not (tmp_path / "page2.html").exists()

@@ -124,6 +124,31 @@ def test_configurations_group_seeds():
     assert all(len(v) == 2 for v in groups.values())
 
 
+def test_a_plugin_is_named_by_its_label_or_its_class_and_each_bar_is_a_cell(tmp_path):
+    from types import SimpleNamespace
+
+    from adaptsched.sweep.grid import GridRun
+    from adaptsched.sweep.report import named, scheduler_names
+
+    plugin = str(REPO / "examples" / "schedulers" / "my_fcfs.py")
+
+    def run(name, scheduler, label="", workload="CTC"):
+        params = {"scheduler": Path(scheduler).name, **({"label": label} if label else {}), "workload": workload}
+        return GridRun(name, SimpleNamespace(scheduler=scheduler), params)
+
+    runs = [run("a", plugin), run("b", plugin, label="mine"), run("c", "easy"), run("d", "easy", workload="SDSC")]
+    assert scheduler_names(runs) == {"a": "MyFcfs", "b": "mine", "c": "easy", "d": "easy"}
+    rows = [{"name": r.name, **r.params, "m": 1.0} for r in runs]
+    assert [r["scheduler"] for r in named(rows, scheduler_names(runs))] == ["MyFcfs", "mine", "easy", "easy"]
+    groups = configurations(["scheduler", "label", "workload"], rows, scheduler_names(runs))
+    assert sorted(groups) == [
+        "scheduler=MyFcfs, workload=CTC",
+        "scheduler=easy, workload=CTC",
+        "scheduler=easy, workload=SDSC",
+        "scheduler=mine, workload=CTC",
+    ]
+
+
 @pytest.mark.slow
 def test_local_cluster_sweep_equals_direct_runs(tmp_path, capsys):
     spec = spec_file(tmp_path, GOOD.replace('["D", "P"]', '["D", "P", "R", "1/L"]'))

@@ -301,7 +301,10 @@ def test_convert_every_status_code(tmp_path):
     assert report.statuses == {-9: 1, -1: 1, 0: 1, 1: 2, 2: 1, 5: 1, 7: 1}
     summary = report.summary()
     assert "merged 3 partial-execution lines" in summary
-    assert "status of the kept jobs: -9 not an SWF 2.2 code 1, -1 unknown 1, 0 failed 1, 1 completed 2" in summary
+    assert (
+        "final status in the trace: 2 completed, 1 with status -9 (not an SWF 2.2 code), 1 unknown, 1 failed, "
+        "1 partial execution, continued, 1 cancelled, 1 with status 7 (not an SWF 2.2 code)"
+    ) in summary
     assert "1 job has status 7 (not an SWF 2.2 code; line 11): kept as it ran" in summary
     assert "field used_memory_kb: 1 value that is not a number (read as -1), line 11" in summary
     assert "checkpointed job without a summary line" in summary

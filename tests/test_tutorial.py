@@ -132,6 +132,86 @@ def test_depth_one_is_easy_and_a_deep_depth_is_conservative(tmp_path):
 
 
 @pytest.mark.slow
+def test_slack_zero_is_easy_and_no_head_starts_after_its_promise(tmp_path):
+    """Step 3's claims for my_slack_easy.py, on the CTC-SP2 excerpt the page runs."""
+    import pandas as pd
+
+    def jobs_csv(scheduler: str, *options: str) -> pd.DataFrame:
+        out = tmp_path / scheduler.replace("/", "_") / "_".join(options or ("default",))
+        args = ["run", "--scheduler", scheduler, "--workload", str(CTC_EXCERPT), "--platform", "338"]
+        assert main(args + [a for o in options for a in ("--option", o)] + ["--out", str(out)]) == 0
+        return pd.read_csv(f"{out}_jobs.csv", dtype=str)
+
+    slack = str(EXAMPLES / "my_slack_easy.py")
+    easy = jobs_csv("easy")
+    assert jobs_csv(slack, "slack_s=0").equals(easy)
+    jobs = jobs_csv(slack, "slack_s=3600")
+    assert not jobs.drop(columns="metadata").equals(easy.drop(columns="metadata"))  # the slack changes things
+    promised = jobs["metadata"].str.extract(r"reservation_s['\"]?\s*:\s*([-+0-9.eE]+)", expand=False).astype(float)
+    start = jobs["starting_time"].astype(float)
+    assert promised.notna().sum() > 100  # heads got promises
+    assert (start[promised.notna()] <= promised[promised.notna()] + 1e-5).all()
+
+
+def test_the_express_lane_by_hand():
+    """4 hosts; a (4 hosts, 100 s) runs from 0; L (3 hosts, 2 h) arrives at 1 and is the head,
+    promised 100 (a's end); S (2 hosts, 10 min, express) arrives at 2 and goes ahead of it: L's
+    promise is withdrawn, S starts at 100, and L, the head again, is promised 700 (S's end)."""
+    import importlib.util
+
+    from adaptsched.api import EasyBackfilling, Job
+
+    spec = importlib.util.spec_from_file_location("my_express_easy", EXAMPLES / "my_express_easy.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def starts(scheduler) -> dict[str, float]:
+        started, jobs = {}, [Job("a", 0.0, 4, 100.0), Job("L", 1.0, 3, 7200.0), Job("S", 2.0, 2, 600.0)]
+        ends: list[tuple[float, str]] = []
+        for now in (0.0, 1.0, 2.0, 100.0, 700.0, 7300.0):
+            for end_s, job_id in ends:
+                if end_s == now:
+                    scheduler.complete(job_id, now)
+            for job in jobs:
+                if job.submit_s == now:
+                    scheduler.submit(job, now)
+            for job_id, _ in scheduler.schedule(now).starts:
+                started[job_id] = now
+                ends.append((now + {"a": 100.0, "L": 7200.0, "S": 600.0}[job_id], job_id))
+        return started
+
+    express = module.MyExpressEasy(4, express_s=3600.0)
+    assert starts(express) == {"a": 0.0, "S": 100.0, "L": 700.0}
+    assert express.first_reservation == {"S": 100.0, "L": 700.0} and express.withdrawn == {"L": (100.0, 2.0)}
+    assert starts(EasyBackfilling(4)) == {"a": 0.0, "L": 100.0, "S": 7300.0}  # arrival order: L first
+    assert starts(module.MyExpressEasy(4, express_s=0.0)) == {"a": 0.0, "L": 100.0, "S": 7300.0}
+
+
+@pytest.mark.slow
+def test_the_express_lane_keeps_easy_at_its_limits_and_changes_it_between(tmp_path):
+    """Step 3's claims for my_express_easy.py, on the CTC-SP2 excerpt the page runs."""
+    common = ["--workload", str(CTC_EXCERPT), "--platform", "338"]
+
+    def jobs_csv(scheduler: str, *options: str) -> str:
+        out = tmp_path / "_".join((Path(scheduler).stem, *options)).replace("=", "-")
+        args = ["run", "--scheduler", scheduler, *common, "--out", str(out)]
+        assert main(args + [a for o in options for a in ("--option", o)]) == 0
+        return Path(f"{out}_jobs.csv").read_text()
+
+    express = str(EXAMPLES / "my_express_easy.py")
+    assert jobs_csv(express, "express_s=0") == jobs_csv("easy")
+    assert jobs_csv(express, "express_s=3600", "order=sjf") == jobs_csv("easy", "order=sjf")
+    lane = jobs_csv(express, "express_s=3600")
+    assert lane != jobs_csv("easy") and "withdrawn_at_s" in lane  # short jobs went ahead of long heads
+
+
+@pytest.mark.slow
+def test_step_3_easy_variants(sandbox):
+    for line in commands("step 3, easy"):
+        assert run_line(line) == 0, line
+    assert (sandbox / "results" / "tutorial" / "easy-variants" / "comparison.md").stat().st_size > 0
+
+
 def test_the_largest_first_example_is_easy_widest_first(tmp_path):
     """Step 2's claim: the same ``_jobs.csv`` as ``easy --option order=large``, reservations in
     force and withdrawn ones included, on the CTC-SP2 excerpt the page runs."""

@@ -1,40 +1,47 @@
-"""The run explorer: one self-contained HTML page to look at whole runs in a browser.
+"""The run explorer: one self-contained HTML page to look at whole runs in a browser, and to
+see why one scheduler beats another.
 
-``explore_runs(prefixes, out)`` writes the page of one run, or of several runs on one time
-axis: a Gantt chart of every attempt of each run (zoom, pan, hover for a job's numbers,
-click to highlight all attempts of a job), busy hosts, queued demand and waiting jobs
-below on the same axis, a sortable and filterable job table whose selected row zooms the
-charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers, as it
-prints them). The page holds its JavaScript (BokehJS) and its data: it opens offline, from
-a disk or an e-mail, without a server.
+``explore_runs(prefixes, out)`` writes the page of one run, or of several runs of the same
+workload on one time axis: a Gantt chart of every attempt of each run (zoom, pan, hover for a
+job's numbers, click to highlight all attempts of a job), coloured by a rule the reader picks
+that gives a job the same colour in every run (:mod:`.colours`); busy hosts, queued demand and
+waiting jobs below, on the same axis; beside them, the difference between any two runs, job by
+job and per class (:mod:`.diff`), a sortable and filterable job table whose selected row zooms
+the charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers). The
+page holds its JavaScript (BokehJS) and its data, compressed (:mod:`.pagefile`): it opens
+offline, from a disk or an e-mail, without a server.
 
 * data: :mod:`.data` (numpy columns, testable without a browser);
-* layout: :mod:`.page` (Bokeh), its few callbacks: :mod:`.callbacks`;
+* layout: :mod:`.layout` and :mod:`.page`, the Gantt charts :mod:`.charts`, the tables
+  :mod:`.tables`, numbers for reading :mod:`.fmt`, the callbacks :mod:`.callbacks`;
 * the sweep report (``DIR/report.html``): :mod:`.sweep`.
 
 Runs that cannot be explored raise :class:`~adaptsched.errors.InputError` with one
 paragraph saying why: runs of different machine sizes, a ``_jobs.csv`` without its
-``_schedule.csv``, no executed job, a window outside the run.
+``_schedule.csv``, no executed job, a window outside the run, a workload that is not the run's.
 """
 
 from __future__ import annotations
 
-import html
 import os
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-from bokeh.embed import file_html
-from bokeh.layouts import column
-from bokeh.models import Div, Range1d
-from bokeh.resources import INLINE
 
 from ...errors import InputError, UsageError
 from ..compare import _labels
 from ..gantt import parse_window
-from . import page
-from .data import MAX_ITEMS, RunData, build_run, detail_window, load_run, mixed_hosts, window_problem
+from .data import (
+    MAX_ITEMS,
+    build_run,
+    detail_window,
+    load_run,
+    mixed_hosts,
+    window_keys,
+    window_problem,
+    workload_jobs,
+    workload_users,
+)
+from .layout import document, padded
+from .pagefile import write_page
 
 __all__ = ["explore_runs"]
 
@@ -48,6 +55,7 @@ def explore_runs(
     bound_s: float = 10.0,
     title: str | None = None,
     max_items: int = MAX_ITEMS,
+    workloads=None,
 ) -> dict:
     """Write the explorer page of the runs ``prefixes`` (Batsim ``-e`` prefixes or their
     ``_jobs.csv``) to ``out``.
@@ -57,6 +65,8 @@ def explore_runs(
     and jobs of that window (default: the whole run). ``bound_s``: bounded-slowdown bound.
     ``max_items``: runs bigger than that (:func:`~.data.detail_window`) are aggregated: the
     page shows the whole run as an overview and the details of its first part only, and says so.
+    ``workloads``: the runs' Batsim JSON workload (one for all, or one per run), for the jobs'
+    users (colour by user); default: ``PREFIX_workload.json`` beside a run, if there.
 
     Returns ``{"path", "runs": [label...], "rectangles": [per run], "attempts": [per run],
     "jobs": [per run], "window": [start_s, end_s] of the details or None, "aggregated": None or
@@ -86,15 +96,20 @@ def explore_runs(
         if problem:
             raise InputError(where, problem)
     detail, aggregated = detail_window(raws, window, max_items)
-    extent = _padded(min(s[0] for s in spans), max(s[1] for s in spans))
+    extent = padded(min(s[0] for s in spans), max(s[1] for s in spans))
+    users = _users(_workloads(prefixes, workloads), [jobs for _, _, jobs in loaded])
+    # with a window, a job the window holds in one run is kept in every run: the difference compares it
+    shared = set().union(*(window_keys(jobs, detail) for _, _, jobs in loaded)) if detail and len(loaded) > 1 else None
     runs = [
-        build_run(raw, metrics, jobs, label, detail, whole_run_extent=extent if aggregated else None)
-        for (raw, metrics, jobs), label in zip(loaded, labels)
-    ]
-    document = layout(runs, detail, title=title, aggregated=aggregated, extent=extent)
-    text = file_html(document, INLINE, title=title or "adaptsched explorer: " + ", ".join(labels))
+        build_run(
+            raw, metrics, jobs, label, detail,
+            whole_run_extent=extent if aggregated else None, users=user, also_keys=shared,
+        )
+        for (raw, metrics, jobs), label, user in zip(loaded, labels, users)
+    ]  # fmt: skip
+    page = document(runs, detail, title=title, aggregated=aggregated, extent=extent)
     out = Path(out)
-    out.write_text(text, encoding="utf-8")
+    write_page(page, out, title or "adaptsched explorer: " + ", ".join(labels))
     return {
         "path": str(out),
         "runs": labels,
@@ -107,96 +122,36 @@ def explore_runs(
     }
 
 
-def job_keys_codes(runs: list[RunData]) -> np.ndarray:
-    """One integer per job row of all runs, equal for the same job (root key) in every run."""
-    every = np.concatenate([run.keys for run in runs])
-    codes, _ = pd.factorize(every)
-    return codes.astype(np.int32)
+def _users(paths: list, jobs: list) -> list:
+    """Each run's {job id: user} from its workload (None without one), a workload read once."""
+    read: dict[str, dict] = {}
+    users: list[dict[str, int] | None] = []
+    for path, frame in zip(paths, jobs):
+        if path is None:
+            users.append(None)
+            continue
+        if str(path) not in read:
+            read[str(path)] = workload_jobs(path)
+        users.append(workload_users(path, frame, read[str(path)]))
+    return users
 
 
-def _padded(first: float, last: float) -> tuple[float, float]:
-    pad = max((last - first) * 0.01, 1.0)
-    return first - pad, last + pad
-
-
-def layout(runs: list[RunData], window, *, title=None, aggregated=None, extent=None):
-    """The page's Bokeh layout (module doc of :mod:`.page`)."""
-    first = min(run.span[0] for run in runs)
-    last = max(run.span[1] for run in runs)
-    begin, end = window if window is not None else _padded(first, last)
-    x_range = Range1d(begin, end, bounds=(begin, end), name="time-range")
-    keys = job_keys_codes(runs)
-    per_run, jobs = page.sources(runs, keys)
-    js_args = {"runs": per_run, "keys": jobs.data["key"]}
-    gantts, detail, overview = [], [], []
-    for i, run in enumerate(runs):
-        fig, quads = page.gantt_figure(run, i, x_range, per_run[i], jobs, js_args)
-        gantts.append(fig)
-        detail.append(quads)
-        overview.append(page.gantt_overview(fig, run, begin, end))
-    limit = detail_limit_s(runs)
-    series, series_detail, series_overview, cut = page.series_figures(runs, x_range, begin, end, end - begin <= limit)
-    table = page.job_table(runs, jobs, {**js_args, "xr": x_range})
-    status = page.zoom_switch(x_range, detail + series_detail, overview + series_overview, cut, limit)
-    whole = page.whole_run_overview(runs, extent, window) if aggregated else []
-    return column(
-        header(runs, window, title, aggregated),
-        page.legend_div(runs),
-        *whole,
-        status,
-        *gantts,
-        *series,
-        table,
-        page.metrics_div(runs),
-        sizing_mode="stretch_width",
-    )
-
-
-#: At most this many rectangles (or load-series events) in view, on average over the run,
-#: are drawn one by one; zoomed out further, the charts draw their overview (module doc).
-DETAIL_LIMIT = 40_000
-
-
-def detail_limit_s(runs: list[RunData]) -> float:
-    """The widest time span drawn in detail: about :data:`DETAIL_LIMIT` rectangles or
-    series events in view in the densest run."""
-    densest = max(
-        max(len(run.rects["low"]), len(run.series["time"])) / max(run.span[1] - run.span[0], 1.0) for run in runs
-    )
-    return DETAIL_LIMIT / densest if densest > 0 else float("inf")
-
-
-def header(runs: list[RunData], window, title: str | None, aggregated: dict | None = None) -> Div:
-    """What the page shows and how to move around in it."""
-    lines = [f"<h2>{html.escape(title or 'Run explorer')}</h2>", "<ul>"]
-    for run in runs:
-        lines.append(
-            f"<li><b>{html.escape(run.label)}</b> ({html.escape(str(run.path))}): "
-            f"{run.metrics['overall']['jobs']:,} jobs on {run.hosts} hosts; "
-            f"{len(run.attempts['id']):,} attempts drawn as "
-            f"{len(run.rects['low']):,} rectangles (one per interval of their allocation)</li>"
-        )
-    lines.append("</ul>")
-    if aggregated:
-        kept, total = aggregated["attempts_kept"], aggregated["attempts"]
-        lines.append(
-            '<p id="aggregated" style="background:#fff3cd;padding:4px"><b>Aggregated:</b> this run is too big '
-            f"for one page ({aggregated['items']:,} items: rectangles, attempts, jobs and load events; a page "
-            f"holds {aggregated['items_kept']:,}). The whole run is shown below as an overview, one pixel per "
-            "time bin and host row; the details (every rectangle, hover, job table) cover only "
-            f"{kept:,} of its {total:,} attempts ({100 * kept / total:.0f} %), those that started between "
-            f"{aggregated['window'][0]:,.0f} s and {aggregated['window'][1]:,.0f} s. Explore another period "
-            "with <code>--window START:END</code>.</p>"
-        )
-    span = (
-        f"window {window[0]:,.0f} s to {window[1]:,.0f} s (the attempts and jobs of this window only; "
-        "the metrics cover the whole run)"
-        if window is not None
-        else "the whole run"
-    )
-    lines.append(
-        f"<p>Shown: {span}. Drag to pan, turn the mouse wheel to zoom in time, draw a box to zoom on hosts; "
-        "hover over an attempt for its numbers; click it to highlight every attempt and copy of its job in "
-        "every run. Times are simulation seconds, written days hh:mm on the axes.</p>"
-    )
-    return Div(text="\n".join(lines), sizing_mode="stretch_width", name="header")
+def _workloads(prefixes: list, workloads) -> list:
+    """The workload of each run (a path, or None): ``workloads`` given (one for all, or one per
+    run), else ``PREFIX_workload.json`` beside the run when there."""
+    if workloads is None:
+        found = []
+        for prefix in prefixes:
+            text = str(prefix)
+            base = text[: -len("_jobs.csv")] if text.endswith("_jobs.csv") else text
+            beside = Path(f"{base}_workload.json")
+            found.append(beside if beside.is_file() else None)
+        return found
+    if isinstance(workloads, (str, os.PathLike)):
+        workloads = [workloads]
+    workloads = list(workloads)
+    if len(workloads) == 1:
+        return workloads * len(prefixes)
+    if len(workloads) != len(prefixes):
+        raise UsageError(f"{len(workloads)} workloads for {len(prefixes)} runs: give one for all, or one per run")
+    return workloads

@@ -1,11 +1,17 @@
 """The run explorer's JavaScript: small Bokeh ``CustomJS`` callbacks, nothing that draws.
 
 Bokeh draws every chart and table; these only format a tick or a tooltip, select the
-rectangles of one job, zoom to a job and filter the job table. Each is a string run by
-BokehJS with the named ``args`` in scope.
+rectangles of one job, zoom to a job, filter the job table, show the Gantt charts' detail or
+overview and cut the load lines to the view. Each is a string run by BokehJS with the named
+``args`` in scope. The difference view's own callbacks are in :mod:`.diff`, the colour
+rules' in :mod:`.colours`.
 """
 
 from __future__ import annotations
+
+import json
+
+from .fmt import JS as FMT
 
 #: Simulation seconds as "D d HH:MM[:SS]" (ticks of every time axis). Plain, no args.
 TICK = """
@@ -17,17 +23,12 @@ const hm = `${two(Math.floor(r / 3600))}:${two(Math.floor((r % 3600) / 60))}`;
 return `${d} d ${hm}` + (r % 60 ? `:${two(r % 60)}` : "");
 """
 
-#: Shared helpers, prepended to the callbacks below: ``secs`` formats a time, ``highlight``
-#: selects the rectangles of the job of key ``key`` in every run (``runs``: one
-#: ``{rects, attempts}`` pair of data sources per run) and returns how many it selected.
-HELPERS = """
-const secs = (x) => {
-  if (x == null || Number.isNaN(x)) return "-";
-  const s = Math.round(x * 1000) / 1000, whole = Math.floor(s);
-  const d = Math.floor(whole / 86400), r = whole - d * 86400;
-  const two = (v) => String(v).padStart(2, "0");
-  return `${s} s (${d} d ${two(Math.floor(r / 3600))}:${two(Math.floor((r % 3600) / 60))}:${two(r % 60)})`;
-};
+#: Shared helpers, prepended to the callbacks below: :data:`~.fmt.JS`'s ``fmt``, and
+#: ``highlight``, which selects the rectangles of the job of key ``key`` in every run (``runs``:
+#: one ``{rects, attempts}`` pair of data sources per run) and returns how many it selected.
+HELPERS = (
+    FMT
+    + """
 const highlight = (key) => {
   let found = 0;
   for (const run of runs) {
@@ -40,7 +41,10 @@ const highlight = (key) => {
   }
   return found;
 };
+const timeAndSeconds = (t) => `${fmt.at(t)} (${fmt.exact(t)} s)`;
+const durationAndSeconds = (s) => (Math.abs(s) < 60 ? fmt.dur(s) : `${fmt.dur(s)} (${fmt.exact(s)} s)`);
 """
+)
 
 #: Tooltip of a rectangle (CustomJSHover of its ``attempt`` column): the attempt, its job
 #: (``j.attempts > 1``: the bounded slowdown is the folded job's, as the metrics count it).
@@ -49,17 +53,17 @@ HOVER = (
     + """
 const a = attempts.data, j = jobs.data, i = value, k = a.job[i];
 const r = special_vars.index, start = rects.data.left[r], end = rects.data.right[r];
-const bsld = j.bsld[k], folded = j.attempts[k] > 1;
+const folded = j.attempts[k] > 1;
 const of = a.id[i] !== j.id[k] ? `, attempt of job ${j.id[k]}` : "";
 const lines = [
-  `job ${a.id[i]}` + (a.parent[i] ? `, parent ${a.parent[i]}` : "") + of,
+  `job ${a.id[i]}` + (a.parent[i] ? `, parent ${a.parent[i]}` : "") + of + ` (${label})`,
   `kind: ${kinds[a.code[i]]}`,
-  `size: ${a.hosts[i]} hosts (requested ${j.size[k]})`,
-  `submit: ${secs(a.submit[i])}`,
-  `start: ${secs(start)}`,
-  `end: ${secs(end)}`,
-  `wait: ${secs(start - a.submit[i])}`,
-  `bounded slowdown: ${bsld == null || Number.isNaN(bsld) ? "-" : bsld.toFixed(2)}` + (folded ? " (job)" : ""),
+  `size: ${a.hosts[i]} hosts (requested ${j.size[k]})` + (j.user[k] >= 0 ? `, user ${j.user[k]}` : ""),
+  `submit: ${timeAndSeconds(a.submit[i])}`,
+  `start: ${timeAndSeconds(start)}`,
+  `end: ${timeAndSeconds(end)}`,
+  `wait: ${durationAndSeconds(start - a.submit[i])}`,
+  `bounded slowdown: ${fmt.num(j.bsld[k])}` + (folded ? " (job)" : ""),
 ];
 return lines.join("\\n");
 """
@@ -77,18 +81,29 @@ highlight(key);
 """
 )
 
-#: Job table selection: zoom every chart to the job (submission to end, 10 % more each side)
-#: and highlight its attempts.
+#: Zoom every chart to rows ``rows`` of the jobs (their submissions to their ends, 10 % more
+#: each side) and highlight the job's attempts. Prepended to the callbacks that pick a job.
+FOCUS = """
+const focus = (rows) => {
+  const j = jobs.data;
+  let begin = Infinity, end = -Infinity;
+  for (const k of rows) {
+    begin = Math.min(begin, j.submit[k]);
+    end = Math.max(end, Number.isNaN(j.end[k]) ? j.submit[k] : j.end[k]);
+  }
+  const pad = Math.max((end - begin) * 0.1, 60);
+  xr.setv({start: begin - pad, end: end + pad});
+  highlight(keys[rows[0]]);
+};
+"""
+
+#: Job table selection: zoom to the job and highlight its attempts.
 ZOOM = (
     HELPERS
+    + FOCUS
     + """
 const rows = jobs.selected.indices;
-if (!rows.length) return;
-const j = jobs.data, k = rows[0];
-const begin = j.submit[k], end = Number.isNaN(j.end[k]) ? begin : j.end[k];
-const pad = Math.max((end - begin) * 0.1, 60);
-xr.setv({start: begin - pad, end: end + pad});
-highlight(keys[k]);
+if (rows.length) focus([rows[0]]);
 """
 )
 
@@ -120,21 +135,25 @@ def status_text(detailed: bool, limit_s: float) -> str:
     return STATUS_DETAIL if detailed else STATUS_OVERVIEW.replace("${days}", f"{limit_s / 86400:.3g}")
 
 
-STATUS_DETAIL = "<i>Every attempt is drawn (hover over one for its numbers, click it to highlight its job).</i>"
+STATUS_DETAIL = "<i>Every attempt is drawn: hover over one for its numbers, click it to highlight its job.</i>"
 STATUS_OVERVIEW = (
-    "<i>Zoomed out: the Gantt charts show an overview, each pixel coloured by the kind of attempt that kept "
-    "its hosts busy most of its time (blank: idle most of it), and the load panels each pixel's lowest to "
-    "highest value. Zoom in to ${days} days or less to see every attempt.</i>"
+    "<i>Zoomed out: each pixel of the Gantt charts is the kind of attempt that kept its hosts busiest "
+    "(blue: completed, grey: killed; blank: idle most of the time), the load panels each pixel's lowest to "
+    "highest value. Zoom in to ${days} days or less to see every attempt in its colour.</i>"
 )
 
-#: Detailed renderers when at most ``limit`` seconds are in view, else the overview ones; in
-#: detail, each load line gets the part of its series in view (``series``: {full, shown}).
+#: Which Gantt renderers show, and the load lines in view: detailed renderers when at most
+#: ``limit`` seconds are in view, else the overview ones; in the pair tab, those of the runs
+#: picked as A and B (``pick_a``, ``pick_b``: Selects, or null with one run). ``rs``: the
+#: renderers, ``owner``: the run of each, ``slot``: "own" (a run's own chart) or "A"/"B",
+#: ``kind``: "detail" or "overview". Each load line gets the part of its series in view
+#: (``series``: {full, shown} sources of every column).
 SWITCH = (
     "const detail_text = "
-    + repr(STATUS_DETAIL)
+    + json.dumps(STATUS_DETAIL)
     + ", overview_text = "
-    + repr(STATUS_OVERVIEW).replace("${days}", "' + (limit / 86400).toPrecision(3) + '")
-    + """;
+    + json.dumps(STATUS_OVERVIEW)
+    + """.replace("${days}", (limit / 86400).toPrecision(3));
 const detailed = xr.end - xr.start <= limit;
 if (detailed) {  // each load line gets the part of its series in view, and one event each side
   const after = (t, x) => {  // the first index whose time is after x
@@ -147,14 +166,23 @@ if (detailed) {  // each load line gets the part of its series in view, and one 
     return lo;
   };
   for (const {full, shown} of series) {
-    const t = full.data.time, v = full.data.value;
+    const t = full.data.time;
     const lo = Math.max(0, after(t, xr.start) - 1), hi = Math.min(t.length, after(t, xr.end) + 1);
-    shown.data = {time: t.slice(lo, hi), value: v.slice(lo, hi)};
+    if (shown.data.time.length && shown.data.time[0] === t[lo] && shown.data.time.length === hi - lo) continue;
+    const cut = {};
+    for (const name of Object.keys(full.data)) cut[name] = full.data[name].slice(lo, hi);
+    shown.data = cut;
   }
 }
-if (detail.length && detail[0].visible === detailed) return;
-for (const r of detail) r.visible = detailed;
-for (const r of overview) r.visible = !detailed;
-status.text = detailed ? detail_text : overview_text;
+const pair = {A: pick_a == null ? 0 : pick_a.options.indexOf(pick_a.value),
+              B: pick_b == null ? 0 : pick_b.options.indexOf(pick_b.value)};
+for (let i = 0; i < rs.length; i++) {
+  const mine = slot[i] === "own" || pair[slot[i]] === owner[i];
+  const visible = mine && (kind[i] === "overview" ? !detailed : detailed);
+  if (rs[i].visible !== visible) rs[i].visible = visible;
+}
+for (const [fig, which] of titles) fig.title.text = `${which}: ${labels[pair[which]]}`;
+const text = detailed ? detail_text : overview_text;
+if (status.text !== text) status.text = text;
 """
 )

@@ -10,7 +10,9 @@ browser (:mod:`.page` only lays it out with Bokeh):
 * **rectangles**: one per interval of an attempt's allocation (``"0-3 7"`` is two), from its
   start to its finish, hosts ``low`` to ``high + 1``;
 * **jobs**: the folded jobs of :func:`~adaptsched.analysis.metrics.analyse` (the same rows
-  ``adaptsched metrics`` measures), with their wait and bounded slowdown;
+  ``adaptsched metrics`` measures), with their wait and bounded slowdown, final state (a code
+  of :data:`STATE_WORDS`), shape group (``cls``, by the whole run's medians), colour value by
+  job (``hue``) and user (from the run's workload, :func:`workload_users`; -1 if unknown);
 * **series**: on one time axis, busy hosts (attempts running), queued demand (hosts
   requested by attempts submitted and not yet started) and waiting jobs (their number), the
   value from each time on. Busy hosts and queued demand are evalys' utilisation and queue
@@ -31,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError
+from ..backfilling import shape_groups
 from ..evalys_bridge import executed_rows, job_labels
 from ..fold import job_keys, parse_parent, root_keys
 from ..gantt import CATEGORIES, attempt_categories
@@ -47,15 +50,14 @@ from ..jobs import (
     with_alloc_columns,
 )
 from ..metrics import analyse, bounded_slowdown_of, nothing_ran
+from . import fmt
+from .colours import CLASS_NAMES, job_hue
 
-#: (category, tint) of every colour code of a rectangle, in :data:`CATEGORIES` order: a
-#: category with two tints alternates them from attempt to attempt (in start order).
-PALETTE_KEYS = tuple((key, tint) for key, (_, tints) in CATEGORIES.items() for tint in range(len(tints)))
-PALETTE = tuple(CATEGORIES[key][1][tint] for key, tint in PALETTE_KEYS)
-_FIRST_CODE = {key: PALETTE_KEYS.index((key, 0)) for key in CATEGORIES}
+#: The attempt categories, in :data:`CATEGORIES` order: an attempt's ``code`` is its index here.
 CATEGORY_KEYS = tuple(CATEGORIES)
-#: Short words of the final states (the job table's ``state`` column).
-STATE_WORDS = {SUCCESS: "completed", WALLTIME: "walltime", KILLED: "killed", FAILED: "failed", REJECTED: "rejected"}
+#: Short words of the final states: a job's ``state`` is its index here (the job table's column).
+STATE_WORDS = ("completed", "killed at walltime", "killed", "failed", "rejected", "other")
+_STATE_CODES = {SUCCESS: 0, WALLTIME: 1, KILLED: 2, FAILED: 3, REJECTED: 4}
 
 
 @dataclasses.dataclass
@@ -72,6 +74,8 @@ class RunData:
     jobs: dict[str, np.ndarray]
     series: dict[str, np.ndarray]
     keys: np.ndarray = dataclasses.field(repr=False)  # root key ("WORKLOAD!ID") of each job row
+    #: the shape groups' definitions of this run, {"SN": "estimate <= 1:00:00, <= 8 hosts", ...}
+    classes: dict[str, str] = dataclasses.field(default_factory=dict)
     #: the whole run's overview raster (image, hosts per row) and load envelopes, when the
     #: page holds only a window of it (:func:`detail_window`)
     overview: tuple[np.ndarray, int] | None = None
@@ -107,15 +111,20 @@ def build_run(
     window: tuple[float, float] | None = None,
     *,
     whole_run_extent: tuple[float, float] | None = None,
+    users: dict[str, int] | None = None,
+    also_keys: set[str] | None = None,
 ) -> RunData:
     """:class:`RunData` of a run read by :func:`load_run`, restricted to ``window`` if given.
     ``whole_run_extent``: also draw the overview raster of the whole run over that time span
-    (``RunData.overview``: the page holds the details of ``window`` only)."""
+    (``RunData.overview``: the page holds the details of ``window`` only). ``users``: {job id:
+    user} of the run's workload (:func:`workload_users`), if known. ``also_keys``: with a
+    window, the jobs of these full ids are kept too (:func:`window_keys` of the page's other
+    runs: a job the window holds in one run is compared in every run)."""
     ran = executed_rows(raw)
     ran = ran.iloc[np.argsort(ran["starting_time"].to_numpy(dtype=float), kind="stable")]
     span = (float(jobs["submission_time"].min()), float(ran["finish_time"].max()))
     roots = root_keys(raw)
-    job_rows, job_keys_all = _jobs_columns(jobs, metrics["parameters"]["bound_s"])
+    job_rows, job_keys_all, classes = _jobs_columns(jobs, metrics["parameters"]["bound_s"], users)
     series = load_series(ran)
     overview = None
     if whole_run_extent is not None:
@@ -130,6 +139,8 @@ def build_run(
     if window is not None:
         keep = _job_in_window(job_rows, *window)
         keep[attempts["job"]] = True  # every attempt drawn has its job's row
+        if also_keys:
+            keep |= pd.Index(job_keys_all).isin(also_keys)  # hashed: np.isin sorts objects, 100x slower
         renumber = np.cumsum(keep) - 1  # attempts point at job rows: renumber them to the rows kept
         attempts["job"] = renumber[attempts["job"]].astype(np.int32)
         job_rows = {name: column[keep] for name, column in job_rows.items()}
@@ -146,6 +157,7 @@ def build_run(
         jobs=job_rows,
         series=series,
         keys=job_keys_all,
+        classes=classes,
         overview=overview,
         overview_series=overview_series if whole_run_extent is not None else None,
     )
@@ -158,18 +170,36 @@ def _overlaps(start: pd.Series, finish: pd.Series, begin: float, end: float) -> 
     return ((start_a < end) & (finish_a > begin)) | ((start_a == finish_a) & (start_a >= begin) & (start_a <= end))
 
 
+def window_keys(jobs: pd.DataFrame, window: tuple[float, float]) -> set[str]:
+    """Full ids of the folded ``jobs`` a window keeps (:func:`build_run`'s rule)."""
+    submit = jobs["submission_time"].to_numpy(dtype=float)
+    finish = jobs["finish_time"].to_numpy(dtype=float)
+    finish = np.where(np.isnan(finish), submit, finish)
+    inside = (submit <= window[1]) & (finish >= window[0])
+    return set(job_keys(jobs).to_numpy(dtype=object)[inside])
+
+
 def _job_in_window(job_rows: dict, begin: float, end: float) -> np.ndarray:
     finish = np.where(np.isnan(job_rows["end"]), job_rows["submit"], job_rows["end"])
     return (job_rows["submit"] <= end) & (finish >= begin)
 
 
-def _jobs_columns(jobs: pd.DataFrame, bound_s: float) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """The job table's columns (folded jobs, in submission order) and each row's root key."""
+def _jobs_columns(
+    jobs: pd.DataFrame, bound_s: float, users: dict[str, int] | None
+) -> tuple[dict[str, np.ndarray], np.ndarray, dict[str, str]]:
+    """The job table's columns (folded jobs, in submission order), each row's root key, and
+    the shape groups' definitions. ``cls``: the job's shape group (index in
+    :data:`~.colours.CLASS_NAMES`), by the whole run's median estimate and width; ``hue``:
+    its colour value by job (:func:`~.colours.job_hue`); ``user``: -1 when unknown."""
     jobs = jobs.iloc[np.argsort(jobs["submission_time"].to_numpy(dtype=float), kind="stable")]
     ran = jobs["starting_time"].notna().to_numpy()
     runtime = (jobs["execution_time"] / jobs["scale"]).to_numpy(dtype=float)
     bsld = np.where(ran, bounded_slowdown_of(jobs["turnaround_time"], np.nan_to_num(runtime), bound_s), np.nan)
-    states = jobs["final_state"].map(STATE_WORDS).fillna(jobs["final_state"].str.lower())
+    states = jobs["final_state"].map(_STATE_CODES).fillna(len(STATE_WORDS) - 1)
+    keys = job_keys(jobs).to_numpy(dtype=object)
+    user = np.full(len(jobs), -1, dtype=np.int32)
+    if users:
+        user = jobs["job_id"].map(users).fillna(-1).to_numpy(dtype=np.int32)
     columns = {
         "id": job_labels(jobs).to_numpy(dtype=object),
         "size": jobs["requested_number_of_resources"].to_numpy(dtype=np.int32),
@@ -179,18 +209,70 @@ def _jobs_columns(jobs: pd.DataFrame, bound_s: float) -> tuple[dict[str, np.ndar
         "wait": jobs["waiting_time"].to_numpy(dtype=float),
         "bsld": bsld,
         "attempts": jobs["attempts"].to_numpy(dtype=np.int32),
-        "state": states.to_numpy(dtype=object),
+        "state": states.to_numpy(dtype=np.uint8),
+        "cls": shape_groups(jobs).map({name: i for i, name in enumerate(CLASS_NAMES)}).to_numpy(dtype=np.uint8),
+        "hue": job_hue(keys),
+        "user": user,
     }
-    return columns, job_keys(jobs).to_numpy(dtype=object)
+    return columns, keys, shape_group_labels(jobs)
+
+
+def shape_group_labels(jobs: pd.DataFrame) -> dict[str, str]:
+    """What each shape group of :func:`~adaptsched.analysis.backfilling.shape_groups` holds,
+    in words: its estimate and width, by the run's medians."""
+    estimate = fmt.duration(float(jobs["requested_time"].astype(float).median()))
+    width = float(jobs["requested_number_of_resources"].astype(float).median())
+    width_text = f"{width:g} host" + ("s" if width != 1 else "")
+    short, long_ = f"estimate <= {estimate}", f"estimate > {estimate}"
+    narrow, wide = f"<= {width_text}", f"> {width_text}"
+    return {"SN": f"{short}, {narrow}", "SW": f"{short}, {wide}", "LN": f"{long_}, {narrow}", "LW": f"{long_}, {wide}"}
+
+
+def workload_users(path, jobs: pd.DataFrame, known: dict | None = None) -> dict[str, int]:
+    """{job id: user} of the folded ``jobs`` of a run, from its Batsim JSON workload ``path``
+    (the ``user`` key SWF conversion writes). A workload that is not the run's (a job of the
+    run missing from it, or submitted at another time or with another size there) is refused
+    with an :class:`InputError`: its users would colour the wrong jobs. ``known``: the
+    workload's jobs already read (:func:`workload_jobs`)."""
+    known = workload_jobs(path) if known is None else known
+    users = {}
+    for job_id, submit, size in zip(jobs["job_id"], jobs["submission_time"], jobs["requested_number_of_resources"]):
+        job = known.get(job_id)
+        if job is None or abs(float(job.get("subtime", -1)) - float(submit)) > 1e-3 or job.get("res") != size:
+            there = (
+                "has no such job"
+                if job is None
+                else f"has it submitted at {job.get('subtime')} s on {job.get('res')} hosts"
+            )
+            raise InputError(
+                path,
+                f"not the workload of this run: the run's job {job_id} (submitted at {submit:g} s on {size} hosts) is "
+                f"not there as it ran (the workload {there}). Give the run's own workload (--workload)",
+            )
+        if isinstance(job.get("user"), int):
+            users[job_id] = int(job["user"])
+    return users
+
+
+def workload_jobs(path) -> dict[str, dict]:
+    """{job id (without its workload): job} of a Batsim JSON workload."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise InputError(path, f"cannot read the workload: {error}") from None
+    listed = data.get("jobs") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        raise InputError(path, "not a Batsim JSON workload (no list of jobs)")
+    return {str(job.get("id")).split("!", 1)[-1]: job for job in listed if isinstance(job, dict)}
 
 
 def _attempt_codes(ran: pd.DataFrame) -> np.ndarray:
-    """Colour code (:data:`PALETTE`) of each attempt of ``ran``: its category's, the two tints of a
-    category alternating from attempt to attempt."""
-    categories = attempt_categories(ran)
-    codes = np.array([_FIRST_CODE[c] for c in categories], dtype=np.uint8)
-    two_tints = np.array([len(CATEGORIES[c][1]) > 1 for c in categories], dtype=bool)
-    return codes + (two_tints & (np.arange(len(ran)) % 2 == 1)).astype(np.uint8)
+    """Category of each attempt of ``ran``: its index in :data:`CATEGORY_KEYS`."""
+    index = {key: i for i, key in enumerate(CATEGORY_KEYS)}
+    return np.array([index[c] for c in attempt_categories(ran)], dtype=np.uint8)
 
 
 def _attempt_columns(ran: pd.DataFrame, roots: pd.Series, job_keys_all: np.ndarray) -> dict[str, np.ndarray]:
@@ -321,10 +403,10 @@ def raster_of(
     end: float,
     bins=OVERVIEW_BINS,
 ) -> tuple[np.ndarray, int]:
-    """(image, hosts per row): pixel (row, bin) holds the category code (first tint,
-    :data:`PALETTE`) that occupied its hosts most of its time, or :data:`IDLE` when they were
-    idle more than any category kept them busy. ``rects``: rectangles of attempts whose
-    start, end and colour code are ``start``, ``end_s``, ``codes``."""
+    """(image, hosts per row): pixel (row, bin) holds the category (index in
+    :data:`CATEGORY_KEYS`) that occupied its hosts most of its time, or :data:`IDLE` when they
+    were idle more than any category kept them busy. ``rects``: rectangles of attempts whose
+    start, end and category are ``start``, ``end_s``, ``codes``."""
     per_row = -(-hosts // OVERVIEW_ROWS)
     rows = -(-hosts // per_row)
     width = (end - begin) / bins
@@ -333,15 +415,14 @@ def raster_of(
     right = (end_s[r["attempt"]] - begin) / width
     # host rows: a rectangle covers rows low // per_row .. high // per_row, in host units
     low, high = r["low"].astype(float) / per_row, (r["high"] + 1).astype(float) / per_row
-    firsts = np.array([_FIRST_CODE[k] for k in CATEGORY_KEYS])
-    category = np.searchsorted(firsts, codes[r["attempt"]], side="right") - 1
+    category = codes[r["attempt"]]
     busy = np.zeros((len(CATEGORY_KEYS), rows, bins), dtype=np.float32)
     for c in np.unique(category):
         mine = category == c
         busy[c] = _coverage(left[mine], right[mine], low[mine], high[mine], rows, bins)
     idle = 1.0 - busy.sum(axis=0)
     best = busy.argmax(axis=0)
-    image = np.where(busy.max(axis=0) >= idle, firsts[best], IDLE).astype(np.uint8)
+    image = np.where(busy.max(axis=0) >= idle, best, IDLE).astype(np.uint8)
     return image, per_row
 
 

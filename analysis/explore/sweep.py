@@ -7,6 +7,13 @@ chart shows every run as a dot and their mean as a bar with a whisker from the l
 the highest run: with the seed as neither x nor group, the whisker is the seed spread.
 Every (x, group) choice is laid out here, in Python; the page's callbacks only swap them.
 
+By default every bar is one cell of the grid, so that no bar averages runs of different
+workloads or settings: grouped by workload (when it varies), and along x the other
+dimensions that vary except seeds, together (:func:`default_axes`; e.g. ``scheduler x
+order``, one bar per scheduler and order). The scheduler is one dimension, named by the
+scheduler entry's label, else its name (``sweep/report.py`` gives a plugin file's class
+name); the ``label`` column folds into it.
+
 Clicking a point opens the run's explorer page (``runs/NAME_explore.html``, the same name
 as ``run --report html`` gives it). The pages are written lazily: a page is (re)written
 only when it is missing or older than the run's ``_jobs.csv``, and only while the runs
@@ -21,16 +28,16 @@ import math
 from pathlib import Path
 
 import numpy as np
-from bokeh.embed import file_html
+from bokeh.document import Document
 from bokeh.layouts import column, row
 from bokeh.models import ColumnDataSource, CustomJS, Div, FactorRange, HoverTool, Select, TapTool
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
-from bokeh.resources import INLINE
 from bokeh.transform import factor_cmap
 
 from ...errors import AdaptschedError
 from . import explore_runs
+from .pagefile import write_page
 
 NONE = "(none)"
 #: Callback of the x-axis and grouping selectors: swap in the laid-out choice.
@@ -51,8 +58,8 @@ if (i !== undefined && points.data.link[i]) window.open(points.data.link[i]);
 """
 
 
-#: explorer pages a sweep writes at most: each carries Bokeh inline (about 2 MB), so a
-#: 10,000-run sweep would otherwise write 20 GB; the others are one `adaptsched explore` away
+#: explorer pages a sweep writes at most: each carries Bokeh (about 0.75 MB compressed), so a
+#: 10,000-run sweep would otherwise write 7.5 GB; the others are one `adaptsched explore` away
 MAX_PAGES = 200
 
 
@@ -70,12 +77,10 @@ def sweep_report(
     """Write ``folder/report.html`` (module doc) from ``runs.csv``'s rows; returns its path.
     ``params``: the parameter columns; ``collect``: the metric columns."""
     folder = Path(folder)
-    done = [r for r in rows if r.get("status") == "done"]
+    done = [_one_scheduler_column(r) for r in rows if r.get("status") == "done"]
     links = run_pages(folder, done, max_page_jobs, say, max_pages=max_pages)
-    dims = [p for p in params if len({str(r.get(p, "")) for r in done}) > 1] or params[:1]
-    plain = [d for d in dims if not d.endswith("seed")]
-    x_default = (plain or dims)[0]
-    g_default = next((d for d in plain if d != x_default), NONE)
+    params = [p for p in params if p != "label"]
+    dims, x_default, g_default = default_axes(params, done)
     xdim = Select(title="x axis", value=x_default, options=dims, width=200)
     gdim = Select(title="group (colour)", value=g_default, options=[NONE, *dims], width=200)
     charts, figures = [], []
@@ -97,15 +102,44 @@ def sweep_report(
     intro = Div(
         text=f"<h2>{html.escape(title)}</h2><p>{len(done)} runs done of {len(rows)} (runs.csv). Each dot is a run; "
         "the bar is the mean of the runs of its x value and group, the whisker their lowest to highest value "
-        "(with the seed as neither x nor group: the seed spread). Pick the x axis and the grouping among the "
-        f"parameters that vary. Click a dot to open the run's explorer page ({written} of {len(done)} written, "
+        "(with the seed as neither x nor group: the seed spread). As first shown, each bar is one cell of the "
+        "grid (grouped by workload when it varies); pick another x axis and grouping among the parameters that vary."
+        f" Click a dot to open the run's explorer page ({written} of {len(done)} written, "
         "in runs/; the tooltip of the others gives the command that writes them).</p>",
         sizing_mode="stretch_width",
     )
     layout = column(intro, row(xdim, gdim), *figures, sizing_mode="stretch_width")
     path = folder / "report.html"
-    path.write_text(file_html(layout, INLINE, title=f"{title}: sweep report"), encoding="utf-8")
+    doc = Document()
+    doc.add_root(layout)
+    write_page(doc, path, f"{title}: sweep report")
     return path
+
+
+def _one_scheduler_column(row: dict) -> dict:
+    """The row with its ``label`` (if any) as its ``scheduler``: one dimension, not two."""
+    row = dict(row)
+    label = row.pop("label", "")
+    if label:
+        row["scheduler"] = label
+    return row
+
+
+def default_axes(params: list[str], rows: list[dict]) -> tuple[list[str], str, str]:
+    """(the dimensions offered, the x axis and the grouping by default): the grid's cells, as
+    the module doc says. When more than one dimension goes along x, a dimension of their values
+    together is added to the rows (``scheduler x opt.order``: ``easy, opt.order=D``)."""
+    varying = [p for p in params if len({str(r.get(p, "")) for r in rows}) > 1]
+    cells = [p for p in varying if not p.endswith("seed")]
+    group = "workload" if "workload" in cells else (cells[1] if len(cells) > 1 else NONE)
+    along = [p for p in cells if p != group]
+    if len(along) > 1:
+        x = " x ".join(along)
+        for r in rows:
+            r[x] = ", ".join([_value(r, along[0])] + [f"{d}={_value(r, d)}" for d in along[1:]])
+        return [x, *varying], x, group
+    dims = varying or params[:1]
+    return dims, (along or dims)[0], group
 
 
 def _number(value) -> float | None:

@@ -23,7 +23,7 @@ own ``_read_bat_msg`` for every message instead of engines/dispatch.py's mirror 
 The clocks around the plugin's handlers are instance attributes that refer to the plugin: the
 connection's ``close`` removes them, or the plugin and all it holds (pybatsim's jobs) would be
 cyclic garbage for the collection after the run, about 1 s on CTC's year counted as *engine*,
-which an untimed run does not pay. The last line is issue 26's target 1 on this run (engine +
+which an untimed run does not pay. The last line is the aim for the engine's share on this run (engine +
 pybatsim under 25 % of it), with how long the simulation may take for it to hold given the
 other parts, or the share left even by a simulation that took no time.
 
@@ -213,7 +213,7 @@ def main(argv=None):
 
 
 def target_1(parts: dict[str, float], after: float, n: int) -> str:
-    """Issue 26's target 1 on this run (engine + pybatsim under 25 % of it, less the clocks), and
+    """The engine's share against its aim on this run (engine + pybatsim under 25 % of it, less the clocks), and
     what it leaves the simulation: (E + P) <= (L + E + P + S) / 4 holds when E <= (L + S) / 3 - P,
     so with this run's loading L, pybatsim P, scheduler S and the engine's part after the last
     message A (closing the outputs, the physics check, the collection), the simulation may take
@@ -229,7 +229,7 @@ def target_1(parts: dict[str, float], after: float, n: int) -> str:
         floor = (after + pybatsim) / (loading + after + pybatsim + scheduler)
         room = f"even a simulation that took no time would leave engine + pybatsim at {100 * floor:.0f} %"
     return (
-        f"Target 1 (issue 26): engine + pybatsim {100 * share:.0f} % of the run, less the clocks: "
+        f"Target 1: engine + pybatsim {100 * share:.0f} % of the run, less the clocks: "
         f"{'met' if share < 0.25 else 'NOT met'} (under 25 %). With this run's loading, pybatsim, "
         f"scheduler and end of run, {room}; it took {simulation:.2f} s ({1e6 * simulation / n:.1f} us per message)."
     )

@@ -1,7 +1,7 @@
 """What a compiled build would buy: the embedded engine and ``core/`` compiled with mypyc, beside
-this tree's pure Python, in the same run (issue 26's compiled-extension option).
+this tree's pure Python, in the same run.
 
-Issue 26 allows a compiled extension only if it ships as registry wheels for CPython 3.10 to
+A compiled extension is acceptable only if it ships as registry wheels for CPython 3.10 to
 3.13 on Linux and macOS, with the pure-Python path kept as the fallback. mypyc (shipped with
 mypy, already a lint dependency) compiles this very source, type annotations and all, into C
 extensions; the ``.py`` files stay beside them, so an install without the wheel runs the same
@@ -18,8 +18,8 @@ code in pure Python. This script measures what that build would give before anyo
    byte-identical to the pure run's; the script exits 1 otherwise (a compiled build that
    schedules differently is a wrong answer, whatever its speed).
 4. **Report.** Per scheduler: both sides' wall and CPU time, compiled over pure round by round;
-   issue 26's target 3 (``conservative`` at most 1.5x ``easy``) on each side; target 2
-   (in-process ``easy`` at least 5x real Batsim) on each side with ``--batsim``. Targets are
+   the aim that ``conservative`` take at most 1.5x ``easy``'s time, on each side; with
+   ``--batsim``, in-process ``easy`` against real Batsim (aim: 5x) on each side with ``--batsim``. Targets are
    judged as ``engines.py`` judges them (every round must meet them). ``compiled.md`` and
    ``compiled.json`` go to ``--out``.
 
@@ -161,7 +161,7 @@ def report(doc: dict) -> str:
             lines.append(
                 f"| `{scheduler}` | {side} | {', '.join(f'{w:.1f}' for w in walls)} | {cpu:.1f} | {ratio} | {same} |"
             )
-    lines += ["", "Issue 26's targets on each side (judged round by round, as `engines.py` does):", ""]
+    lines += ["", "The aims on each side (judged round by round, as `engines.py` does):", ""]
     lines += [f"- {name}: {verdict}" for name, verdict in doc["targets"].items()]
     return "\n".join(lines) + "\n"
 

@@ -13,7 +13,7 @@ engines' ``_jobs.csv`` agree; writes ``benchmark.md`` and ``benchmark.json`` (wi
 the machine and its load) to ``--out``. Exits with 1 when the in-process engine is not at
 least ``TARGET`` times as fast as real Batsim with ``easy``, when two engines' ``_jobs.csv``
 differ, or when in-process ``conservative`` takes more than ``CONSERVATIVE_TARGET`` times
-``easy``'s time in any round (issue 26's targets 2 and 3).
+``easy``'s time in any round.
 
     .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 3]
         [--pin on|off|both] [--readme]
@@ -72,7 +72,7 @@ DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz
 SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
 TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
-CONSERVATIVE_TARGET = 1.5  # conservative in-process at most this many times easy's time (issue 26, target 3)
+CONSERVATIVE_TARGET = 1.5  # conservative in-process at most this many times easy's time
 REPEAT = 3  # interleaved rounds by default (module doc)
 README = REPO / "README.md"
 BEGIN, END = "<!-- speed-table: begin (benchmarks/engines.py --readme) -->", "<!-- speed-table: end -->"
@@ -174,7 +174,7 @@ def at_least(ratios: list[float], bound: float) -> str:
 
 
 def conservative_over_easy(by: dict) -> str:
-    """`conservative`'s in-process wall time over `easy`'s, each pinning measured (issue 26 target 3):
+    """`conservative`'s in-process wall time over `easy`'s, each pinning measured:
     the best of each, and the rounds' own ratios."""
     ratios = []
     for pinned in (True, False):

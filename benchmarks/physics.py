@@ -1,6 +1,6 @@
 """What the end-of-run physics check costs (engines/physics.py), against the run it checks.
 
-Every run ends with :func:`adaptsched.engines.run.check_run`; it must stay cheap (issue 25: under
+Every run ends with :func:`adaptsched.engines.run.check_run`; it must stay cheap (under
 5 % of a run). This script runs one trace (default: the full CTC-SP2 log, 77,205 jobs, under
 ``easy``, in-process) twice in this process, alternately with and without the check, and times
 the check alone on the outputs, all in CPU time (``time.process_time``: what this process

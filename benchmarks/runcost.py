@@ -1,6 +1,6 @@
 """What an ``adaptsched run`` costs outside the simulation, this tree against a baseline tree.
 
-Issue 26, target 2 (an in-process ``easy`` run at least 5x faster than real Batsim) counts whole
+The engines benchmark (an in-process ``easy`` run against real Batsim) counts whole
 ``adaptsched run`` processes, so what they do besides simulating counts too: start-up (imports),
 loading and checking the workload (``load_workload``), checking the outputs' physics at the end
 (``check_run``). This script runs, round after round, the same ``adaptsched run`` with this tree

@@ -1,4 +1,4 @@
-"""Every scheduler's throughput in one table, each on the trace of its paper (issue 26, target 4).
+"""Every scheduler's throughput in one table, each on the trace of its paper.
 
 Each case is one in-process run of the embedded engine (in this process, one after the other),
 timed in CPU time (``time.process_time``: what this process computed, the fairer measure on a

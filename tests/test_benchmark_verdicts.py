@@ -1,4 +1,4 @@
-"""benchmarks/engines.py's verdicts on issue 26's ratios: a target measured on a noisy machine is
+"""benchmarks/engines.py's verdicts on its ratios: a target measured on a noisy machine is
 called met only when every round meets it, each round's pair of runs compared with each other."""
 
 from pathlib import Path

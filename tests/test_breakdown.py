@@ -60,4 +60,4 @@ def test_the_timed_plugin_is_freed_by_reference_counting(tmp_path, monkeypatch, 
             gc.enable()
     out = capsys.readouterr().out
     assert "| - simulation |" in out and "| - after the last message |" in out
-    assert "Target 1 (issue 26)" in out
+    assert "Target 1" in out

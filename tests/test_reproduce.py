@@ -265,8 +265,8 @@ def test_qops_table1_claims_on_the_part_chosen_on_table_1_are_not_counted():
 
     claim = Claim("gains grow", "p", Sample.of([0.1, 0.2]), "direction", "paper", INDEPENDENT, HOLDS)
     (sdsc_last,) = calibrated([claim], "SDSC-SP2", "last")
-    assert sdsc_last.klass == "depends on the trace part, chosen as the nearer to Table 1 (issue 15)"
+    assert sdsc_last.klass == "depends on the trace part, chosen as the nearer to Table 1"
     assert not sdsc_last.counted and sdsc_last.verdict == HOLDS
     assert calibrated([claim], "SDSC-SP2", "first")[0].counted  # the paper's first jobs: not chosen on Table 1
-    assert calibrated([claim], "CTC-SP2", "last")[0].counted  # CTC's part was not compared (issue 15)
+    assert calibrated([claim], "CTC-SP2", "last")[0].counted  # CTC's part was not compared
     assert calibrated([None], "SDSC-SP2", "last") == [None]

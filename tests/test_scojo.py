@@ -1,5 +1,5 @@
-"""SCOJO-P, Cirne-Berman and the traditional frame (core/scojo.py, core/cirne_berman.py): hand-worked cases of
-issue 11 sec. 8.2, invariants on random workloads, and molded rows through the engine (8.5).
+"""SCOJO-P, Cirne-Berman and the traditional frame (core/scojo.py, core/cirne_berman.py): hand-worked cases,
+invariants on random workloads, and molded rows through the engine (8.5).
 
 Speedup of a SCOJO-P job of N_opt = 4 (core/speedup.py): S(n) = 2.6 + 0.5 (n - 4) below 4,
 2.6 + 0.15 (n - 4) above; runtime(n) = rt_opt 2.6 / S(n). Of N_opt = 8: S(8) = 5.2.
@@ -680,7 +680,7 @@ def test_scojo_claims_fail_on_contrary_results_and_need_seeds_on_noise():
         assert check(contrary).verdict == FAILS, check(contrary)
     worse = per_variant(lambda k: {**paper_like(k), "non-pred": summary([1, 1, 1, 2.0 * k])})
     assert f.non_predictive_a_little_worse(worse).verdict == FAILS
-    # the ideal loads within 2 % of each other, seed noise larger: not "holds" (issue 24)
+    # the ideal loads within 2 % of each other, seed noise larger: not "holds"
     flat = {0.8: {1: 1.0, 2: 1.1, 3: 0.95}, 0.9: {1: 1.02, 2: 1.05, 3: 0.97}}
     assert f.best_ideal_load(flat).verdict.startswith("needs more")
     assert f.best_ideal_load({0.7: {1: 1.0, 2: 1.1}, 0.9: {1: 1.2, 2: 1.3}}).verdict == FAILS
@@ -754,7 +754,7 @@ def test_scojo_report_on_synthetic_runs(tmp_path):
     assert (tmp_path / "findings.csv").is_file()
 
 
-# -- Table 1's efficiencies as options (issue 24 sec. 2) ------------------------------------
+# -- Table 1's efficiencies as options ------------------------------------
 @pytest.mark.parametrize(
     "e_max,interpolation,runtime_n_max",
     [(0.4, "speedup", 81.25), (0.5, "speedup", 65.0), (0.65, "speedup", 50.0), (0.4, "efficiency", 81.25)],

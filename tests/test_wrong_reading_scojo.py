@@ -1,4 +1,4 @@
-"""Sensitivity to a wrong reading, Barsanti & Sodan (issue 24 sec. 1): a deliberately wrong
+"""Sensitivity to a wrong reading, Barsanti & Sodan: a deliberately wrong
 SCOJO-P goes through the same findings code as ``reproduce scojo-p`` (``main_claims``), on
 small workloads replayed in-process, and an independent claim that does not fail under our
 reading must fail under the wrong one.

@@ -1,4 +1,4 @@
-"""Sensitivity to a wrong reading (issue 24): for each paper, a deliberately wrong setting goes
+"""Sensitivity to a wrong reading: for each paper, a deliberately wrong setting goes
 through the same findings code as the reproduction, at reduced size, and at least one
 independent claim that does not fail under our reading must fail under the wrong one. A
 wrong reading no claim catches would mean the gate cannot tell the paper's algorithm from

@@ -95,7 +95,7 @@ PROTOTYPE = {
 BY_CONSTRUCTION_CELLS = {
     ("cbf", m) for m in ("reservation", "makespan", "avg_jct", "avg_jwt", "stretches_pct", "job_stretch_pct")
 } | {("nos", m) for m in ("waste_pct", "stretches_pct", "job_stretch_pct", "job_waste_pct")}
-TOLERANCE_SOURCE = "ours: half of issue 12's (seeds 1-3 agree within it)"
+TOLERANCE_SOURCE = "ours: half of our first tolerances (seeds 1-3 agree within it)"
 
 
 def paper(variant: str, metric: str) -> tuple[float, float, float]:

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--flurry-seeds",
         type=int,
         metavar="N",
-        help="draws of the reconstructed CTC flurry for the paper's workload (issue 31; default: one "
+        help="draws of the reconstructed CTC flurry for the paper's workload (default: one "
         "per seed, seed k on draw k; 0: the cleaned log only)",
     )
     parser.add_argument(
@@ -155,7 +155,7 @@ def _paper_workloads(
     trace: str | Path, hosts: int, jobs: int | None, draws: int, seeds: int, inputs: Path, setup: Setup
 ) -> dict[int, tuple[Path, dict]]:
     """{flurry draw: (workload file, its statistics)} of the paper's workload, one per draw a
-    seed uses (issue 31, :mod:`.workloads`)."""
+    seed uses (:mod:`.workloads`)."""
     from adaptsched.workloads.convert import write_workload
 
     from .workloads import draw_of, make_paper_workload, paper_name, workload_stats

@@ -355,7 +355,7 @@ def rlng_delay_near_paper(wait: Metric, combined: Sequence[str]) -> Claim | None
     )
 
 
-#: The readings study (issue 15): the gains it compares, "LABEL METRIC" -> the paper's
+#: The readings study: the gains it compares, "LABEL METRIC" -> the paper's
 #: relative change vs BF (sec. 5), and the smallest change of a gain that counts as a move
 #: (1 percentage point: below it, two seeds cannot tell a reading from the default).
 PAPER_READING_GAINS = {
@@ -386,16 +386,16 @@ def closest_reading(gains: Mapping[str, float], paper: float) -> str | None:
     return min(known, key=lambda k: abs(known[k] - paper))
 
 
-#: The paper's workload statistics (issue 31): Table 1 (jobs, median width), Table 2 (134
+#: The paper's workload statistics: Table 1 (jobs, median width), Table 2 (134
 #: jobs with zero runtime: 23 + 2 + 108 + 1), sec. 4 (61 % start at once under BF) and sec. 8
 #: ("The maximum queue length observed ... was approximately 1,000 jobs").
 PAPER_JOBS = 79302
 PAPER_MEDIAN_WIDTH = 2.0
 PAPER_ZERO_RUNTIME = 134
 PAPER_MAX_QUEUE = 1000.0
-#: Ours: the paper says "approximately" and gives one number; issue 31 asks for 15 %.
+#: Ours: the paper says "approximately" and gives one number; we allow 15 %.
 STAT_TOLERANCE = 0.15
-STAT_SOURCE = 'ours (issue 31): the paper gives one number ("approximately" for the queue); 15 %'
+STAT_SOURCE = 'ours: the paper gives one number ("approximately" for the queue); 15 %'
 
 
 def _value_claim(text, paper_text, series: Series, paper: float, fmt, source=STAT_SOURCE, klass=INDEPENDENT, note="BF"):

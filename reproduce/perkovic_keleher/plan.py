@@ -18,7 +18,7 @@ Studies (BF = conservative backfilling = order ``D`` with guarantees):
   (regular, half, double) on BF and on 1/L-NG;
 * ``combined`` (sec. 7, Figure 9): half size + start-time widening, without and with
   speculative backfilling (50 %), on BF and on R/L-NG;
-* ``readings`` (issue 15): BF, P/L-NG and R/L-NG under each alternative reading of the
+* ``readings``: BF, P/L-NG and R/L-NG under each alternative reading of the
   paper's text (:data:`READINGS`, docs/perkovic-keleher.md "Readings"), beside the default
   reading (the ``orders`` study's runs; run here too when that study is not).
 
@@ -36,7 +36,7 @@ TRACE = "CTC-SP2"  # the paper's log, workloads/traces.py says where it comes fr
 PAPER_HOSTS = 430
 SPECULATION_PCTS = (25.0, 50.0, 75.0)
 STUDIES = ("orders", "speculation", "adaptation", "combined", "readings", "flurry")
-#: The ``flurry`` study (issue 31): the mixes whose numbers the paper states (sec. 5), on the
+#: The ``flurry`` study: the mixes whose numbers the paper states (sec. 5), on the
 #: cleaned log and on the paper's workload (:mod:`.workloads`).
 FLURRY_ORDERS = (("D", True), ("P/L", False), ("R/L", False))
 

@@ -98,7 +98,7 @@ class Results:
 
 
 class PaperResults(Results):
-    """The runs on the paper's workload (issue 31): every mix keyed by seed, seed k on flurry
+    """The runs on the paper's workload: every mix keyed by seed, seed k on flurry
     draw :func:`~.workloads.draw_of` (k), so that a deterministic mix (BF, 1/L) is a series over
     the draws, paired with the randomized mixes' seeds."""
 
@@ -215,7 +215,7 @@ def write_report(
         lines += section(folder, mixes, res)
     lines += findings_section("4. The paper's findings, checked", found)
     if found_paper:
-        lines += findings_section("4b. The paper's findings on the paper's workload (issue 31)", found_paper)
+        lines += findings_section("4b. The paper's findings on the paper's workload", found_paper)
     lines += invariants_section(res, paper)
     lines += runtimes_section(mixes, res, paper)
     lines += ["", DIFFERENCES]
@@ -226,7 +226,7 @@ def write_report(
 
 
 def _all_runs(res, paper=None) -> list[dict]:
-    """Every run of the report, on the cleaned log and (issue 31) on the paper's workload."""
+    """Every run of the report, on the cleaned log and on the paper's workload."""
     runs = [r for rs in res.runs.values() for r in rs]
     return runs + ([r for rs in paper.runs.values() for r in rs] if paper is not None else [])
 
@@ -518,7 +518,7 @@ def runtimes_section(mixes, res, paper=None) -> list[str]:
 
 def readings_section(mixes, res) -> list[str]:
     """Section 8: P/L-NG's and R/L-NG's gains over BF under each reading of the paper's text
-    (issue 15), beside the default reading's and the paper's."""
+   , beside the default reading's and the paper's."""
     readings = [r for r in READINGS if any(m.reading == r for m in mixes)]
     if not readings:
         return []
@@ -536,7 +536,7 @@ def readings_section(mixes, res) -> list[str]:
     keys = list(PAPER_READING_GAINS)
     lines = [
         "",
-        "## 8. Readings of the paper's text (issue 15)",
+        "## 8. Readings of the paper's text",
         "",
         "Each reading is an option of the `backfill` scheduler (docs/perkovic-keleher.md, "
         '"Readings", says what the paper\'s text leaves open and why each is plausible); BF, '
@@ -664,7 +664,7 @@ def check(res: Results, mixes) -> list:
     return [f for f in found if f is not None]
 
 
-# --------------------------------------------------------------------------- issue 31
+# ------------------------------------------------------------------- the paper's workload
 PAPER_TABLE1 = {"jobs": 79302, "width_median": 2, "width_mean": 11, "runtime_mean_s": 10984, "estimate_mean_s": 24324}
 WORKLOAD_TEXT = (
     "**The cleaned log** is the Parallel Workloads Archive's CTC-SP2 log as distributed (the "
@@ -692,7 +692,7 @@ def _queue(res: Results, key: str):
 
 
 def workload_claims(res: Results, stats: Mapping | None, workload: str, series=None) -> list:
-    """The paper's workload statistics as claims (issue 31): BF's longest queue and its share of
+    """The paper's workload statistics as claims: BF's longest queue and its share of
     jobs starting at once (independent), median width and zero-runtime count (by
     construction on the paper's workload: the flurry was read off them)."""
     series = series or {}
@@ -761,7 +761,7 @@ def workloads_section(res: Results, paper: Results | None, clean_stats, papers) 
     if not clean_stats:
         return []
     lines = [
-        "## 0. Two workloads: the cleaned log and the paper's (issue 31)",
+        "## 0. Two workloads: the cleaned log and the paper's",
         "",
         WORKLOAD_TEXT if paper is not None else "The cleaned log only (`--flurry-seeds 0`).",
         "",

@@ -1,4 +1,4 @@
-"""The two workloads of ``adaptsched reproduce perkovic-keleher`` (issue 31), and the
+"""The two workloads of ``adaptsched reproduce perkovic-keleher``, and the
 statistics of a workload and of a BF run that the paper reports.
 
 * ``clean``: the Parallel Workloads Archive's cleaned CTC-SP2 log as distributed (77,222

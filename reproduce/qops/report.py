@@ -173,7 +173,7 @@ def check(rows: list[Row], traces, segments, results) -> list:
 #: The part of a trace chosen because its Table 1 lies nearer the paper's (SDSC-SP2's
 #: first and last 1,500 jobs compared, docs/results/qops/segments/): claims on its Table 1
 #: scenarios depend on that choice and are not counted.
-CALIBRATED_PART = {("SDSC-SP2", "last"): "the trace part, chosen as the nearer to Table 1 (issue 15)"}
+CALIBRATED_PART = {("SDSC-SP2", "last"): "the trace part, chosen as the nearer to Table 1"}
 
 
 def calibrated(found: list, trace: str, segment: str) -> list:
@@ -495,7 +495,7 @@ DIFFERENCES = """## Why our numbers differ from the paper's
 * **DVQoPS's what-if simulations** start from the machine's state recorded at the window's
   start (running jobs until their known end, the accepted queue keeping its reservations),
   as the paper's rollback; jobs still running take their estimates (`core/dvqops.py`,
-  `what_if_start`; `empty`, the reading before issue 15, starts them from an empty machine).
+  `what_if_start`; `empty`, the first reading, starts them from an empty machine).
 * **DVQoPS at high load.** Its what-if replays count only what a window's arrivals earn,
   while the cost of taking cheap jobs falls mostly after the window: they lean toward low
   factors where the highest static one is best (the section "DVQoPS at high load" above;

@@ -1,4 +1,4 @@
-"""Barsanti & Sodan's claims (sec. 5.2-5.3, 6), each a small pure function, on intervals (issue 24).
+"""Barsanti & Sodan's claims (sec. 5.2-5.3, 6), each a small pure function, on intervals.
 
 Each claim is a :class:`~adaptsched.reproduce.common.Claim` decided on our per-seed numbers,
 paired on one workload: ``results`` maps a variant (``trad``, ``scojo-p``, ``non-pred``,
@@ -6,7 +6,7 @@ paired on one workload: ``results`` maps a variant (``trad``, ``scojo-p``, ``non
 gives for that seed's run}. A ratio claim takes the ratio seed by seed, then its mean and
 95 % interval (:func:`~adaptsched.reproduce.common.per_seed`).
 
-Classes (issue 24 sec. 1): the claims on SCOJO-P against Cirne-Berman (the -59 %, the
+Classes: the claims on SCOJO-P against Cirne-Berman (the -59 %, the
 per-class ratios, W2's long jobs) *depend on* Cirne-Berman against traditional: ours is
 worse than traditional, the paper's 30 % better, so their agreement says nothing on its
 own. Fig. 14's mean N_opt depends on A_max, calibrated on it. ``cb`` names the Cirne-Berman

@@ -1,7 +1,7 @@
 """The grid of ``adaptsched reproduce scojo-p``: Barsanti & Sodan (sec. 5), and what each run
 measures.
 
-Workloads (sec. 5.2, Table 1; issue 11 sec. 2): the Lublin-Feitelson model, typeless, 128
+Workloads (sec. 5.2, Table 1): the Lublin-Feitelson model, typeless, 128
 hosts, ``jobs`` jobs, alpha' (AARR) 10.23 (W1) or 9.83 (W2)
 (:func:`adaptsched.workloads.lublin.generate`), exact runtime estimates (``estimates --model
 exact``: ``estimate_s`` = the runtime, walltime one second more), a fraction f of the jobs

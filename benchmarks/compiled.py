@@ -61,6 +61,7 @@ from baseline import commit, load  # benchmarks/baseline.py, beside this script
 from adaptsched.engines.real import batsim_version, find_batsim
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import SHARED_TRACES, shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
 # benchmarks/engines.py's verdicts, loaded by path: as a module, "engines" is adaptsched's engines/
@@ -71,7 +72,7 @@ _spec.loader.exec_module(_engines)
 CONSERVATIVE_TARGET, TARGET = _engines.CONSERVATIVE_TARGET, _engines.TARGET
 machine, shown, per_round, spread = _engines.machine, _engines.shown, _engines.per_round, _engines.spread
 at_least, at_most = _engines.at_least, _engines.at_most
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 # what is compiled, and what stays interpreted: setup.py's lists (its compiled build), loaded
 # by path (it builds only when run as a script)
 _setup_spec = importlib.util.spec_from_file_location("adaptsched_setup", REPO / "setup.py")
@@ -97,8 +98,8 @@ def build(where: Path, rebuild: bool) -> float:
     files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     packed = subprocess.run(["tar", "--null", "-T", "-", "-c"], input=files, cwd=REPO, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
-    if (REPO.parent / "shared").is_dir():  # the traces, where the package looks for them (../shared)
-        (where / "shared").symlink_to(os.path.abspath(REPO.parent / "shared"))
+    if SHARED_TRACES.parent.is_dir():  # the traces, where the package looks for them (../shared)
+        (where / "shared").symlink_to(os.path.abspath(SHARED_TRACES.parent))
     (where / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n")
     sources = [str(path.relative_to(where)) for path in _setup.compiled_modules(tree)]
     done = subprocess.run(

@@ -28,9 +28,10 @@ from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads import moldable
 from adaptsched.workloads.batsim_json import load_workload
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 clock = time.process_time
 
 

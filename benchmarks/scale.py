@@ -73,6 +73,7 @@ import time
 from pathlib import Path
 
 from baseline import code_of, commit, load  # benchmarks/baseline.py, beside this script
+from adaptsched.workloads.traces import SHARED_TRACES
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (10_000, 100_000, 300_000)
@@ -90,7 +91,7 @@ CASES = {
 NARROW_CASES = {"narrow-backlog": (8192, 120_000, 0)}
 #: The archive case (run when the trace is in ../shared/traces): name -> (file, hosts).
 ARCHIVE_CASES = {"ricc": ("RICC-2010-2.swf.gz", 8192)}
-TRACES = REPO.parent / "shared" / "traces"
+TRACES = SHARED_TRACES
 #: RICC-2010-2's 24 most common (hosts, walltime in s) pairs and their shares of its 447,784 jobs (87.6 %).
 NARROW_PAIRS = [
     (1, 259200, 0.3909), (1, 7200, 0.1236), (1, 43200, 0.0834), (1, 18000, 0.039), (32, 259200, 0.0341),
@@ -133,7 +134,7 @@ def trace_for(traces: Path, hosts: int, jobs: int, aarr: str, seed: int) -> Path
 
 
 def narrow_trace(path: Path, hosts: int, jobs: int, seed: int) -> Path:
-    """A workload of RICC-2010-2's shape (docs/engines.md, "Conservative backfilling on a deep
+    """A workload of RICC-2010-2's shape (docs/engines.md, "Conservative backfilling: incremental compression", "Where it is slow"; a deep
     queue of narrow jobs"), written as Batsim JSON: its (hosts, walltime) pairs
     (:data:`NARROW_PAIRS`, the rest of the jobs 2 to 256 hosts wide with walltimes of 1 h to
     3 days), runtimes a small share of walltimes (:data:`NARROW_RATIO`: median 1.7 %), so that

@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+
 from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
 from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent

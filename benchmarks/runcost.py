@@ -31,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from adaptsched.workloads.traces import shared_trace
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_TRACE = shared_trace("CTC-SP2")
 PARTS = """
@@ -40,7 +42,6 @@ import adaptsched.engines.physics  # imported by then in a run (check_run import
 from adaptsched.engines.run import check_run
 from adaptsched.platforms.simgrid import read_platform
 from adaptsched.workloads.batsim_json import load_workload
-from adaptsched.workloads.traces import shared_trace
 workload, platform, prefix = sys.argv[1:4]
 machines = read_platform(platform)
 t = clock(); loaded = load_workload(workload); embedded = clock() - t

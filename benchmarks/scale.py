@@ -73,6 +73,7 @@ import time
 from pathlib import Path
 
 from baseline import code_of, commit, load  # benchmarks/baseline.py, beside this script
+
 from adaptsched.workloads.traces import SHARED_TRACES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -134,8 +135,8 @@ def trace_for(traces: Path, hosts: int, jobs: int, aarr: str, seed: int) -> Path
 
 
 def narrow_trace(path: Path, hosts: int, jobs: int, seed: int) -> Path:
-    """A workload of RICC-2010-2's shape (docs/engines.md, "Conservative backfilling: incremental compression", "Where it is slow"; a deep
-    queue of narrow jobs"), written as Batsim JSON: its (hosts, walltime) pairs
+    """A workload of RICC-2010-2's shape, a deep queue of narrow jobs (docs/engines.md, "Where it
+    is slow"), written as Batsim JSON: its (hosts, walltime) pairs
     (:data:`NARROW_PAIRS`, the rest of the jobs 2 to 256 hosts wide with walltimes of 1 h to
     3 days), runtimes a small share of walltimes (:data:`NARROW_RATIO`: median 1.7 %), so that
     nearly every completion is early, and arrivals in batches of jobs of one shape (mean 20, as
@@ -356,8 +357,7 @@ def against_base(rows: list[dict]) -> list[str]:
         )
     verdict = f"NOT met ({slower} slower)" if slower else ("met" if compared else "not checked: no pair compared")
     return lines + [
-        f"- no row slower than its base, each pair in one run (slower: over "
-        f"{100 * NOISE:.0f} % more CPU): {verdict}"
+        f"- no row slower than its base, each pair in one run (slower: over {100 * NOISE:.0f} % more CPU): {verdict}"
     ]
 
 

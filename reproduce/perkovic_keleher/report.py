@@ -518,7 +518,7 @@ def runtimes_section(mixes, res, paper=None) -> list[str]:
 
 def readings_section(mixes, res) -> list[str]:
     """Section 8: P/L-NG's and R/L-NG's gains over BF under each reading of the paper's text
-   , beside the default reading's and the paper's."""
+    , beside the default reading's and the paper's."""
     readings = [r for r in READINGS if any(m.reading == r for m in mixes)]
     if not readings:
         return []

@@ -207,6 +207,16 @@ def regenerate_command(document: dict) -> str:
     return command + (f" --repeat {repeat}" if repeat != REPEAT else "") + " --readme"
 
 
+#: where the committed report goes (README links to it)
+REPORTS = "docs/results/engines"
+
+
+def regenerated_by(document: dict, out: Path) -> str:
+    """The report's last line: the command that rewrites it."""
+    command = regenerate_command(document).removesuffix(" --readme")
+    return f"Regenerate with `{command} --out {shown(out)}`."
+
+
 def readme_section(document: dict) -> str:
     """README's speed table: what was measured, where and when, one row per ratio of adaptsched's
     schedulers against real Batsim (pybatsim's `easyBackfill` and the ZeroMQ transport's ratios are
@@ -220,8 +230,9 @@ def readme_section(document: dict) -> str:
         f"{context['load_before']} before and {context['load_after']} after; {Path(context['trace']).name}, "
         f"{context['jobs']:,} jobs, {context['hosts']} hosts; best of {context['repeat']} round(s), each run a "
         f"fresh `adaptsched run` process; real Batsim {context.get('batsim_version') or 'not installed'}. "
-        f"Regenerate with `{regenerate_command(document)}` (details: "
-        "[docs/results/engines/benchmark.md](docs/results/engines/benchmark.md)).",
+        f"Regenerate with `{regenerate_command(document).removesuffix(' --readme')} --out {REPORTS} --readme` "
+        "(details: "
+        f"[{REPORTS}/benchmark.md]({REPORTS}/benchmark.md)).",
         "",
         "| scheduler | compared with in-process | pinning | wall (s): in-process / other | ratio (wall, best of each) "
         "| ratio (wall, round by round) | ratio (CPU) | jobs differing |",
@@ -502,9 +513,9 @@ def write_report(bench: Bench, final: bool) -> list[str]:
         "repeat": args.repeat,
         "commit": commit(),
     }
-    (bench.out / "benchmark.md").write_text(text + "\n")
     runs = {f"{s}/{e}/{label(p)}": {**r, "scheduler": s, "engine": e, "pinned": p} for (s, e, p), r in results.items()}
     document = {"context": context, "ratios": ratios, "runs": runs}
+    (bench.out / "benchmark.md").write_text(text + "\n\n" + regenerated_by(document, bench.out) + "\n")
     (bench.out / "benchmark.json").write_text(json.dumps(document, indent=2))
     if final and args.readme:
         readme(document)

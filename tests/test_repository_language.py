@@ -68,10 +68,18 @@ def tracked_text_files() -> list[Path]:
     return files
 
 
+#: "issue" at the end of a line whose next line starts with its number (prose wrapped there)
+WRAPPED_ISSUE = re.compile(r"\b[Ii]ssues?\n[\s#*/>-]*#?\d+\b")
+
+
 def offences(text: str, heading_rules: bool = True) -> list[tuple[int, str, str]]:
     """(line number, pattern name, line) for each line of ``text`` that tells our history."""
-    found = []
-    for number, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    found = [
+        (text.count("\n", 0, m.start()) + 1, "tracker number (issue N)", lines[text.count("\n", 0, m.start())].strip())
+        for m in WRAPPED_ISSUE.finditer(text)
+    ]
+    for number, line in enumerate(lines, 1):
         for name, pattern in PATTERNS.items():
             if name == "dated section heading" and not heading_rules:
                 continue
@@ -87,6 +95,7 @@ def offences(text: str, heading_rules: bool = True) -> list[tuple[int, str, str]
     [
         ("see issue 26, target 2", ["tracker number (issue N)"]),
         ("as Issue 31 asks", ["tracker number (issue N)"]),
+        ("measured before issue\n24: means only", ["tracker number (issue N)"]),
         ("fixed in #45 last week", ["tracker number (#N)"]),
         ("## Speed after the twelfth session", ["numbered working period", "working session"]),
         ("in the fifteenth round, conservative", ["numbered round or pass"]),

@@ -15,8 +15,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from adaptsched.workloads.traces import shared_trace
+
 REPO = Path(__file__).resolve().parent
-SHARED_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+SHARED_TRACE = shared_trace("CTC-SP2")
 EXCERPT = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 SCHEDULERS = ("fcfs", "easy", "conservative")
 

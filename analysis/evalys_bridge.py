@@ -7,7 +7,7 @@ evalys 4.0.7 notes (why the code below looks the way it does):
   ``starting_time``, ``requested_number_of_resources``). ``compute_load`` only needs the host
   *count* per job, so :func:`load_curve` calls it directly with counts computed from the
   interval strings: building a ``JobSet`` parses every allocation into a ``ProcSet``
-  (~35 us each, seconds for 100k jobs). Full ``JobSet`` objects are built only for Gantt
+  (seconds for 100k jobs). Full ``JobSet`` objects are built only for Gantt
   windows (a few hundred jobs).
 * ``compute_load`` overwrites ``starting_time``/``finish_time`` with
   ``submission_time + waiting_time`` / ``+ execution_time``; keep those columns consistent.

@@ -23,7 +23,7 @@ own ``_read_bat_msg`` for every message instead of engines/dispatch.py's mirror 
 The clocks around the plugin's handlers are instance attributes that refer to the plugin: the
 connection's ``close`` removes them, or the plugin and all it holds (pybatsim's jobs) would be
 cyclic garbage for the collection after the run, about 1 s on CTC's year counted as *engine*,
-which an untimed run does not pay. The last line is issue 26's target 1 on this run (engine +
+which an untimed run does not pay. The last line is the aim for the engine's share on this run (engine +
 pybatsim under 25 % of it), with how long the simulation may take for it to hold given the
 other parts, or the share left even by a simulation that took no time.
 
@@ -44,9 +44,10 @@ import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 clock = time.process_time  # the run is one thread: the plugin shares the engine's process
 HANDLERS = (
     "onAfterBatsimInit",
@@ -74,6 +75,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="pybatsim's own _read_bat_msg for every message, not engines/dispatch.py's mirror (for A/B)",
     )
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "breakdown"))
+    parser.add_argument("--report", help="also write the table to this Markdown file (docs/results/engines/...)")
     return parser.parse_args(argv)
 
 
@@ -162,17 +164,30 @@ def main(argv=None):
         inprocess.InProcessConnection.exchange = exchange
         inprocess.InProcessConnection.close = close
     finish = clock()
-    wall = finish - start
-    costs = clock_costs(clocks, timed, timing)
-    loading = clocks["first_message"] - start
+    clocks["end"] = finish
+    lines = tell(args, len(workload["jobs"]), clocks, clock_costs(clocks, timed, timing), finish - start)
+    if args.report:
+        write_report(args, lines)
+    return 0
+
+
+def tell(args: argparse.Namespace, nb_jobs: int, clocks: dict, costs: tuple, wall: float) -> list[str]:
+    """Prints the parts of the run (raw, and less the clocks' own cost) and returns the lines."""
+    loading = wall - (clocks["end"] - clocks["first_message"])
     scheduler = clocks["scheduler"]
     pybatsim = clocks["exchange"] - scheduler
     engine = wall - loading - clocks["exchange"]
-    after = finish - clocks["last_message"]  # the engine's part after the last message (no clock inside)
+    after = clocks["end"] - clocks["last_message"]  # the engine's part after the last message (no clock inside)
     n = clocks["exchanges"]
-    print(
+    lines: list[str] = []
+
+    def say(text: str = "") -> None:
+        print(text)
+        lines.append(text)
+
+    say(
         f"{args.scheduler}{' (stock pybatsim)' if args.stock_pybatsim else ''}, "
-        f"{len(workload['jobs'])} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages "
+        f"{nb_jobs} jobs, {args.hosts} hosts: {wall:.2f} s of CPU, {n} messages "
         f"({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
@@ -185,11 +200,11 @@ def main(argv=None):
         "scheduler": scheduler - calls * handler_in,
     }
     net = sum(corrected.values())
-    print("| part | s | share | us per message | less the clocks: s | share | us per message |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    say("| part | s | share | us per message | less the clocks: s | share | us per message |")
+    say("|---|---:|---:|---:|---:|---:|---:|")
     for name, value in (("loading", loading), ("engine", engine), ("pybatsim", pybatsim), ("scheduler", scheduler)):
         fixed = corrected[name]
-        print(
+        say(
             f"| {name} | {value:.2f} | {100 * value / wall:.0f}% | {1e6 * value / n:.1f} "
             f"| {fixed:.2f} | {100 * fixed / net:.0f}% | {1e6 * fixed / n:.1f} |"
         )
@@ -198,22 +213,33 @@ def main(argv=None):
                 ("simulation", value - after, fixed - after),
                 ("after the last message", after, after),
             ):
-                print(
+                say(
                     f"| - {part} | {raw:.2f} | {100 * raw / wall:.0f}% | {1e6 * raw / n:.1f} "
                     f"| {net_part:.2f} | {100 * net_part / net:.0f}% | {1e6 * net_part / n:.1f} |"
                 )
-    print(
+    say(
         f"| clocks | | | | {wall - net:.2f} | | {1e6 * (wall - net) / n:.1f} "
         f"({calls} handler calls and {n} exchanges timed; one clock read "
         f"{1e6 * (handler_in + handler_out) / 2:.2f} us) |"
     )
-    print()
-    print(target_1(corrected, after, n))
-    return 0
+    say("")
+    say(engine_share(corrected, after, n))
+    return lines
 
 
-def target_1(parts: dict[str, float], after: float, n: int) -> str:
-    """Issue 26's target 1 on this run (engine + pybatsim under 25 % of it, less the clocks), and
+def write_report(args: argparse.Namespace, lines: list[str]) -> None:
+    """The printed table as a Markdown report, with the command that rewrites it."""
+    command = "benchmarks/breakdown.py"
+    command += f" --scheduler {args.scheduler}" if args.scheduler != "easy" else ""
+    command += f" --first {args.first}" if args.first else ""
+    command += " --stock-pybatsim" if args.stock_pybatsim else ""
+    head = "# Where an in-process run's time goes (benchmarks/breakdown.py)"
+    body = "\n".join([head, "", lines[0], "", *lines[1:], "", f"Regenerate with `{command} --report {args.report}`."])
+    Path(args.report).write_text(body + "\n")
+
+
+def engine_share(parts: dict[str, float], after: float, n: int) -> str:
+    """The engine's share against its aim on this run (engine + pybatsim under 25 % of it, less the clocks), and
     what it leaves the simulation: (E + P) <= (L + E + P + S) / 4 holds when E <= (L + S) / 3 - P,
     so with this run's loading L, pybatsim P, scheduler S and the engine's part after the last
     message A (closing the outputs, the physics check, the collection), the simulation may take
@@ -229,7 +255,7 @@ def target_1(parts: dict[str, float], after: float, n: int) -> str:
         floor = (after + pybatsim) / (loading + after + pybatsim + scheduler)
         room = f"even a simulation that took no time would leave engine + pybatsim at {100 * floor:.0f} %"
     return (
-        f"Target 1 (issue 26): engine + pybatsim {100 * share:.0f} % of the run, less the clocks: "
+        f"The aim for the engine's share: engine + pybatsim {100 * share:.0f} % of the run, less the clocks: "
         f"{'met' if share < 0.25 else 'NOT met'} (under 25 %). With this run's loading, pybatsim, "
         f"scheduler and end of run, {room}; it took {simulation:.2f} s ({1e6 * simulation / n:.1f} us per message)."
     )

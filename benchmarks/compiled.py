@@ -1,7 +1,7 @@
 """What a compiled build would buy: the embedded engine and ``core/`` compiled with mypyc, beside
-this tree's pure Python, in the same run (issue 26's compiled-extension option).
+this tree's pure Python, in the same run.
 
-Issue 26 allows a compiled extension only if it ships as registry wheels for CPython 3.10 to
+A compiled extension is acceptable only if it ships as registry wheels for CPython 3.10 to
 3.13 on Linux and macOS, with the pure-Python path kept as the fallback. mypyc (shipped with
 mypy, already a lint dependency) compiles this very source, type annotations and all, into C
 extensions; the ``.py`` files stay beside them, so an install without the wheel runs the same
@@ -18,8 +18,8 @@ code in pure Python. This script measures what that build would give before anyo
    byte-identical to the pure run's; the script exits 1 otherwise (a compiled build that
    schedules differently is a wrong answer, whatever its speed).
 4. **Report.** Per scheduler: both sides' wall and CPU time, compiled over pure round by round;
-   issue 26's target 3 (``conservative`` at most 1.5x ``easy``) on each side; target 2
-   (in-process ``easy`` at least 5x real Batsim) on each side with ``--batsim``. Targets are
+   the aim that ``conservative`` take at most 1.5x ``easy``'s time, on each side; with
+   ``--batsim``, in-process ``easy`` against real Batsim (aim: 5x) on each side with ``--batsim``. Targets are
    judged as ``engines.py`` judges them (every round must meet them). ``compiled.md`` and
    ``compiled.json`` go to ``--out``.
 
@@ -61,6 +61,7 @@ from baseline import commit, load  # benchmarks/baseline.py, beside this script
 from adaptsched.engines.real import batsim_version, find_batsim
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import SHARED_TRACES, shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
 # benchmarks/engines.py's verdicts, loaded by path: as a module, "engines" is adaptsched's engines/
@@ -71,7 +72,7 @@ _spec.loader.exec_module(_engines)
 CONSERVATIVE_TARGET, TARGET = _engines.CONSERVATIVE_TARGET, _engines.TARGET
 machine, shown, per_round, spread = _engines.machine, _engines.shown, _engines.per_round, _engines.spread
 at_least, at_most = _engines.at_least, _engines.at_most
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 # what is compiled, and what stays interpreted: setup.py's lists (its compiled build), loaded
 # by path (it builds only when run as a script)
 _setup_spec = importlib.util.spec_from_file_location("adaptsched_setup", REPO / "setup.py")
@@ -97,8 +98,8 @@ def build(where: Path, rebuild: bool) -> float:
     files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     packed = subprocess.run(["tar", "--null", "-T", "-", "-c"], input=files, cwd=REPO, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=packed.stdout, check=True)
-    if (REPO.parent / "shared").is_dir():  # the traces, where the package looks for them (../shared)
-        (where / "shared").symlink_to(os.path.abspath(REPO.parent / "shared"))
+    if SHARED_TRACES.parent.is_dir():  # the traces, where the package looks for them (../shared)
+        (where / "shared").symlink_to(os.path.abspath(SHARED_TRACES.parent))
     (where / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n")
     sources = [str(path.relative_to(where)) for path in _setup.compiled_modules(tree)]
     done = subprocess.run(
@@ -161,7 +162,7 @@ def report(doc: dict) -> str:
             lines.append(
                 f"| `{scheduler}` | {side} | {', '.join(f'{w:.1f}' for w in walls)} | {cpu:.1f} | {ratio} | {same} |"
             )
-    lines += ["", "Issue 26's targets on each side (judged round by round, as `engines.py` does):", ""]
+    lines += ["", "The aims on each side (judged round by round, as `engines.py` does):", ""]
     lines += [f"- {name}: {verdict}" for name, verdict in doc["targets"].items()]
     return "\n".join(lines) + "\n"
 

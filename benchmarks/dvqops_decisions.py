@@ -1,5 +1,5 @@
 """DVQoPS's slow decisions by kind: which choices take over 5 ms, and what it would take to bring
-the 99th percentile under 5 ms (issue 26, target 4).
+the 99th percentile under 5 ms.
 
 The throughput case of ``benchmarks/throughput.py`` (SDSC-SP2's last ``--jobs`` jobs,
 QoS-annotated, C = 10, U = 0.8, high load, 128 hosts), replayed in-process

@@ -45,8 +45,9 @@ from adaptsched.analysis.jobs import read_jobs_csv, with_alloc_columns  # noqa: 
 from adaptsched.engines.run import RunSpec, run  # noqa: E402
 from adaptsched.platforms.simgrid import write_cluster  # noqa: E402
 from adaptsched.workloads.convert import convert_swf, write_workload  # noqa: E402
+from adaptsched.workloads.traces import shared_trace  # noqa: E402
 
-CTC = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+CTC = shared_trace("CTC-SP2")
 RAF = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 

@@ -26,10 +26,11 @@ import sys
 import time
 from pathlib import Path
 
+from adaptsched.workloads.traces import shared_trace
+
 REPO = Path(__file__).resolve().parent.parent
-TRACES = REPO.parent / "shared" / "traces"
-CTC = TRACES / "CTC-SP2-1996-3.1-cln.swf.gz"
-SDSC = TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz"
+CTC = shared_trace("CTC-SP2")
+SDSC = shared_trace("SDSC-SP2")
 EXCERPTS = REPO / "workloads" / "excerpts"
 COMPARED = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", ".json")
 

@@ -1,6 +1,6 @@
 """What the end-of-run physics check costs (engines/physics.py), against the run it checks.
 
-Every run ends with :func:`adaptsched.engines.run.check_run`; it must stay cheap (issue 25: under
+Every run ends with :func:`adaptsched.engines.run.check_run`; it must stay cheap (under
 5 % of a run). This script runs one trace (default: the full CTC-SP2 log, 77,205 jobs, under
 ``easy``, in-process) twice in this process, alternately with and without the check, and times
 the check alone on the outputs, all in CPU time (``time.process_time``: what this process
@@ -28,9 +28,10 @@ from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads import moldable
 from adaptsched.workloads.batsim_json import load_workload
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 clock = time.process_time
 
 

@@ -34,9 +34,10 @@ import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
+from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 
 REPLAYER = '''
 import pickle

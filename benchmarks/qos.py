@@ -30,8 +30,9 @@ from adaptsched.core.qops import Qops  # noqa: E402
 from adaptsched.core.replay import replay  # noqa: E402
 from adaptsched.workloads.convert import convert_swf  # noqa: E402
 from adaptsched.workloads.qos import annotate, high_load  # noqa: E402
+from adaptsched.workloads.traces import shared_trace  # noqa: E402
 
-TRACE = REPO.parent / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"
+TRACE = shared_trace("SDSC-SP2")
 
 
 def timed(scheduler):

@@ -1,6 +1,6 @@
 """What an ``adaptsched run`` costs outside the simulation, this tree against a baseline tree.
 
-Issue 26, target 2 (an in-process ``easy`` run at least 5x faster than real Batsim) counts whole
+The engines benchmark (an in-process ``easy`` run against real Batsim) counts whole
 ``adaptsched run`` processes, so what they do besides simulating counts too: start-up (imports),
 loading and checking the workload (``load_workload``), checking the outputs' physics at the end
 (``check_run``). This script runs, round after round, the same ``adaptsched run`` with this tree
@@ -31,8 +31,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from adaptsched.workloads.traces import shared_trace
+
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_TRACE = REPO.parent / "shared" / "traces" / "CTC-SP2-1996-3.1-cln.swf.gz"
+DEFAULT_TRACE = shared_trace("CTC-SP2")
 PARTS = """
 import json, sys, time
 clock = time.process_time

@@ -1,6 +1,6 @@
 """Scale: jobs/s and peak memory of the embedded engine at 10k to 300k jobs, on 1,024 and 100,000 hosts.
 
-Issue 14, section 2. For each number of hosts and of jobs it generates a Lublin-Feitelson
+For each number of hosts and of jobs it generates a Lublin-Feitelson
 trace (``adaptsched generate lublin --hosts H --jobs N --aarr A``: job sizes follow the
 machine, UHi = log2 H, so on 100,000 hosts the mean job is about 6,000 hosts wide and the
 widest about 99,000), then runs each scheduler on it with the embedded engine (in-process,
@@ -11,7 +11,7 @@ the default) as a fresh ``adaptsched run`` process, and records wall time, CPU t
         [--schedulers easy,conservative] [--aarr 10.6] [--cases overloaded,high-load] [--merge] [--timeout S]
         [--base COMMIT]
 
-Beside the grid, two deep-queue cases (issue 26), in the same table (``--cases ''`` skips
+Beside the grid, two deep-queue cases, in the same table (``--cases ''`` skips
 them, ``--sizes ''`` skips the grid):
 
 - ``overloaded``: ``generate lublin --jobs 10000 --hosts 1024 --aarr 9.9 --seed 3``, an
@@ -38,7 +38,7 @@ Each row carries the commit it was measured at: with ``--merge`` the rows alread
 measured again at the same commit replaces its row), so a grid too long for one sitting can
 be measured in parts, and before/after rows of an optimisation sit in one table.
 
-``--base COMMIT`` (issue 26, target 5: no row slower than before): each case is run first with
+``--base COMMIT`` (no row slower than before): each case is run first with
 the code of COMMIT (``git archive`` under ``--out``, first on the child's ``PYTHONPATH``), on the
 same trace, then with this tree's, so that each pair meets the same machine; the report then
 gives each pair's CPU time, this tree over the base, and calls a row slower only beyond
@@ -51,7 +51,7 @@ cost per job grows with the queue, which says nothing about the engine. ``--aarr
 (the default here) offers 0.82 on 1,024 hosts and 0.68 on 100,000 (the same arrivals; the
 wider machine's jobs are wider but relatively shorter). ``--aarr model`` keeps the model's.
 
-Targets (issue 14): jobs/s at 300k jobs within 20% of jobs/s at 10k (time linear in jobs);
+Targets: jobs/s at 300k jobs within 20% of jobs/s at 10k (time linear in jobs);
 a job's cost independent of its width (jobs/s on 100,000 hosts close to 1,024 hosts);
 conservative on 300k jobs in under 10 minutes; peak memory under 2 GB at 300k jobs. The
 report states how each was met on the rows measured. This machine is shared: the load
@@ -74,6 +74,8 @@ from pathlib import Path
 
 from baseline import code_of, commit, load  # benchmarks/baseline.py, beside this script
 
+from adaptsched.workloads.traces import SHARED_TRACES
+
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (10_000, 100_000, 300_000)
 HOSTS = (1024, 100_000)
@@ -81,7 +83,7 @@ SCHEDULERS = ("easy", "conservative")
 DEFAULT_AARR = "10.6"
 MAX_RATIO = 0.20  # jobs/s at 300k within 20% of jobs/s at 10k
 CONSERVATIVE_300K_S = 600.0
-#: Deep-queue cases beside the grid (issue 26): name -> (hosts, jobs, aarr, seed).
+#: Deep-queue cases beside the grid: name -> (hosts, jobs, aarr, seed).
 CASES = {
     "overloaded": (1024, 10_000, "9.9", 3),
     "high-load": (8192, 200_000, "10.3", 0),
@@ -90,7 +92,7 @@ CASES = {
 NARROW_CASES = {"narrow-backlog": (8192, 120_000, 0)}
 #: The archive case (run when the trace is in ../shared/traces): name -> (file, hosts).
 ARCHIVE_CASES = {"ricc": ("RICC-2010-2.swf.gz", 8192)}
-TRACES = REPO.parent / "shared" / "traces"
+TRACES = SHARED_TRACES
 #: RICC-2010-2's 24 most common (hosts, walltime in s) pairs and their shares of its 447,784 jobs (87.6 %).
 NARROW_PAIRS = [
     (1, 259200, 0.3909), (1, 7200, 0.1236), (1, 43200, 0.0834), (1, 18000, 0.039), (32, 259200, 0.0341),
@@ -133,8 +135,8 @@ def trace_for(traces: Path, hosts: int, jobs: int, aarr: str, seed: int) -> Path
 
 
 def narrow_trace(path: Path, hosts: int, jobs: int, seed: int) -> Path:
-    """A workload of RICC-2010-2's shape (docs/engines.md, "Conservative backfilling on a deep
-    queue of narrow jobs"), written as Batsim JSON: its (hosts, walltime) pairs
+    """A workload of RICC-2010-2's shape, a deep queue of narrow jobs (docs/engines.md, "Where it
+    is slow"), written as Batsim JSON: its (hosts, walltime) pairs
     (:data:`NARROW_PAIRS`, the rest of the jobs 2 to 256 hosts wide with walltimes of 1 h to
     3 days), runtimes a small share of walltimes (:data:`NARROW_RATIO`: median 1.7 %), so that
     nearly every completion is early, and arrivals in batches of jobs of one shape (mean 20, as
@@ -329,7 +331,7 @@ def targets(rows: list[dict]) -> list[str]:
 
 
 def against_base(rows: list[dict]) -> list[str]:
-    """Target 5 (issue 26), with --base: each row measured beside its base in one run, this tree's
+    """Target 5, with --base: each row measured beside its base in one run, this tree's
     CPU time over the base's, and whether any row is slower beyond the noise."""
     heads = {pair_key(r): r for r in rows if "base_of" not in r}
     pairs = [(base, heads[pair_key(base)]) for base in rows if "base_of" in base and pair_key(base) in heads]
@@ -355,8 +357,7 @@ def against_base(rows: list[dict]) -> list[str]:
         )
     verdict = f"NOT met ({slower} slower)" if slower else ("met" if compared else "not checked: no pair compared")
     return lines + [
-        f"- no row slower than its base, each pair in one run (issue 26, target 5; slower: over "
-        f"{100 * NOISE:.0f} % more CPU): {verdict}"
+        f"- no row slower than its base, each pair in one run (slower: over {100 * NOISE:.0f} % more CPU): {verdict}"
     ]
 
 
@@ -449,7 +450,7 @@ def write_report(report: Path, rows: list[dict], context: dict, *, merge: bool =
             f"{r['peak_mb']:,.0f} | {r['load']} | {r['date']} |"
         )
     lines += over_the_run(rows)
-    lines += ["", "Targets (issue 14), on the rows above:", ""] + (targets(rows) or ["- none checkable yet"])
+    lines += ["", "Targets, on the rows above:", ""] + (targets(rows) or ["- none checkable yet"])
     text = "\n".join(lines) + "\n"
     report.mkdir(parents=True, exist_ok=True)
     (report / "scale.md").write_text(text)

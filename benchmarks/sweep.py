@@ -28,7 +28,7 @@ prints for each round the runs done, byte-identical and failed, the sweep's summ
 the wall times of both sweeps.
 
 The old pool is ``benchmarks/old_pool.py``, a verbatim copy of ``reproduce/runner.py``'s
-``ProcessPoolExecutor`` pool before Dask replaced it (issue 13). This machine is shared and
+``ProcessPoolExecutor`` pool before Dask replaced it. This machine is shared and
 noisy: the load average before and after each executor is printed beside its figures.
 """
 

@@ -1,4 +1,4 @@
-"""Every scheduler's throughput in one table, each on the trace of its paper (issue 26, target 4).
+"""Every scheduler's throughput in one table, each on the trace of its paper.
 
 Each case is one in-process run of the embedded engine (in this process, one after the other),
 timed in CPU time (``time.process_time``: what this process computed, the fairer measure on a
@@ -55,9 +55,9 @@ from baseline import build, code_of, commit, load  # benchmarks/baseline.py, bes
 
 import adaptsched.engines.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
+from adaptsched.workloads.traces import shared_trace
 
 REPO = Path(__file__).resolve().parent.parent
-TRACES = REPO.parent / "shared" / "traces"
 
 #: case -> (scheduler, options, workload kind)
 CASES: dict[str, tuple[str, dict[str, Any], str]] = {
@@ -95,7 +95,7 @@ def workloads(kind: str, inputs: Path, args) -> list[str]:
 
         path = inputs / f"ctc_first{args.jobs}.json"
         if not path.is_file():
-            converted, _ = convert_swf(TRACES / "CTC-SP2-1996-3.1-cln.swf.gz", hosts=338, first=args.jobs)
+            converted, _ = convert_swf(shared_trace("CTC-SP2"), hosts=338, first=args.jobs)
             write_workload(converted, path)
         return [str(path)]
     if kind == "sdsc-qos":

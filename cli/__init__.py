@@ -48,7 +48,7 @@ __all__ = ["COMMANDS", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE"
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; ``command``, the command about to run (None: any), leaves out
     what only other commands need at start-up: ``reproduce``'s papers, whose runner imports
-    Dask (about 0.3 s of CPU), are declared for ``reproduce`` and for help only."""
+    Dask (slow to import), are declared for ``reproduce`` and for help only."""
     parser = Parser(
         prog="adaptsched",
         formatter_class=argparse.RawDescriptionHelpFormatter,

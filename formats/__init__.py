@@ -5,8 +5,12 @@
 - :mod:`.jsontext`: JSON text with every double printed ``%f`` (six decimals), as
   Batsim's protocol writer prints it.
 - :mod:`.outputs`: the columns of ``_jobs.csv`` and ``_schedule.csv``.
+- :mod:`.rapidjson`: numbers read as Batsim's RapidJSON reads them.
+- :mod:`.files`: text and gzip files read with stated limits; :mod:`.bulk`: the cyclic
+  garbage collector paused while many long-lived objects are built.
 
 Everything that writes or parses one of these formats (the embedded engine, the pybatsim
-adapter, workload writers, the analysis) imports it from here. This package sits at the
-bottom of the layers with :mod:`adaptsched.errors`: it imports no other adaptsched module.
+adapter, workload writers, the analysis) imports it from here. This package sits just above
+:mod:`adaptsched.core` in the layers: it imports only ``core`` (:mod:`.intervals` builds on
+``core.intervals``), :mod:`adaptsched.errors` and :mod:`adaptsched.limits`.
 """

@@ -53,9 +53,9 @@ class SparseCollections:
     """Full collections of the cyclic GC that take at most ``share`` of the process's time.
 
     A run leaves a few hundred objects of cyclic garbage (engines/run.py) that only a full
-    collection frees, and a full collection walks every container of the process: 20 to 65 ms
-    with pandas imported, more in a sweep's worker. One after every run costs a third of a
-    Klein-Perez test's run (50 ms). Called after each run, :meth:`maybe` collects unless the
+    collection frees, and a full collection walks every container of the process: tens of
+    milliseconds with pandas imported, more in a sweep's worker, as much as a short run itself
+    (a Klein-Perez test's). Called after each run, :meth:`maybe` collects unless the
     last collection was so recent that this one would raise the collections' share of the time
     since then above ``share``: a long run is always followed by one, short runs by one every
     few, and the garbage kept meanwhile is that of the runs of the last ``cost / share``

@@ -10,8 +10,8 @@ format belongs to ``formats``, above ``core``).
   ``IntervalSet`` or sorted, distinct host ids (:func:`runs`);
 - :func:`parse_runs` and :func:`parse_hosts` read it back, with Batsim's checks (ids >= 0,
   ``low <= high``), overlapping intervals merged as Batsim's ``IntervalSet`` merges them. It is
-  hand-written: procset's ``ProcSet.from_str`` is ten times slower (35 us against 3 us for
-  ``"0-3 7 9-20"``) and the engine parses every EXECUTE_JOB;
+  hand-written: procset's ``ProcSet.from_str`` is about ten times slower on texts like
+  ``"0-3 7 9-20"``, and the engine parses every EXECUTE_JOB;
 - :func:`well_formed`, :func:`interval_counts` and :func:`alloc_stats` read many texts at
   once (a ``_jobs.csv`` column of 100,000 rows): the syntax, the number of intervals, the
   size and highest id of each (numpy);
@@ -157,7 +157,7 @@ def canonical(pairs: Sequence[Run]) -> bool:
 def procset(hosts: Sequence[int] | IntervalSet) -> Allocation:
     """ProcSet of sorted, distinct host ids, or of an IntervalSet.
 
-    ``ProcSet(*ids)`` merges its arguments one by one (2.6 s for CTC's first 5,000
+    ``ProcSet(*ids)`` merges its arguments one by one (seconds for a few thousand
     allocations); the maximal runs of sorted ids are already ProcSet's canonical
     interval list, so it is made from them when first read (checked against ``ProcSet(*ids)``
     in the tests), with its text, which pybatsim would otherwise format again (a

@@ -8,11 +8,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from adaptsched.workloads.traces import SHARED_TRACES  # noqa: F401  (the one place that knows it)
+
 REPO = Path(__file__).resolve().parent.parent
 EXCERPTS = REPO / "workloads" / "excerpts"
 CTC_EXCERPT = EXCERPTS / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 SDSC_EXCERPT = EXCERPTS / "SDSC-SP2-1998-4.2-cln.first2000.swf.gz"
-SHARED_TRACES = REPO.parent / "shared" / "traces"
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 
 #: Skip reason of every test that needs real Batsim (conftest.py counts them by its start).

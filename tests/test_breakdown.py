@@ -1,4 +1,4 @@
-"""benchmarks/breakdown.py: target 1's verdict and what it leaves the simulation, and a timed run
+"""benchmarks/breakdown.py: the verdict on the engine's share and what it leaves the simulation, and a timed run
 that leaves the same garbage as an untimed one (its clocks must not move work between parts)."""
 
 import gc
@@ -12,20 +12,20 @@ import adaptsched.engines.run as run_module
 breakdown = load_benchmark("breakdown")
 
 
-def test_target_1_says_how_long_the_simulation_may_take():
+def test_the_share_says_how_long_the_simulation_may_take():
     # engine + pybatsim = 3 of 12 s: 25 %, not under it. (E + P) <= total / 4 holds for
     # E <= (L + S) / 3 - P = 3 - 1 = 2 s, of which 0.5 s come after the last message: 1.5 s
     parts = {"loading": 1.0, "engine": 2.0, "pybatsim": 1.0, "scheduler": 8.0}
-    text = breakdown.target_1(parts, after=0.5, n=1000)
+    text = breakdown.engine_share(parts, after=0.5, n=1000)
     assert "engine + pybatsim 25 % of the run" in text and "NOT met (under 25 %)" in text
     assert "the simulation may take at most 1.50 s (1500.0 us per message)" in text
     assert "it took 1.50 s" in text
 
 
-def test_target_1_says_when_no_simulation_can_meet_it():
+def test_the_share_says_when_no_simulation_can_meet_it():
     # (L + S) / 3 - P - A = 5 / 3 - 2 - 2 < 0: a simulation of no time leaves (2 + 2) / 9 = 44 %
     parts = {"loading": 1.0, "engine": 3.0, "pybatsim": 2.0, "scheduler": 4.0}
-    text = breakdown.target_1(parts, after=2.0, n=10)
+    text = breakdown.engine_share(parts, after=2.0, n=10)
     assert "even a simulation that took no time would leave engine + pybatsim at 44 %" in text
 
 
@@ -60,4 +60,4 @@ def test_the_timed_plugin_is_freed_by_reference_counting(tmp_path, monkeypatch, 
             gc.enable()
     out = capsys.readouterr().out
     assert "| - simulation |" in out and "| - after the last message |" in out
-    assert "Target 1 (issue 26)" in out
+    assert "The aim for the engine's share: engine + pybatsim" in out

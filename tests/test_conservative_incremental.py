@@ -1,4 +1,4 @@
-"""Incremental compression (issue 26): re-placing only the jobs a freed region admits gives
+"""Incremental compression: re-placing only the jobs a freed region admits gives
 the same reservations, moves and schedule as re-placing every waiting job (the full pass).
 
 Random job streams on small machines build deep queues with many ties (same submission

@@ -1,4 +1,4 @@
-"""``convert``'s machine size on logs of SMP nodes (issue 25): MaxProcs when field 5 counts
+"""``convert``'s machine size on logs of SMP nodes: MaxProcs when field 5 counts
 processors (the header says so, or jobs would be dropped under MaxNodes), which field and why,
 and a hint with the host count when more than 1 % of the jobs are dropped as too wide."""
 

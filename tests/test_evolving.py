@@ -448,7 +448,7 @@ def test_embedded_engine_run_folds_to_the_plan(tmp_path, variant):
 
 # -- the command line ----------------------------------------------------------------------------
 def test_generate_and_run_from_the_command_line(tmp_path):
-    """Issue 12, acceptance 3: generate evolving DIR, then run one test under inf+c; fold = plan."""
+    """End to end: generate evolving DIR, then run one test under inf+c; fold = plan."""
     from test_cli import assert_usage_error, cli
 
     from adaptsched.reproduce.klein_perez.plan import analyse_run

@@ -487,7 +487,7 @@ def test_qops_table1_distance_in_percentage_points():
 
 def test_readme_quotes_each_committed_reports_headline():
     """README's line per paper says "x of y independent claims hold" as its committed report does
-    (issue 24: the headline comes from the report, not from memory)."""
+    (the headline comes from the report, not from memory)."""
     import re
     from pathlib import Path
 

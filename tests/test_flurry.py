@@ -1,4 +1,4 @@
-"""The synthetic-flurry transform (adaptsched.workloads.flurry, issue 31)."""
+"""The synthetic-flurry transform (adaptsched.workloads.flurry)."""
 
 from __future__ import annotations
 

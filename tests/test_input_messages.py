@@ -1,5 +1,5 @@
 """Dirty input gets one paragraph naming file, line and field, and docs/errors.md's exit status
-(1: bad input; 2: a command-line value out of range), never a traceback (issue 25)."""
+(1: bad input; 2: a command-line value out of range), never a traceback."""
 
 import json
 

@@ -1,5 +1,5 @@
 """Host ids as runs (adaptsched.core.intervals, formats.intervals.parse_runs) and the engine's
-exact sums over repeated values (issue 14: a job's cost independent of its width)."""
+exact sums over repeated values (a job's cost independent of its width)."""
 
 import math
 

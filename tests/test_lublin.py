@@ -1,7 +1,7 @@
 """Lublin & Feitelson's workload model (workloads/lublin.py, adaptsched generate lublin).
 
-"Ref" is ../shared/reference/workload-models.md sec. 1; the expected values are issue 10's
-(computed from the constants) and Ref 1.8's. The 200,000-job checks are slow; each has a fast,
+"Ref" is ../shared/reference/workload-models.md sec. 1; the expected values are worked out
+from the constants, or Ref 1.8's. The 200,000-job checks are slow; each has a fast,
 smaller variant with tolerances of 4 standard errors.
 """
 
@@ -75,7 +75,7 @@ def test_gamma_cdf_against_closed_forms():
     assert L.gamma_cdf(0.5, 2.0) == pytest.approx(math.erf(math.sqrt(2.0)), rel=1e-12)
 
 
-# -- analytic values (issue 10 sec. 1) ----------------------------------------------------------
+# -- analytic values ----------------------------------------------------------
 ISSUE_ANALYTIC = {
     "serial": 0.244,
     "mean_n": 12.13,

@@ -14,7 +14,7 @@ from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import AdaptschedError
 from adaptsched.errors import InputRefused as RefusedError
 
-#: Issue 25's minimal case: two rigid jobs of 40 hosts on 64, 1,000 s each.
+#: The minimal case: two rigid jobs of 40 hosts on 64, 1,000 s each.
 MINIMAL = {
     "nb_res": 64,
     "jobs": [
@@ -87,7 +87,7 @@ def test_evolving_cbf_needs_no_stages_but_a_walltime():
 
 @pytest.mark.parametrize("name", [name for name, (_, fallback) in PREPARES.items() if fallback])
 def test_the_fallback_option_runs_a_rigid_trace_as_it_is(tmp_path, name):
-    """Each rigid job keeps its request and its runtime (issue 25's minimal case under downey:
+    """Each rigid job keeps its request and its runtime (the minimal case under downey:
     job 2 runs 1,000 s on 40 hosts, never molded to the 24 free ones)."""
     workload = write(tmp_path / "rigid.json", MINIMAL)
     fallback = dict([PREPARES[name][1].split("=")])

@@ -111,8 +111,8 @@ Bad option values raise ``ConversionOptionError`` (an ``AdaptschedError`` and a
 ``ValueError``); bad data raises ``InputError`` (from the reader), as does a conversion
 that keeps no job.
 
-Speed: the full CTC-SP2 trace (77,222 jobs) is read in about 0.5 s, converted in about 0.35 s
-and written (16 MB of JSON) in about 0.5 s.
+Speed: linear in the trace's jobs; a year of CTC-SP2 (77,222 jobs, 16 MB of JSON) is read,
+converted and written in a few seconds.
 """
 
 from __future__ import annotations

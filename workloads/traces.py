@@ -54,6 +54,12 @@ def where_to_get(name: str) -> str:
     )
 
 
+def shared_trace(name: str) -> Path:
+    """Where trace ``name``'s file is on the project's machines (``../shared/traces``), whether
+    or not it is there: the one place that knows the path."""
+    return SHARED_TRACES / TRACES[name].file
+
+
 def find_trace(name: str, explicit=None) -> Path:
     """The file of trace ``name``: ``explicit`` (a ``--trace FILE``) if given, else the shared
     copy. A missing file is an :class:`InputError` that says where to get the trace."""
@@ -62,7 +68,7 @@ def find_trace(name: str, explicit=None) -> Path:
         if not path.is_file():
             raise InputError(path, f"no such trace (--trace); {where_to_get(name)}")
         return path
-    path = SHARED_TRACES / TRACES[name].file
+    path = shared_trace(name)
     if not path.is_file():
         raise InputError(path, f"no such trace; {where_to_get(name)}, then pass it with --trace FILE")
     return path

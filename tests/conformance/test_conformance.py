@@ -333,7 +333,7 @@ def scojo_w2(tmp_path_factory):
 )
 def test_scojo_schedulers(tmp_path, scojo_w2, scheduler, options):
     """Barsanti & Sodan's three schedulers: same outputs on both engines, and on real Batsim
-    every molded row lasts runtime(n) with n in [N_min, N_max] (issue 11, sec. 8.4 and 8.5)."""
+    every molded row lasts runtime(n) with n in [N_min, N_max]."""
     from adaptsched.analysis.scojo import molded_row_violations
 
     workload, path, platform = scojo_w2

@@ -1,5 +1,5 @@
 """A deliberately broken scheduler: Downey's allocation whose molded copies run 1.5 times their
-speedup model's runtime (issue 25). The engine's end-of-run physics check and ``adaptsched
+speedup model's runtime. The engine's end-of-run physics check and ``adaptsched
 metrics --workload`` must both refuse its runs, naming the job."""
 
 from adaptsched.core.allocation import DowneyAllocation

@@ -44,7 +44,7 @@ PATTERNS = {
 #: the legitimate sessions: a process's (its own process group), a terminal's, a browser's.
 LEGITIMATE_SESSION = re.compile(
     r"new_session|cdp_session|SSH session|`(?:screen|tmux)` session|DevTools session|remote sessions|"
-    r"own session|process group",
+    r"own session|process group|pytest_session\w*\(session\)|\bsession\.config\b",
     re.I,
 )
 

@@ -63,11 +63,14 @@ def corpus() -> list[object]:
 def verdict(platform: str, workload: str) -> str | None:
     """Why the embedded engine refuses the pair (None: it accepts it, as exact)."""
     assert TREE is not None
+    from adaptsched.workloads.batsim_json import load_workload
+
     try:
         machines = read_platform(TREE / "platforms" / platform)
+        loaded = load_workload(TREE / "workloads" / workload, every_type=True)
     except InputError as error:
         return str(error)
-    fidelity = assess(machines, TREE / "workloads" / workload)
+    fidelity = assess(machines, loaded)
     assert not fidelity.differences, fidelity.warning  # Batsim's own files: exact, or refused
     return fidelity.refusal if fidelity.refusals else None
 

@@ -390,6 +390,7 @@ class DvqopsOptions(QopsOptions):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Dvqops(Qops):
     name = "dvqops"
+    summary = "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations"
     Options = DvqopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

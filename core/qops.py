@@ -122,6 +122,7 @@ class QopsOptions(Options):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Qops(ReservationPlanner):
     name = "qops"
+    summary = "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an opportunity-cost factor"
     Options = QopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

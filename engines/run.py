@@ -270,7 +270,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
-    physics = check_run(prefix, loaded, machines)
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     result.record(physics)
@@ -410,7 +410,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         if bar is not None:
             bar.close()
         connection.close()
-    physics = check_run(prefix, loaded, machines)
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -421,11 +421,25 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     return result
 
 
+def _copy_kinds(spec: RunSpec) -> dict[str, str]:
+    """What each kind of job copy runs, as adaptsched's schedulers and the run's own declare it."""
+    from adaptsched.schedulers import copy_kinds
+    from adaptsched.schedulers.loader import load_plugin, mentions_adaptsched
+
+    core = spec.core_class
+    if core is None and spec.plugin.endswith(".py") and mentions_adaptsched(spec.plugin):
+        try:
+            core = load_plugin(spec.plugin).core_class  # (loaded once already, for its options)
+        except InputError:
+            core = None
+    return copy_kinds(core)
+
+
 def check_run(prefix: str, loaded: Workload, machines: Platform, copy_kinds: dict[str, str] | None = None) -> Physics:
     """At the end of every run, either engine: the outputs (under their partial names, not yet
     renamed; a finished run's under their final names) obey the workload's physics
-    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault.
-    Returns what was timed."""
+    (:mod:`adaptsched.engines.physics`; ``copy_kinds``: what the scheduler's copies run), or a
+    :class:`SimulationError` names the jobs at fault. Returns what was timed."""
     from adaptsched.engines.physics import check_physics, physics_error
 
     outputs = RunOutputs(prefix)
@@ -443,6 +457,7 @@ def check_run(prefix: str, loaded: Workload, machines: Platform, copy_kinds: dic
             machines.nb_hosts,
             speeds=speeds,
             network=machines.network is not None,
+            copy_kinds=copy_kinds,
         )
     error = physics_error(physics, jobs_csv)
     if error:

@@ -1,6 +1,6 @@
 """Never silently different: a run the embedded engine does not model exactly says so before
 its first event, with what differs, by about how much, and ``--engine batsim``; one it cannot
-run is refused; ``--engine auto`` picks the engine (engines/fidelity.py)."""
+run is refused; ``--engine auto`` picks the engine (engines/checks/fidelity.py)."""
 
 import json
 from pathlib import Path
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adaptsched.engines import run as run_module
-from adaptsched.engines.fidelity import Fidelity, assess, choose_engine
+from adaptsched.engines.checks.fidelity import Fidelity, assess, choose_engine
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster

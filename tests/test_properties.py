@@ -1,6 +1,6 @@
 """Property tests (issue 25): on small generated workloads (rigid, moldable, with deadlines,
 evolving, and mixes of them), every scheduler with every family of options, on both transports,
-either runs and passes the end-of-run physics checks (engines/physics.py: a violation fails the
+either runs and passes the end-of-run physics checks (engines/checks/physics.py: a violation fails the
 run), or refuses its input before the first event with the message that names the command that
 prepares it (core/needs.py). Nothing else may happen: no crash, no other error.
 

@@ -107,7 +107,7 @@ def test_perkovic_keleher_with_r_ignored_fails_a_claim():
 # -- Downey: AVG read as MAX (AVG's cluster size taken as MAX's) -------------------------------------
 def test_downey_with_avg_read_as_max_fails_a_claim(tmp_path):
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.reproduce.downey import findings
     from adaptsched.reproduce.downey.plan import analyse_run

@@ -38,7 +38,7 @@ from adaptsched.formats.rapidjson import batsim_float
 from adaptsched.limits import brief, shown
 
 #: Profile types the embedded engine executes as Batsim 4.2.1 does (the others load only for
-#: real Batsim, and the engine's fidelity assessment refuses them: engines/fidelity.py).
+#: real Batsim, and the engine's fidelity assessment refuses them: engines/checks/fidelity.py).
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
 #: run (what a scheduler needs, :mod:`adaptsched.core.needs`; a run's physics).
@@ -270,7 +270,7 @@ def load_workload(path, name: str = "w0", *, embedded: bool = True, every_type: 
     ``embedded=False`` (a check before running real Batsim) accepts every profile
     type and skips what only the embedded engine needs. ``every_type``: the embedded engine's
     reading (its numbers, the jobs' descriptions) that still accepts every profile type, for a
-    run whose fidelity assessment decides what it refuses (engines/fidelity.py).
+    run whose fidelity assessment decides what it refuses (engines/checks/fidelity.py).
     """
     # Every object made here lives on (the document until the jobs are made, the jobs after):
     # no cycle to collect, and each collection of the cyclic GC would walk them all again

@@ -165,12 +165,12 @@ class EmbeddedBatsim:
         progress: Callable[[int], None] | None = None,
         output_suffix: str = "",
     ) -> None:
-        """``output_suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.partial`)."""
+        """``output_suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.run.partial`)."""
         self.platform = platform
         # The engine's own view of each workload: its profiles as Batsim holds them during the run
         # (freed with their last job unless reused, registered by the scheduler), in a dict of its
         # own. The workloads given are left as they are: the end-of-run physics check times every
-        # job against them (engines/physics.py), and a caller may run them again.
+        # job against them (engines/checks/physics.py), and a caller may run them again.
         self.workloads = {w.name: replace(w, profiles=dict(w.profiles)) for w in workloads}
         self.static_workloads = [w.name for w in workloads]
         self.connection = connection

@@ -30,7 +30,7 @@ from helpers import NO_BATSIM, NO_BATSIM_HELP, NO_BATSIM_TREE, NO_BATSIM_TREE_HE
 from helpers import find_batsim_tree as batsim_tree
 from test_conformance import FILLER, SCHEDULER_IDS
 
-from adaptsched.engines.fidelity import assess
+from adaptsched.engines.checks.fidelity import assess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import InputError, SimulationError
 from adaptsched.platforms.simgrid import read_platform
@@ -129,7 +129,7 @@ def test_batsim_corpus(tmp_path, platform, workload, scheduler):
 
 
 def past_the_clock(workload: Path) -> bool:
-    """Whether a job of the workload is submitted at or past 2^33 s (engines/run.py's limit)."""
+    """Whether a job of the workload is submitted at or past 2^33 s (engines/run/__init__.py's limit)."""
     from adaptsched.engines.run import MAX_TIME_S
     from adaptsched.workloads.batsim_json import load_workload
 

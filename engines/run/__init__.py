@@ -1,6 +1,6 @@
 """One simulation, end to end: resolve the inputs, run an engine, write the outputs.
 
-``run(spec)`` runs a :class:`~adaptsched.engines.spec.RunSpec` (which says the run once).
+``run(spec)`` runs a :class:`~adaptsched.engines.run.spec.RunSpec` (which says the run once).
 Inputs:
 
 - *scheduler*: an adaptsched scheduler name (``adaptsched schedulers`` lists them),
@@ -15,7 +15,7 @@ Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
 ``PREFIX_batsim.log`` with real Batsim, and its Pajé trace ``PREFIX_schedule.trace`` with
 ``schedule_trace``). The outputs get these names only once the run has ended and its physics
 check passed (:func:`check_run`): until then, and for good when it fails, they are
-``PREFIX_jobs.csv.partial`` and so on (:mod:`adaptsched.engines.partial`).
+``PREFIX_jobs.csv.partial`` and so on (:mod:`adaptsched.engines.run.partial`).
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adaptsched.core.options import Options
-from adaptsched.engines.fidelity import assess, choose_engine
-from adaptsched.engines.partial import PARTIAL, RunOutputs
-from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.engines.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
+from adaptsched.engines.checks.fidelity import assess, choose_engine
+from adaptsched.engines.run.partial import PARTIAL, RunOutputs
+from adaptsched.engines.run.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
+from adaptsched.engines.transports.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError, UsageError
 from adaptsched.formats.bulk import SparseCollections, gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
-    from adaptsched.engines.physics import Physics
+    from adaptsched.engines.checks.physics import Physics
     from adaptsched.workloads.batsim_json import Workload
 
 __all__ = ["ENGINES", "TRANSPORTS", "RunResult", "RunSpec", "find_batsim_or_fail", "run"]
@@ -175,8 +175,8 @@ def _inputs(spec: RunSpec, say: Say) -> _Inputs:
 
 
 def run(spec: RunSpec, *, say: Say = print) -> RunResult:
-    """Runs one simulation (:class:`~adaptsched.engines.spec.RunSpec`, made by
-    :meth:`RunSpec.make <adaptsched.engines.spec.RunSpec.make>`) and returns where its outputs
+    """Runs one simulation (:class:`~adaptsched.engines.run.spec.RunSpec`, made by
+    :meth:`RunSpec.make <adaptsched.engines.run.spec.RunSpec.make>`) and returns where its outputs
     are; ``say`` receives the notes on its inputs (an SWF trace's conversion, sizes)."""
     try:
         return _run(spec, say)
@@ -194,9 +194,9 @@ def run(spec: RunSpec, *, say: Say = print) -> RunResult:
 def _run(spec: RunSpec, say: Say) -> RunResult:
     Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
     outputs = RunOutputs(spec.prefix)
-    outputs.clear()  # an earlier run's outputs would pass for this one's (engines/partial.py)
+    outputs.clear()  # an earlier run's outputs would pass for this one's (engines/run/partial.py)
     inputs = _inputs(spec, say)
-    if spec.engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)
+    if spec.engine != "batsim":  # before the first event: exact, or say so (engines/checks/fidelity.py)
         spec = _chosen_engine(spec, inputs, say)
     _check_input(spec, inputs.loaded, inputs.machines, say)
     executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
@@ -383,9 +383,9 @@ def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
 
 
 def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
-    """The embedded engine with the plugin in this process (engines/inprocess.py); the plugin
+    """The embedded engine with the plugin in this process (engines/transports/inprocess.py); the plugin
     receives the options as parsed (an adaptsched scheduler's options class)."""
-    from adaptsched.engines.inprocess import InProcessConnection
+    from adaptsched.engines.transports.inprocess import InProcessConnection
 
     prefix, machines, loaded = spec.prefix, inputs.machines, inputs.loaded
     start = time.perf_counter()
@@ -438,9 +438,9 @@ def _copy_kinds(spec: RunSpec) -> dict[str, str]:
 def check_run(prefix: str, loaded: Workload, machines: Platform, copy_kinds: dict[str, str] | None = None) -> Physics:
     """At the end of every run, either engine: the outputs (under their partial names, not yet
     renamed; a finished run's under their final names) obey the workload's physics
-    (:mod:`adaptsched.engines.physics`; ``copy_kinds``: what the scheduler's copies run), or a
+    (:mod:`adaptsched.engines.checks.physics`; ``copy_kinds``: what the scheduler's copies run), or a
     :class:`SimulationError` names the jobs at fault. Returns what was timed."""
-    from adaptsched.engines.physics import check_physics, physics_error
+    from adaptsched.engines.checks.physics import check_physics, physics_error
 
     outputs = RunOutputs(prefix)
     jobs_csv = outputs.partial("_jobs.csv")

@@ -72,7 +72,7 @@ from typing import Any
 import numpy as np
 
 from adaptsched.core.base import RUNS_NOTHING, RUNS_SCALED_PROFILE, RUNS_SPEEDUP_MODEL, RUNS_STAGE
-from adaptsched.engines.partial import PARTIAL
+from adaptsched.engines.run.partial import PARTIAL
 from adaptsched.errors import InputError
 from adaptsched.platforms.simgrid import Platform, read_platform
 from adaptsched.schedulers import copy_kinds as declared_copy_kinds

@@ -35,7 +35,7 @@ from adaptsched.engines.checks.fidelity import assess, choose_engine
 from adaptsched.engines.run.partial import PARTIAL, RunOutputs
 from adaptsched.engines.run.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
 from adaptsched.engines.transports.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError, UsageError
+from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
 from adaptsched.formats.bulk import SparseCollections, gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
@@ -308,10 +308,7 @@ def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     from adaptsched.core import needs
 
     for need in spec.options.needs() if isinstance(spec.options, Options) else ():
-        try:
-            verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
-        except needs.InputRefused as error:
-            raise InputRefused(str(error)) from None
+        verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
         if verdict.note:
             say(verdict.note)
     check_times(loaded, spec.workload)

@@ -365,7 +365,7 @@ class DvqopsOptions(QopsOptions):
     what_if_start: str = option(
         "recorded",
         "what-if replays start from the machine's recorded state at the window's start (running jobs, "
-        "accepted queue with its reservations) or from an empty machine (the reading before issue 15)",
+        "accepted queue with its reservations) or from an empty machine (a plainer reading, kept to compare)",
         choices=("recorded", "empty"),
     )
 

@@ -183,7 +183,7 @@ class EmbeddedBatsim:
         self.nb_hosts = platform.nb_hosts
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.uniform_speed = self.speeds[0] if self.speeds and len(set(self.speeds)) == 1 else None
-        # hosts as runs (issue 14): a job's cost does not grow with its width
+        # hosts as runs: a job's cost does not grow with its width
         # (the job computing on each host, the host's last state change): one map, one assign per run
         self.host_job: IntervalMap[tuple[str | None, float]] = IntervalMap(self.nb_hosts, (None, 0.0))
         # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())

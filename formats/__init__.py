@@ -7,6 +7,7 @@
 - :mod:`.outputs`: the columns of ``_jobs.csv`` and ``_schedule.csv``.
 
 Everything that writes or parses one of these formats (the embedded engine, the pybatsim
-adapter, workload writers, the analysis) imports it from here. This package sits at the
-bottom of the layers with :mod:`adaptsched.errors`: it imports no other adaptsched module.
+adapter, workload writers, the analysis) imports it from here. This package sits one layer
+above :mod:`adaptsched.core`: it imports only core (the interval sets themselves,
+:mod:`adaptsched.core.intervals`), :mod:`adaptsched.errors` and :mod:`adaptsched.limits`.
 """

@@ -17,14 +17,14 @@ def lengths(path: Path) -> list[tuple[str, int, int]]:
     out = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            length = node.end_lineno - node.lineno + 1
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
             first = node.body[0]
             if (
                 isinstance(first, ast.Expr)
                 and isinstance(first.value, ast.Constant)
                 and isinstance(first.value.value, str)
             ):
-                length -= first.end_lineno - first.lineno + 1
+                length -= (first.end_lineno or first.lineno) - first.lineno + 1
             out.append((node.name, node.lineno, length))
     return out
 

@@ -97,13 +97,13 @@ def _exec_module(path: Path) -> Any:
         del sys.modules[module_name]
         if isinstance(error, KeyboardInterrupt):
             raise
-        raise InputError(path, f"cannot load the plugin: {_where(error, path)}") from None
+        raise InputError(path, f"cannot load the plugin: {where_in_plugin(error, path)}") from None
     finally:
         sys.path[:] = saved
     return module
 
 
-def _where(error: BaseException, path: Path) -> str:
+def where_in_plugin(error: BaseException, path: Path) -> str:
     """``ExceptionType: message (line N)``, the line being the plugin's own, if any."""
     text = "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()[-1]
     if isinstance(error, SyntaxError) and error.lineno:

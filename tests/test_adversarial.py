@@ -652,11 +652,6 @@ CASES: list[tuple[str, list[str], int, str]] = [
         "at most 1,000,000",
     ),
     ("schedulers unknown", ["schedulers", "--plugin", "{d}/nowhere.py"], 1, "nowhere.py"),
-]
-
-#: Known to fail today, fixed elsewhere: the plugin's loader reports an exception at import as an
-#: internal error (strict: a fix makes these pass, and the mark must go).
-KNOWN: list[tuple[str, list[str], int, str]] = [
     (
         "plugin syntax error",
         [
@@ -706,6 +701,9 @@ KNOWN: list[tuple[str, list[str], int, str]] = [
         "plugin_binary.py",
     ),
 ]
+
+#: Known to fail today, fixed elsewhere: the plugin's loader reports an exception at import as an
+#: internal error (strict: a fix makes these pass, and the mark must go).
 
 
 @pytest.fixture(scope="module")
@@ -768,12 +766,6 @@ def check_case(argv, status, fragment, corpus, capsys):
 
 @pytest.mark.parametrize(("argv", "status", "fragment"), [case[1:] for case in CASES], ids=[c[0] for c in CASES])
 def test_corpus(argv, status, fragment, corpus, capsys):
-    check_case(argv, status, fragment, corpus, capsys)
-
-
-@pytest.mark.parametrize(("argv", "status", "fragment"), [case[1:] for case in KNOWN], ids=[c[0] for c in KNOWN])
-@pytest.mark.xfail(strict=True, reason="the plugin loader reports an exception at import as an internal error")
-def test_known_gaps(argv, status, fragment, corpus, capsys):
     check_case(argv, status, fragment, corpus, capsys)
 
 

@@ -61,7 +61,7 @@ from pathlib import Path
 from adaptsched.engines.transports import dispatch
 from adaptsched.engines.transports.dispatch import Dispatcher
 from adaptsched.engines.transports.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
-from adaptsched.errors import NO_ANSWER, AdaptschedError, SimulationError
+from adaptsched.errors import NO_ANSWER, AdaptschedError, InputError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
 
@@ -151,6 +151,15 @@ def load_scheduler(scheduler: str, options: object):
             return instanciate_scheduler(scheduler, options=options)
     except SystemExit:  # pybatsim's loader says what is missing and exits
         raise AdaptschedError(f"cannot load the scheduler {scheduler!r}: {said.getvalue().strip()}") from None
+    except (AdaptschedError, PluginExit, KeyboardInterrupt):
+        raise
+    except Exception as error:  # the plugin's own code failed (syntax, an exception at import)
+        if not scheduler.endswith(".py"):
+            raise
+        from adaptsched.schedulers.loader import where_in_plugin
+
+        path = Path(scheduler).resolve()
+        raise InputError(path, f"cannot load the plugin: {where_in_plugin(error, path)}") from None
     finally:
         if previous is not None:
             sys.modules["schedulers"] = previous

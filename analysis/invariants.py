@@ -18,12 +18,12 @@ Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
 
 :func:`check_against_workload` adds, against the run's workload, that every job of it has a
 row (a run that ended writes one for each: a ``_jobs.csv`` that lacks some is the partial
-output of a run that did not finish), and the run's physics (:mod:`adaptsched.engines.physics`:
+output of a run that did not finish), and the run's physics (:mod:`adaptsched.engines.checks.physics`:
 every job or copy ran its profile's or its speedup model's time, or was killed at its walltime
 or by the scheduler; a molded job's copies did its work), the check both engines make at the
 end of every run; ``adaptsched metrics --workload`` makes them all on any ``_jobs.csv``.
 
-``adaptsched check`` (:mod:`adaptsched.analysis.checker`) holds a scheduler to these rules:
+``adaptsched check`` (:mod:`adaptsched.checker`) holds a scheduler to these rules:
 :func:`run_violations` reads a run's ``_jobs.csv`` and returns its :class:`Violation` s, each of a
 kind (:data:`KINDS`), with the workload's jobs that never ended; :func:`run_failure` classifies
 a run the engine stopped (a refused decision, a crash, a deadlock); :func:`same_jobs` compares
@@ -50,7 +50,7 @@ from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
 
 if TYPE_CHECKING:
-    from adaptsched.engines.physics import Physics
+    from adaptsched.engines.checks.physics import Physics
 
 
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
@@ -85,10 +85,10 @@ def _clash(host: int, a: object, b: object, begin: float, end: float) -> str:
 
 def _swept_clashes(raw: pd.DataFrame, ran: np.ndarray, ids: np.ndarray, limit: int) -> list[str]:
     """:func:`_listed_clashes`' sentences, in its order, found by the physics check's sweep over
-    runs of hosts (:func:`adaptsched.engines.physics.sweep_clashes`): memory in the runs, not in
+    runs of hosts (:func:`adaptsched.engines.checks.physics.sweep_clashes`): memory in the runs, not in
     the hosts times the attempts. Only the first ``limit`` hosts of each clash are listed, and
     only the ``limit`` first clashes (by host, then start) are kept."""
-    from ..engines.physics import sweep_clashes
+    from ..engines.checks.physics import sweep_clashes
 
     begin = raw["starting_time"].to_numpy(dtype=float)
     end = raw["finish_time"].to_numpy(dtype=float)
@@ -135,7 +135,7 @@ def check_invariants(raw: pd.DataFrame, nb_hosts: int, *, guarantees: bool = Fal
         for i in wrong[:limit]
     ]
 
-    from ..engines import physics
+    from ..engines.checks import physics
 
     listing = int(sizes[ran].sum()) <= physics.EXPAND_MAX_HOSTS  # else: 60 M pairs, 4.8 GB (docs/scale.md)
     problems += (_listed_clashes if listing else _swept_clashes)(raw, ran, ids, limit)
@@ -186,7 +186,7 @@ def check_against_workload(
 ) -> list[str]:
     """Every violation of a run's ``_jobs.csv`` (:func:`check_invariants`), every job of the
     workload without a row (:func:`missing_jobs`) and every violation of its physics against
-    its workload and platform (:func:`adaptsched.engines.physics.physics_violations`, which
+    its workload and platform (:func:`adaptsched.engines.checks.physics.physics_violations`, which
     takes the same ``run``, ``workload`` and ``platform``: a prefix, file or folder; a Batsim
     JSON path or loaded workload; a platform file, loaded platform or number of hosts)."""
     return against_workload(run, workload, platform, guarantees=guarantees, limit=limit).problems
@@ -212,7 +212,7 @@ def against_workload(
     limit: int = 5,
 ) -> WorkloadCheck:
     """:func:`check_against_workload`, with what it counted (``adaptsched metrics --workload``)."""
-    from ..engines.physics import jobs_csv_of, run_physics
+    from ..engines.checks.physics import jobs_csv_of, run_physics
     from ..workloads.batsim_json import load_workload
     from .jobs import read_jobs_csv
 
@@ -283,7 +283,7 @@ _REFUSALS = (
     ("never-ends", "deadlocked"),
     ("crash", "the scheduler plugin"),
     ("crash", "started job"),
-    ("physics", "breaks the run's physics"),  # the end-of-run check, engines/physics.py
+    ("physics", "breaks the run's physics"),  # the end-of-run check, engines/checks/physics.py
 )
 
 

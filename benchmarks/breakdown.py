@@ -18,7 +18,7 @@ call), and a run reads it twice per handler call and per message: that is CPU th
 only because it is measured, split between the parts. The right-hand columns subtract it: the
 same wrappers timed around calls that do nothing, after the run, give what they add inside and
 outside each timed interval, times the number of calls. ``--stock-pybatsim`` runs pybatsim's
-own ``_read_bat_msg`` for every message instead of engines/dispatch.py's mirror (an A/B pair).
+own ``_read_bat_msg`` for every message instead of engines/transports/dispatch.py's mirror (an A/B pair).
 
 The clocks around the plugin's handlers are instance attributes that refer to the plugin: the
 connection's ``close`` removes them, or the plugin and all it holds (pybatsim's jobs) would be
@@ -39,8 +39,8 @@ import sys
 import time
 from pathlib import Path
 
-import adaptsched.engines.dispatch as dispatch
-import adaptsched.engines.inprocess as inprocess
+import adaptsched.engines.transports.dispatch as dispatch
+import adaptsched.engines.transports.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -72,7 +72,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--stock-pybatsim",
         action="store_true",
-        help="pybatsim's own _read_bat_msg for every message, not engines/dispatch.py's mirror (for A/B)",
+        help="pybatsim's own _read_bat_msg for every message, not engines/transports/dispatch.py's mirror (for A/B)",
     )
     parser.add_argument("--out", default=str(REPO / "results" / "benchmarks" / "breakdown"))
     parser.add_argument("--report", help="also write the table to this Markdown file (docs/results/engines/...)")
@@ -124,7 +124,7 @@ def main(argv=None):
         # Each wrapper holds a bound method of the plugin, in the plugin's own __dict__: a cycle
         # through which the whole run (pybatsim's jobs, the scheduler's state) would wait for the
         # full collection after the run, about 1 s on CTC's year, that a run without the wrappers
-        # does not pay (close() breaks the run's own cycles: engines/inprocess.py, _release).
+        # does not pay (close() breaks the run's own cycles: engines/transports/inprocess.py, _release).
         for obj in wrapped:
             for name in HANDLERS:
                 vars(obj).pop(name, None)

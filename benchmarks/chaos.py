@@ -82,7 +82,7 @@ def calibrate_jobs(folder: Path, target_s: float = TARGET_RUN_S) -> int:
     """The number of jobs for which one run of the grid takes about ``target_s`` here and now
     (a 400-job run timed after a warm-up run), between 300 and 4,000."""
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.convert import convert_swf, write_workload
 

@@ -1,4 +1,4 @@
-"""What the end-of-run physics check costs (engines/physics.py), against the run it checks.
+"""What the end-of-run physics check costs (engines/checks/physics.py), against the run it checks.
 
 Every run ends with :func:`adaptsched.engines.run.check_run`; it must stay cheap (under
 5 % of a run). This script runs one trace (default: the full CTC-SP2 log, 77,205 jobs, under
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import adaptsched.engines.run as engine_run
-from adaptsched.engines.physics import check_physics
+from adaptsched.engines.checks.physics import check_physics
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads import moldable
 from adaptsched.workloads.batsim_json import load_workload

@@ -1,4 +1,4 @@
-"""pybatsim's own cost per message: its ``Batsim._read_bat_msg`` against engines/dispatch.py's mirror.
+"""pybatsim's own cost per message: its ``Batsim._read_bat_msg`` against engines/transports/dispatch.py's mirror.
 
 ``benchmarks/breakdown.py`` times pybatsim as the exchange's time minus the plugin's handlers',
 with two CPU clock reads around every handler call; on a VM where one read costs about a
@@ -29,8 +29,8 @@ import sys
 import time
 from pathlib import Path
 
-import adaptsched.engines.dispatch as dispatch
-import adaptsched.engines.inprocess as inprocess
+import adaptsched.engines.transports.dispatch as dispatch
+import adaptsched.engines.transports.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -154,7 +154,7 @@ def main(argv=None):
     )
     print("| pybatsim's `_read_bat_msg` | CPU s per replay | us per message (best) |")
     print("|---|---:|---:|")
-    for name, label in (("stock", "pybatsim's own"), ("mirror", "engines/dispatch.py")):
+    for name, label in (("stock", "pybatsim's own"), ("mirror", "engines/transports/dispatch.py")):
         print(f"| {label} | {' / '.join(f'{t:.2f}' for t in times[name])} | {1e6 * min(times[name]) / n:.2f} |")
     return 0
 

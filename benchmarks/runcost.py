@@ -38,7 +38,7 @@ DEFAULT_TRACE = shared_trace("CTC-SP2")
 PARTS = """
 import json, sys, time
 clock = time.process_time
-import adaptsched.engines.physics  # imported by then in a run (check_run imports it itself)
+import adaptsched.engines.checks.physics  # imported by then in a run (check_run imports it itself)
 from adaptsched.engines.run import check_run
 from adaptsched.platforms.simgrid import read_platform
 from adaptsched.workloads.batsim_json import load_workload

@@ -107,7 +107,7 @@ def bench_pool(workload: Path, platform_path: Path, folder: Path, workers: int) 
 
 
 def bench_dask(workload: Path, platform_path: Path, folder: Path, workers: int, pin_cpus: bool) -> dict:
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.sweep import GridRun, run_grid
 
     runs = [

@@ -53,7 +53,7 @@ from typing import Any
 
 from baseline import build, code_of, commit, load  # benchmarks/baseline.py, beside this script
 
-import adaptsched.engines.inprocess as inprocess
+import adaptsched.engines.transports.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads.traces import shared_trace
 

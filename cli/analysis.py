@@ -99,7 +99,7 @@ def run_inputs(runs: list[str]) -> list[tuple[str, str]]:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compute_metrics, format_metrics
     from adaptsched.analysis.metrics import nothing_ran
-    from adaptsched.engines.partial import PARTIAL
+    from adaptsched.engines.run.partial import PARTIAL
 
     metrics = compute_metrics(
         args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide

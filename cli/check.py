@@ -1,5 +1,5 @@
 """``adaptsched check``: hold a scheduler (one's own plugin file, or one of ours) to the checks
-adaptsched's schedulers pass (:mod:`adaptsched.analysis.checker`)."""
+adaptsched's schedulers pass (:mod:`adaptsched.checker`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from adaptsched.errors import NO_ANSWER, UsageError, finite_float
 
 if TYPE_CHECKING:
-    from adaptsched.analysis.checker import CheckReport
+    from adaptsched.checker import CheckReport
 
 from .common import (
     EXIT_ERROR,
@@ -79,10 +79,10 @@ def register(sub: Subparsers) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from adaptsched.analysis.checker import Target, check_scheduler
-    from adaptsched.analysis.checker.runs import SCHEDULER_TIMEOUT_S
+    from adaptsched.checker import Target, check_scheduler
+    from adaptsched.checker.runs import SCHEDULER_TIMEOUT_S
     from adaptsched.engines.run import find_batsim_or_fail
-    from adaptsched.engines.spec import NO_TIMEOUT_ON_BATSIM, host_count, option_values, resolve_scheduler
+    from adaptsched.engines.run.spec import NO_TIMEOUT_ON_BATSIM, host_count, option_values, resolve_scheduler
     from adaptsched.platforms.simgrid import read_platform
 
     if args.engine == "batsim" and args.scheduler_timeout:  # (0, wait, is what real Batsim does)

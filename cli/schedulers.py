@@ -34,9 +34,8 @@ def cmd_schedulers(args: argparse.Namespace) -> int:
 
     if args.plugin:
         return say_plugin(args.plugin)
-    for name, (_, description, _) in registry.SCHEDULERS.items():
-        core = registry.core_class(name)
-        say(f"{name}: {description}")
+    for name, core in registry.SCHEDULERS.items():
+        say(f"{name}: {core.summary}")
         say(f"    plugin: {registry.plugin_path(name)}")
         say_options(core.Options)
     say(

@@ -50,7 +50,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
-from adaptsched.core.base import Job, OnlineScheduler, Running
+from adaptsched.core.base import RUNS_SPEEDUP_MODEL, Job, OnlineScheduler, Running
 from adaptsched.core.needs import Need
 from adaptsched.core.options import Options, option
 from adaptsched.core.speedup import Downey
@@ -125,6 +125,8 @@ class DowneyOptions(Options):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class DowneyAllocation(OnlineScheduler):
     name = "downey"
+    summary = "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), FIFO, stubborn/greedy/hybrid"
+    copy_kinds = {"molded": RUNS_SPEEDUP_MODEL}
     Options = DowneyOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

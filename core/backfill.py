@@ -47,7 +47,7 @@ from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
 from adaptsched.core.adaptation import ADAPTATIONS, GREEDY_THIRDS, Shapes, Starting, widen
-from adaptsched.core.base import Job, Running
+from adaptsched.core.base import RUNS_SCALED_PROFILE, Job, Running
 from adaptsched.core.conservative import ReservationPlanner
 from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
@@ -121,6 +121,10 @@ Phase2 = tuple[list[tuple[Job, float]], AvailabilityProfile, list[Job], Callable
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Backfill(ReservationPlanner):
     name = "backfill"
+    summary = (
+        "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, with or without guarantees (-NG)"
+    )
+    copy_kinds = {"speculative": RUNS_SCALED_PROFILE, "test": RUNS_SCALED_PROFILE, "resized": RUNS_SCALED_PROFILE}
     Options = BackfillOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

@@ -81,6 +81,14 @@ class Launch:
     metadata: dict[str, Any] | None = None  # more metadata of the copy, beside its link to its parent
 
 
+#: What a job copy runs, as the end-of-run physics check times it: a scheduler declares the
+#: kinds of copies it launches and what each runs (:attr:`OnlineScheduler.copy_kinds`).
+RUNS_SCALED_PROFILE = "its job's profile time x its scale"  # the job's work kept on any size
+RUNS_SPEEDUP_MODEL = "its job's speedup model ('moldable') at the copy's size"
+RUNS_STAGE = "its evolving stage's duration ('evolving' stages, metadata 'stage')"
+RUNS_NOTHING = "nothing: it holds its nodes (not timed)"
+
+
 @dataclass
 class Decisions:
     """What one scheduling pass decided (:meth:`OnlineScheduler.schedule` returns it; the
@@ -145,8 +153,14 @@ class OnlineScheduler:
     """
 
     name: ClassVar[str] = "base"
-    #: The scheduler's options (a frozen dataclass of :mod:`adaptsched.core.options`).
+    #: One line saying what the scheduler does (``adaptsched schedulers`` prints it).
+    summary: ClassVar[str] = ""
+    #: The scheduler's options (a frozen dataclass of :mod:`adaptsched.core.options`); what
+    #: they need of a workload, their ``needs()``.
     Options: ClassVar[type[opt.Options]] = opt.Options
+    #: The kinds of job copies the scheduler launches (:meth:`launch`), each with what it runs
+    #: (``RUNS_...`` above): the physics check times a copy by its kind's declaration.
+    copy_kinds: ClassVar[dict[str, str]] = {}
     options: opt.Options
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

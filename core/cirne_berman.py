@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
-from adaptsched.core.base import Job, Running
+from adaptsched.core.base import RUNS_SPEEDUP_MODEL, Job, Running
 from adaptsched.core.easy import Window, backfill, shadow_of
 from adaptsched.core.needs import Need
 from adaptsched.core.options import option
@@ -265,6 +265,8 @@ class CirneBerman(PriorityEasy):
     """
 
     name = "cirne-berman"
+    summary = "Cirne & Berman: each moldable job's size chosen at submission by what-if simulations"
+    copy_kinds = {"molded": RUNS_SPEEDUP_MODEL}
     Options = CirneBermanOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

@@ -263,6 +263,25 @@ class Candidates:
                             dirty[job_id] = a
         self.grew_long(a, b, first, hosts)
 
+    def grew_long_few(
+        self, a: float, b: float, first: int, bounds: tuple[int, int, float, int, int, int], widening: Widening
+    ) -> None:
+        """:meth:`grew_long` when few jobs are reserved after ``a`` (from index ``first``): each
+        tested directly. ``bounds``: its (low, cap, widest, fewest, lo, hi); ``widening``: the
+        runs of free hosts around [a, b)."""
+        low, cap, widest, fewest, lo, hi = bounds
+        left_min, left_at, right_min, right_at = widening
+        times, free = self.profile.times, self.profile.free
+        for t in self.times[first:]:
+            for job_id, job in self.at[t].items():
+                n = job.res
+                if low < n <= cap and job.walltime_s <= widest:
+                    left, right = _widening(n, a, b, left_min, left_at, right_min, right_at)
+                    if job.walltime_s <= t - left + SPAN_SLACK_S and job.walltime_s <= _longest(
+                        times, free, lo, hi, n, fewest, left, right
+                    ):
+                        self.mark(job_id, a, True)
+
     def grew_long(self, a: float, b: float, first: int, hosts: int) -> None:
         """The L case of :meth:`grew`: the jobs reserved after ``a`` whose width has a run of free
         hosts through [a, b) at least as long as their walltime, a width that was not free at
@@ -302,15 +321,9 @@ class Candidates:
         if (shortest[i] if j - i == 1 else min(shortest[i:j])) > widest:
             return  # no indexed job of these widths is that short
         if len(self.times) - first <= 4:  # few jobs reserved after a: test them directly
-            for t in self.times[first:]:
-                for job_id, job in self.at[t].items():
-                    n = job.res
-                    if low < n <= cap and job.walltime_s <= widest:
-                        left, right = _widening(n, a, b, left_min, left_at, right_min, right_at)
-                        if job.walltime_s <= t - left + SPAN_SLACK_S and job.walltime_s <= _longest(
-                            times, free, lo, hi, n, fewest, left, right
-                        ):
-                            self.mark(job_id, a, True)
+            self.grew_long_few(
+                a, b, first, (low, cap, widest, fewest, lo, hi), (left_min, left_at, right_min, right_at)
+            )
             return
         by_width, starts, dirty, marked_long = self.by_width, self.start, self.dirty, self.long
         cursor, rank = self.cursor, self.rank

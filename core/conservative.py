@@ -347,6 +347,7 @@ class ReservationPlanner(ReservingScheduler):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ConservativeBackfilling(ReservationPlanner):
     name = "conservative"
+    summary = "conservative backfilling: every job holds a reservation that is never delayed"
     Options = ReservingOptions
 
     def queue_order(self) -> str:

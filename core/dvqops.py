@@ -256,6 +256,27 @@ def vqops_options(k_factor: int, oc_factor: float) -> QopsOptions:
     return QopsOptions.parse({"k_factor": k_factor, "value_aware": True, "oc_factor": oc_factor})
 
 
+def _replayer(
+    nb_hosts: int,
+    options: QopsOptions,
+    changes: list[tuple[float, float]],
+    bound: float | None,
+    priced: list[tuple[Job, float]],
+    cache: dict[str, QosTerms],
+) -> ScriptedQops:
+    """The VQoPS of a what-if replay: one that gives up below ``bound`` (its ``priced`` jobs'
+    prices and runtimes read through ``cache``), or, with no bound, one that runs to the end."""
+    if bound is None:
+        return SwitchingQops(nb_hosts, changes, options)
+    prices = {}
+    for job, runtime in priced:
+        terms = cache.get(job.id)
+        if terms is None:
+            terms = cache[job.id] = QosTerms.of(job.fields, job.walltime_s)
+        prices[job.id] = (terms.price, runtime)
+    return WhatIfQops(nb_hosts, changes, bound, prices, options)
+
+
 def what_if_values(
     nb_hosts: int,
     history: History,
@@ -289,19 +310,10 @@ def what_if_values(
     jobs = [(Job(j.id, j.submit_s, j.res, j.walltime_s, j.fields), runtime) for j, runtime in window]
     if not jobs and not state.waiting:
         return WhatIf([], [], [])
-    options = vqops_options(k_factor, oc_factor)
     cache: dict[str, QosTerms] = {} if terms_cache is None else terms_cache
-    if bound is not None:
-        counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
-        prices = {}
-        for job, runtime in jobs + counted:
-            terms = cache.get(job.id)
-            if terms is None:
-                terms = cache[job.id] = QosTerms.of(job.fields, job.walltime_s)
-            prices[job.id] = (terms.price, runtime)
-        scheduler: ScriptedQops = WhatIfQops(nb_hosts, changes or [], bound, prices, options)
-    else:
-        scheduler = SwitchingQops(nb_hosts, changes or [], options)
+    counted = [(job, runtime) for job, runtime, _ in state.waiting] if count_waiting else []
+    options = vqops_options(k_factor, oc_factor)
+    scheduler = _replayer(nb_hosts, options, changes or [], bound, jobs + counted, cache)
     scheduler.value_tests = []
     if record:
         scheduler.script_out = []
@@ -353,7 +365,7 @@ class DvqopsOptions(QopsOptions):
     what_if_start: str = option(
         "recorded",
         "what-if replays start from the machine's recorded state at the window's start (running jobs, "
-        "accepted queue with its reservations) or from an empty machine (the reading before issue 15)",
+        "accepted queue with its reservations) or from an empty machine (a plainer reading, kept to compare)",
         choices=("recorded", "empty"),
     )
 
@@ -390,6 +402,7 @@ class DvqopsOptions(QopsOptions):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Dvqops(Qops):
     name = "dvqops"
+    summary = "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations"
     Options = DvqopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

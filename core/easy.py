@@ -133,6 +133,7 @@ class EasyBackfilling(ReservingScheduler):
     """
 
     name = "easy"
+    summary = "EASY backfilling: only the head job holds a reservation, which is never delayed"
     Options = ReservingOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

@@ -15,6 +15,7 @@ from adaptsched.core.base import OnlineScheduler, QueueOptions
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Fcfs(OnlineScheduler):
     name = "fcfs"
+    summary = "first come, first served, no backfilling"
     Options = QueueOptions
 
     def queue_order(self) -> str:

@@ -4,10 +4,10 @@ A scheduler whose algorithm reads more than Batsim's rigid request (moldable siz
 speedup model, QoS terms, evolving stages, a walltime on every job) declares it in its options
 class (:meth:`adaptsched.core.options.Options.needs`): each :class:`Need` names the job field,
 the models it reads, the command that adds the field and the option that accepts the input
-without it. :func:`check_jobs` is the one check, made twice with the same message: by
-``adaptsched run`` (:func:`adaptsched.engines.run.run`) before the engine starts, and by the
-pybatsim adapter at SIMULATION_BEGINS (stock pybatsim against real Batsim), from the
-workload files Batsim names.
+without it. :func:`check_jobs` is the one check, with one message: made by ``adaptsched run``
+(:func:`adaptsched.engines.run.run`) on the workload it read, before the engine starts, and
+only under stock pybatsim against real Batsim by the pybatsim adapter at SIMULATION_BEGINS,
+from the workload files Batsim names.
 
 * no job carries it: :class:`InputRefused`, one paragraph naming the command that prepares
   the workload and the option that accepts it as it is;
@@ -28,9 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from adaptsched.errors import InputRefused
 
-class InputRefused(ValueError):
-    """A workload that lacks what its scheduler needs (the message says how to prepare it)."""
+__all__ = ["InputRefused", "Need", "Verdict", "check_jobs"]
 
 
 @dataclass(frozen=True)

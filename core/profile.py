@@ -21,7 +21,7 @@ count-feasible plan is always executable when jobs start.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from adaptsched.core.units import INF
 
@@ -362,6 +362,88 @@ class AvailabilityProfile:
                 return max(times[i] - now, 0.0)
             i += 1
         return limit
+
+    def plan(self, jobs: Sequence[tuple[int, float, float]], now: float) -> tuple[list[float], int | None]:
+        """Plans ``jobs``, each (hosts, duration_s, latest_end_s), one after the other from
+        ``now``: each at its earliest fit (:meth:`earliest_fit`) in this profile with the jobs
+        before it reserved (:meth:`reserve`), in a copy (this profile is left as it is). Returns
+        their starts and the index of the first job that cannot run or would end after its
+        latest end (None: all fit); the starts are those of the jobs before it.
+
+        The admission test of QoPS and its variants (every position of every arrival of every
+        what-if replay of DVQoPS): the same scan as :meth:`earliest_fit` and the same steps as
+        :meth:`reserve`, on lists copied at the first reservation (the last job is not
+        reserved: nothing follows it). The step holding ``now`` is found once: a reservation
+        starts at or after ``now``, so only one starting at ``now`` can change it.
+
+        >>> p = AvailabilityProfile(4)
+        >>> p.reserve(0.0, 10.0, 3)
+        >>> p.plan([(2, 5.0, INF), (2, 5.0, INF), (4, 1.0, 12.0)], now=0.0)
+        ([10.0, 10.0], 2)
+        >>> p
+        AvailabilityProfile(0:1, 10:4)
+        """
+        times, free = self.times, self.free
+        copied, nb_hosts, last = False, self.nb_hosts, len(jobs) - 1
+        starts: list[float] = []
+        at = bisect_right(times, now) - 1  # the step holding now
+        if at < 0:
+            at = 0
+        for index, (n, duration, latest_end) in enumerate(jobs):
+            if n > nb_hosts:
+                return starts, index
+            size = len(times)  # earliest_fit(n, duration, now)
+            i = at
+            start = now if now > times[0] else times[0]
+            while True:
+                end = start + duration
+                j = i
+                while j < size and times[j] < end:
+                    if free[j] < n:
+                        break
+                    j += 1
+                else:
+                    break  # fits at start
+                i = j + 1  # the next step with n hosts free (a start in a short one fails at once)
+                while i < size and free[i] < n and duration > 0:
+                    i += 1
+                if i >= size:
+                    return starts, index  # the last step never ends and has too few hosts
+                start = times[i]
+            if end > latest_end:
+                return starts, index
+            starts.append(start)
+            if index == last or end <= start:
+                continue
+            if not copied:  # reserve(start, end, n): step i holds start
+                times, free, copied = list(times), list(free), True
+            if times[i] == start:
+                first = i
+            else:
+                first = i + 1
+                times.insert(first, start)
+                free.insert(first, free[i])
+            if end < INF:
+                j = bisect_right(times, end, first) - 1
+                if times[j] == end:
+                    stop = j
+                else:
+                    stop = j + 1
+                    times.insert(stop, end)
+                    free.insert(stop, free[j])
+            else:
+                stop = len(times)
+            for k in range(first, stop):
+                free[k] -= n
+            if stop < len(times) and free[stop] == free[stop - 1]:
+                del times[stop], free[stop]
+            if first > 0 and free[first] == free[first - 1]:
+                del times[first], free[first]
+                if first <= at:  # (a reservation starting at now merged into the step before)
+                    at = first - 1
+            elif first == at + 1 and start <= now:  # (one starting at now within its step split it)
+                at = first
+        return starts, None
 
     # -- updates ----------------------------------------------------------------
     def reserve(self, start: float, end: float, n: int) -> None:

@@ -30,7 +30,6 @@ deadline (the planned completion is a bound, and plans only move earlier after a
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -122,6 +121,7 @@ class QopsOptions(Options):
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class Qops(ReservationPlanner):
     name = "qops"
+    summary = "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an opportunity-cost factor"
     Options = QopsOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
@@ -209,110 +209,14 @@ class Qops(ReservationPlanner):
 
     # -- admission ---------------------------------------------------------------------
     def _try(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> Try:
-        """Plans ``sequence`` into a copy of ``base``; returns (starts, index of the first job
-        that misses its deadline or None, and with ``value_aware`` each planned job's
-        :meth:`value` at its start, else no values). (The copy is made at the first job planned
-        that another follows: the last job planned is not reserved.)
-
-        The hot loop of VQoPS (every position of every arrival of every what-if replay):
-        :meth:`AvailabilityProfile.earliest_fit` and :meth:`~AvailabilityProfile.reserve` inlined
-        on the profile's lists, the same scan and the same steps, and :meth:`value` inlined on
-        the terms read once (:meth:`_try_slowly` is the reading with the profile's methods and
-        :meth:`value`; a test compares the two). The step holding ``now`` is found once: a
-        reservation starts at or after ``now``, so only one starting at ``now`` can change it."""
-        times, free = base.times, base.free
-        copied, nb_hosts, terms, last = False, base.nb_hosts, self.value_terms, len(sequence) - 1
-        valued = self.value_aware
-        starts: list[float] = []
-        values: list[float] = []
-        at = bisect_right(times, now) - 1  # the step holding now
-        if at < 0:
-            at = 0
-        for index, job in enumerate(sequence):
-            n, duration = job.res, job.walltime_s
-            if n > nb_hosts:
-                return starts, index, values
-            # earliest_fit(n, duration, now)
-            size = len(times)
-            i = at
-            start = now if now > times[0] else times[0]
-            while True:
-                end = start + duration
-                j = i
-                while j < size and times[j] < end:
-                    if free[j] < n:
-                        break
-                    j += 1
-                else:
-                    break  # fits at start
-                i = j + 1  # the next step with n hosts free (a start in a short one fails at once)
-                while i < size and free[i] < n and duration > 0:
-                    i += 1
-                if i >= size:
-                    return starts, index, values  # the last step never ends and has too few hosts
-                start = times[i]
-            price, full_until_s, deadline_s = terms[job.id]  # (:meth:`deadline`, :meth:`value`, read once)
-            if end > deadline_s + EPS_S:
-                return starts, index, values
-            starts.append(start)
-            if valued:  # :meth:`value` at ``end``
-                if end <= full_until_s + 1e-9:
-                    values.append(price)
-                elif end >= deadline_s or deadline_s <= full_until_s:
-                    values.append(0.0)
-                else:
-                    values.append(price * (deadline_s - end) / (deadline_s - full_until_s))
-            if index == last or end <= start:
-                continue
-            # reserve(start, end, n): step i holds start
-            if not copied:
-                times, free, copied = list(times), list(free), True
-            if times[i] == start:
-                first = i
-            else:
-                first = i + 1
-                times.insert(first, start)
-                free.insert(first, free[i])
-            if end < INF:
-                j = bisect_right(times, end, first) - 1
-                if times[j] == end:
-                    stop = j
-                else:
-                    stop = j + 1
-                    times.insert(stop, end)
-                    free.insert(stop, free[j])
-            else:
-                stop = len(times)
-            for k in range(first, stop):
-                free[k] -= n
-            if stop < len(times) and free[stop] == free[stop - 1]:
-                del times[stop], free[stop]
-            if first > 0 and free[first] == free[first - 1]:
-                del times[first], free[first]
-                if first <= at:  # (a reservation starting at now merged into the step before)
-                    at = first - 1
-            elif first == at + 1 and start <= now:  # (one starting at now within its step split it)
-                at = first
-        return starts, None, values
-
-    def _try_slowly(self, base: AvailabilityProfile, sequence: list[Job], now: float) -> Try:
-        """:meth:`_try` with the profile's own methods and :meth:`value` (the reference its test
-        compares it to)."""
-        profile, deadline, last = base, self.deadline, len(sequence) - 1
-        starts: list[float] = []
-        values: list[float] = []
-        for i, job in enumerate(sequence):
-            start = profile.earliest_fit(job.res, job.walltime_s, now)
-            if start is None or start + job.walltime_s > deadline(job) + EPS_S:
-                return starts, i, values
-            starts.append(start)
-            if self.value_aware:
-                values.append(self.value(job, start + job.walltime_s))
-            if i < last:
-                if profile is base:
-                    profile = base.copy()
-                profile.reserve(start, start + job.walltime_s, job.res)
-        return starts, None, values
+        """Plans ``sequence`` from ``now`` on ``base`` (:meth:`AvailabilityProfile.plan`, which
+        leaves it as it is); returns (starts, index of the first job that misses its deadline or
+        None, and with ``value_aware`` each planned job's :meth:`value` at its end, else no values)."""
+        terms = self.value_terms
+        starts, missed = base.plan([(job.res, job.walltime_s, terms[job.id][2] + EPS_S) for job in sequence], now)
+        if not self.value_aware:
+            return starts, missed, []
+        return starts, missed, [self.value(job, start + job.walltime_s) for job, start in zip(sequence, starts)]
 
     def candidates(self, new: Job, now: float) -> list[Candidate]:
         """Feasible schedules with ``new`` inserted, one per position tried (QoPS: the first).
@@ -424,8 +328,8 @@ class Qops(ReservationPlanner):
         profile, ``sequence`` reserved at ``starts``. A job that keeps its start changes nothing
         (given back and taken again: the same steps, which depend only on the profile's
         function), so only the others are given back and reserved; every suffix job's reservation
-        is still taken out and put back (the same order of the reservations). :meth:`_take_slowly`
-        gives back and reserves them all (a test compares the two)."""
+        is still taken out and put back (the same order of the reservations); a test compares it
+        with giving back and reserving them all."""
         profile, reservation = self.profile, self.reservation
         planned_at = {job.id: start for job, start in zip(sequence, starts)}
         kept = set()
@@ -439,12 +343,3 @@ class Qops(ReservationPlanner):
             if planned.id not in kept:
                 profile.reserve(start, start + planned.walltime_s, planned.res)
             reservation[planned.id] = start
-
-    def _take_slowly(self, pos: int, sequence: list[Job], starts: list[float]) -> None:
-        """:meth:`_take` giving back the whole suffix and reserving the whole sequence."""
-        for waiting in self.waiting[pos:]:
-            start = self.reservation.pop(waiting.id)
-            self.profile.release(start, start + waiting.walltime_s, waiting.res)
-        for planned, start in zip(sequence, starts):
-            self.profile.reserve(start, start + planned.walltime_s, planned.res)
-            self.reservation[planned.id] = start

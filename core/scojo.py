@@ -47,7 +47,7 @@ from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
 from adaptsched.core.allocation import pws_size
-from adaptsched.core.base import Job, ReservingScheduler, Running
+from adaptsched.core.base import RUNS_SPEEDUP_MODEL, Job, ReservingScheduler, Running
 from adaptsched.core.easy import Window, backfill, expected_ends, shadow_of
 from adaptsched.core.needs import Need, walltimes
 from adaptsched.core.options import OptionError, Options, option
@@ -170,6 +170,8 @@ class PriorityEasy(ReservingScheduler):
     """The common frame (module doc); as a scheduler, traditional: rigid at N_opt."""
 
     name = "scojo-trad"
+    summary = "Barsanti & Sodan's traditional scheduler: short/medium/long priorities, aging, EASY, rigid at N_opt"
+    copy_kinds = {"molded": RUNS_SPEEDUP_MODEL}
     Options = ScojoOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
@@ -453,6 +455,8 @@ class ScojoP(PriorityEasy):
     """
 
     name = "scojo-p"
+    summary = "SCOJO-P: moldable sizes from the predicted load over each job's runtime (Barsanti & Sodan)"
+    copy_kinds = {"molded": RUNS_SPEEDUP_MODEL}
     Options = ScojoPOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from adaptsched.engines.partial import batsim_prefix, collect
-from adaptsched.engines.process import SchedulerProcess, pin, tail
+from adaptsched.engines.run.partial import batsim_prefix, collect
+from adaptsched.engines.transports.process import SchedulerProcess, pin, tail
 from adaptsched.errors import SimulationError
 
 BUILD_KIT_PREFIX = Path("/opt/batsim/bin/batsim")
@@ -65,7 +65,7 @@ def run_batsim(
 
     Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
     ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default), each
-    under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.partial`):
+    under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.run.partial`):
     the caller renames them once the run has passed its checks.
     """
     folder, export_prefix = batsim_prefix(prefix)  # its outputs, partial until the run succeeds (partial.py)

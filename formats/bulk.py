@@ -52,7 +52,7 @@ def made_to_last() -> Iterator[None]:
 class SparseCollections:
     """Full collections of the cyclic GC that take at most ``share`` of the process's time.
 
-    A run leaves a few hundred objects of cyclic garbage (engines/run.py) that only a full
+    A run leaves a few hundred objects of cyclic garbage (engines/run/__init__.py) that only a full
     collection frees, and a full collection walks every container of the process: tens of
     milliseconds with pandas imported, more in a sweep's worker, as much as a short run itself
     (a Klein-Perez test's). Called after each run, :meth:`maybe` collects unless the

@@ -12,7 +12,7 @@ One package per paper, all of the same shape:
   the options as ``add_arguments`` declares them (typed values, by their names), checks
   them and calls ``reproduce``; ``setup`` (:class:`.runner.Setup`) carries what every paper
   shares: engine, Batsim, Dask cluster, report folder, the command line quoted and where
-  progress goes. Each run of the plan is a :class:`~adaptsched.engines.spec.RunSpec`
+  progress goes. Each run of the plan is a :class:`~adaptsched.engines.run.spec.RunSpec`
   (:meth:`.runner.Setup.grid_run`).
 
 The command line (``cli/reproduce.py``) builds ``adaptsched reproduce NAME`` from

@@ -1,6 +1,6 @@
 """Runs a reproduction's batch of simulations through :func:`adaptsched.sweep.run_grid`, on Dask.
 
-Each run (:meth:`Setup.grid_run`: a name and its :class:`~adaptsched.engines.spec.RunSpec`)
+Each run (:meth:`Setup.grid_run`: a name and its :class:`~adaptsched.engines.run.spec.RunSpec`)
 is one :func:`adaptsched.engines.run.run` call writing ``FOLDER/NAME_jobs.csv``,
 ``_schedule.csv``...; right after it, on its worker, ``analyse(prefix, options, workload)``
 (a module-level function of the paper's ``plan.py``) turns the outputs into a JSON-able dict,
@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from adaptsched.engines.spec import RunSpec
+from adaptsched.engines.run.spec import RunSpec
 from adaptsched.sweep import GridRun, JobQueue
 from adaptsched.sweep.grid import Analysis
 

@@ -1,83 +1,95 @@
-"""adaptsched's pybatsim plugins and their registry.
+"""adaptsched's schedulers, each declared once: by its pure scheduler class (``adaptsched.core``).
 
-Each plugin is a file whose class is its capitalised file name, as pybatsim
-requires, so that stock pybatsim loads it by path against real Batsim::
+A class says its ``name``, its ``summary``, its ``Options`` (and what they need of a workload,
+``Options.needs()``) and the kinds of job copies it launches (``copy_kinds``); the registry below
+lists the classes, nothing more. Each has a pybatsim entry file beside this one, named after
+the scheduler (``scojo-p`` -> ``scojoP.py``, whose class ``ScojoP`` stock pybatsim takes), so
+that stock pybatsim loads it by path against real Batsim::
 
     pybatsim /path/to/adaptsched/schedulers/easy.py -s ipc:///tmp/sched.sock
+
+The entry files are generated from the registry (:func:`entry_text`; tests/test_schedulers.py
+holds them to it). docs/architecture.md says how to add a scheduler.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from adaptsched.core.allocation import DowneyAllocation
+from adaptsched.core.backfill import Backfill
 from adaptsched.core.base import OnlineScheduler
+from adaptsched.core.cirne_berman import CirneBerman
+from adaptsched.core.conservative import ConservativeBackfilling
+from adaptsched.core.dvqops import Dvqops
+from adaptsched.core.easy import EasyBackfilling
+from adaptsched.core.evolving import EvolvingScheduler
+from adaptsched.core.fcfs import Fcfs
+from adaptsched.core.qops import Qops
+from adaptsched.core.scojo import PriorityEasy, ScojoP
 
 _HERE = Path(__file__).resolve().parent
 
-# name -> (plugin file, one-line description, "module:class" of the pure scheduler)
-SCHEDULERS = {
-    "fcfs": ("fcfs.py", "first come, first served, no backfilling", "adaptsched.core.fcfs:Fcfs"),
-    "easy": (
-        "easy.py",
-        "EASY backfilling: only the head job holds a reservation, which is never delayed",
-        "adaptsched.core.easy:EasyBackfilling",
-    ),
-    "conservative": (
-        "conservative.py",
-        "conservative backfilling: every job holds a reservation that is never delayed",
-        "adaptsched.core.conservative:ConservativeBackfilling",
-    ),
-    "backfill": (
-        "backfill.py",
-        "Perkovic & Keleher's backfilling family: sorting criteria D/P/R/1/L/P/L/R/L, with or without guarantees (-NG)",
-        "adaptsched.core.backfill:Backfill",
-    ),
-    "downey": (
-        "downey.py",
-        "Downey's allocation strategies for moldable jobs (PWS, AVG, MAX, SEV, ASP), FIFO, stubborn/greedy/hybrid",
-        "adaptsched.core.allocation:DowneyAllocation",
-    ),
-    "qops": (
-        "qops.py",
-        "QoPS deadline-guaranteeing admission control; value_aware=true: VQoPS with an opportunity-cost factor",
-        "adaptsched.core.qops:Qops",
-    ),
-    "dvqops": (
-        "dvqops.py",
-        "DVQoPS: VQoPS with its OC-factor and rollback window chosen by what-if simulations",
-        "adaptsched.core.dvqops:Dvqops",
-    ),
-    "scojo-trad": (
-        "scojoTrad.py",
-        "Barsanti & Sodan's traditional scheduler: short/medium/long priorities, aging, EASY, rigid at N_opt",
-        "adaptsched.core.scojo:PriorityEasy",
-    ),
-    "scojo-p": (
-        "scojoP.py",
-        "SCOJO-P: moldable sizes from the predicted load over each job's runtime (Barsanti & Sodan)",
-        "adaptsched.core.scojo:ScojoP",
-    ),
-    "cirne-berman": (
-        "cirneBerman.py",
-        "Cirne & Berman: each moldable job's size chosen at submission by what-if simulations",
-        "adaptsched.core.cirne_berman:CirneBerman",
-    ),
-    "evolving": (
-        "evolving.py",
-        "Klein & Pérez's offline scheduling of rigid, evolving applications: cbf, nos, mic(+c), inf(+c) fits",
-        "adaptsched.core.evolving:EvolvingScheduler",
-    ),
+#: The built-in schedulers by name, in the order ``adaptsched schedulers`` lists them.
+SCHEDULERS: dict[str, type[OnlineScheduler]] = {
+    cls.name: cls
+    for cls in (
+        Fcfs,
+        EasyBackfilling,
+        ConservativeBackfilling,
+        Backfill,
+        DowneyAllocation,
+        Qops,
+        Dvqops,
+        PriorityEasy,
+        ScojoP,
+        CirneBerman,
+        EvolvingScheduler,
+    )
 }
 
 
+def entry_stem(name: str) -> str:
+    """The stem of a scheduler's pybatsim entry file: its name in camel case (``scojo-trad`` ->
+    ``scojoTrad``), a Python module name whose capitalised form is the class pybatsim takes."""
+    first, *rest = name.split("-")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def plugin_path(name: str) -> Path:
-    return _HERE / SCHEDULERS[name][0]
+    """The pybatsim entry file of the built-in scheduler ``name``."""
+    if name not in SCHEDULERS:
+        raise KeyError(name)
+    return _HERE / f"{entry_stem(name)}.py"
 
 
 def core_class(name: str) -> type[OnlineScheduler]:
     """The pure scheduler class behind an adaptsched scheduler's name."""
-    module, _, cls = SCHEDULERS[name][2].partition(":")
-    from importlib import import_module
+    return SCHEDULERS[name]
 
-    found: type[OnlineScheduler] = getattr(import_module(module), cls)
-    return found
+
+def entry_text(name: str) -> str:
+    """The text of the pybatsim entry file of the built-in scheduler ``name``."""
+    cls = SCHEDULERS[name]
+    return (
+        f'"""pybatsim entry file of adaptsched\'s "{name}" scheduler ({cls.__module__}.{cls.__qualname__}),\n'
+        'generated from its declaration (adaptsched/schedulers/__init__.py)."""\n'
+        "\n"
+        "from adaptsched.schedulers import SCHEDULERS\n"
+        "from adaptsched.schedulers.adapter import plugin\n"
+        "\n"
+        f'plugin(SCHEDULERS["{name}"])\n'
+    )
+
+
+def copy_kinds(scheduler: type[OnlineScheduler] | None = None) -> dict[str, str]:
+    """What each kind of job copy runs, as the built-in schedulers declare it (and ``scheduler``,
+    a researcher's own, if given): the end-of-run physics check times copies by it."""
+    declared: dict[str, str] = {}
+    for cls in (*SCHEDULERS.values(), *((scheduler,) if scheduler is not None else ())):
+        for kind, runs in cls.copy_kinds.items():
+            if declared.setdefault(kind, runs) != runs:
+                raise TypeError(
+                    f"{cls.__name__} declares copies of kind {kind!r} that run {runs}, not {declared[kind]}"
+                )
+    return declared

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,6 +34,9 @@ from adaptsched.core.options import OptionError, Options
 from adaptsched.formats.intervals import procset
 
 logger = logging.getLogger(__name__)
+#: Set to "1" in the environment of a pybatsim process that ``adaptsched run`` starts: the run
+#: has checked its workload (adaptsched/engines/run.py), the plugin need not read it again.
+INPUTS_CHECKED = "ADAPTSCHED_INPUTS_CHECKED"
 
 
 def refuse(scheduler: str, message: str) -> SystemExit:
@@ -71,6 +75,9 @@ class PlannerScheduler(BatsimScheduler):
         self.copies: dict[str, Any] = {}  # pybatsim Job objects of the running copies
         self.scaled_profiles: set[str] = set()
         self.registration_open = False
+        #: ``adaptsched run`` made the input checks: it hands its options over parsed, or says so
+        #: in the environment of the pybatsim process it starts.
+        self.inputs_checked = isinstance(options, Options) or os.environ.get(INPUTS_CHECKED) == "1"
 
     def onSimulationBegins(self) -> None:
         self.check_input()
@@ -84,10 +91,12 @@ class PlannerScheduler(BatsimScheduler):
             )
 
     def check_input(self) -> None:
-        """Before the first event: the workloads Batsim names carry what the scheduler needs
-        (:mod:`adaptsched.core.needs`; ``adaptsched run`` made the same check before starting)."""
+        """Before the first event, under stock pybatsim only: the workloads Batsim names carry
+        what the scheduler needs (:mod:`adaptsched.core.needs`). ``adaptsched run`` checked the
+        workload it read before starting this plugin, in its process or in one it launched
+        (:data:`INPUTS_CHECKED`)."""
         needs = self.core_options.needs()
-        if not needs:
+        if not needs or self.inputs_checked:
             return
         for path in (getattr(self.bs, "workloads", None) or {}).values():
             try:

@@ -1,8 +1,7 @@
-"""pybatsim plugin: Perković & Keleher's backfilling family (``adaptsched.core.backfill``)."""
+"""pybatsim entry file of adaptsched's "backfill" scheduler (adaptsched.core.backfill.Backfill),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.backfill import Backfill as BackfillCore
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Backfill(PlannerScheduler):
-    core_class = BackfillCore
+plugin(SCHEDULERS["backfill"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: Cirne & Berman's size choice at submission (``adaptsched.core.scojo``)."""
+"""pybatsim entry file of adaptsched's "cirne-berman" scheduler (adaptsched.core.cirne_berman.CirneBerman),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.cirne_berman import CirneBerman as Core
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class CirneBerman(PlannerScheduler):
-    core_class = Core
+plugin(SCHEDULERS["cirne-berman"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: conservative backfilling (``adaptsched.core.conservative``)."""
+"""pybatsim entry file of adaptsched's "conservative" scheduler (adaptsched.core.conservative.ConservativeBackfilling),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.conservative import ConservativeBackfilling
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Conservative(PlannerScheduler):
-    core_class = ConservativeBackfilling
+plugin(SCHEDULERS["conservative"])

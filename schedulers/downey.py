@@ -1,8 +1,7 @@
-"""pybatsim plugin: Downey's processor allocation strategies (``adaptsched.core.allocation``)."""
+"""pybatsim entry file of adaptsched's "downey" scheduler (adaptsched.core.allocation.DowneyAllocation),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.allocation import DowneyAllocation
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Downey(PlannerScheduler):
-    core_class = DowneyAllocation
+plugin(SCHEDULERS["downey"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: DVQoPS, self-tuning VQoPS (``adaptsched.core.dvqops``)."""
+"""pybatsim entry file of adaptsched's "dvqops" scheduler (adaptsched.core.dvqops.Dvqops),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.dvqops import Dvqops as DvqopsCore
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Dvqops(PlannerScheduler):
-    core_class = DvqopsCore
+plugin(SCHEDULERS["dvqops"])

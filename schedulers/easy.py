@@ -1,8 +1,7 @@
-"""pybatsim plugin: EASY backfilling (``adaptsched.core.easy``)."""
+"""pybatsim entry file of adaptsched's "easy" scheduler (adaptsched.core.easy.EasyBackfilling),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.easy import EasyBackfilling
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Easy(PlannerScheduler):
-    core_class = EasyBackfilling
+plugin(SCHEDULERS["easy"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: Klein & Pérez's evolving applications (``adaptsched.core.evolving``)."""
+"""pybatsim entry file of adaptsched's "evolving" scheduler (adaptsched.core.evolving.online.EvolvingScheduler),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.evolving import EvolvingScheduler
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Evolving(PlannerScheduler):
-    core_class = EvolvingScheduler
+plugin(SCHEDULERS["evolving"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: first come, first served, no backfilling (``adaptsched.core.fcfs``)."""
+"""pybatsim entry file of adaptsched's "fcfs" scheduler (adaptsched.core.fcfs.Fcfs),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.fcfs import Fcfs as FcfsCore
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Fcfs(PlannerScheduler):
-    core_class = FcfsCore
+plugin(SCHEDULERS["fcfs"])

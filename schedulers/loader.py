@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.core.base import OnlineScheduler
-from adaptsched.engines.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
+from adaptsched.engines.transports.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
 from adaptsched.errors import InputError
 
 

@@ -1,8 +1,7 @@
-"""pybatsim plugin: QoPS and VQoPS admission control (``adaptsched.core.qops``)."""
+"""pybatsim entry file of adaptsched's "qops" scheduler (adaptsched.core.qops.Qops),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.qops import Qops as QopsCore
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class Qops(PlannerScheduler):
-    core_class = QopsCore
+plugin(SCHEDULERS["qops"])

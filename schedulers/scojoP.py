@@ -1,8 +1,7 @@
-"""pybatsim plugin: SCOJO-P (Barsanti & Sodan) (``adaptsched.core.scojo``)."""
+"""pybatsim entry file of adaptsched's "scojo-p" scheduler (adaptsched.core.scojo.ScojoP),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.scojo import ScojoP as Core
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class ScojoP(PlannerScheduler):
-    core_class = Core
+plugin(SCHEDULERS["scojo-p"])

@@ -1,8 +1,7 @@
-"""pybatsim plugin: Barsanti & Sodan's traditional scheduling, rigid at N_opt (``adaptsched.core.scojo``)."""
+"""pybatsim entry file of adaptsched's "scojo-trad" scheduler (adaptsched.core.scojo.PriorityEasy),
+generated from its declaration (adaptsched/schedulers/__init__.py)."""
 
-from adaptsched.core.scojo import PriorityEasy as Core
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.schedulers import SCHEDULERS
+from adaptsched.schedulers.adapter import plugin
 
-
-class ScojoTrad(PlannerScheduler):
-    core_class = Core
+plugin(SCHEDULERS["scojo-trad"])

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched import __version__
-from adaptsched.engines.spec import RunSpec, sha256_file
+from adaptsched.engines.run.spec import RunSpec, sha256_file
 
 #: A run's analysis on its worker: ``analyse(prefix, options, workload) -> dict`` (a
 #: module-level function, or a ``functools.partial`` of one, so that Dask pickles it by reference).

@@ -1,13 +1,13 @@
 """From a checked spec to the runs of a sweep, and each run's analysis (on its worker).
 
 Each point of the grid becomes a :class:`~adaptsched.sweep.grid.GridRun` whose
-:class:`~adaptsched.engines.spec.RunSpec` has its workload and platform as files under
+:class:`~adaptsched.engines.run.spec.RunSpec` has its workload and platform as files under
 ``OUT/inputs`` (SWF traces converted and models generated once per machine size, on the
 client, then shipped to the workers), its outputs under ``OUT/runs``, and whose name says what
 it is (``backfill-order=P-guarantees=false-seed=2-CTC-SP2-first2000-430h-1f3a9c2e``: scheduler
 or label, options, workload, platform, engine when several, and the start of its key). A
 plugin file's run carries the file's contents (``RunSpec.plugin_source``), read once: the
-worker writes it where it runs (:meth:`~adaptsched.engines.spec.RunSpec.with_plugin_in`).
+worker writes it where it runs (:meth:`~adaptsched.engines.run.spec.RunSpec.with_plugin_in`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from adaptsched.engines.spec import RunSpec
+from adaptsched.engines.run.spec import RunSpec
 
 from .grid import Analysis, GridRun, run_key
 from .spec import Point, Spec, make_platform, make_workload, workload_label

@@ -311,7 +311,7 @@ class Submissions:
         if path not in self.inputs:
             import gzip
 
-            from adaptsched.engines.spec import sha256_file
+            from adaptsched.engines.run.spec import sha256_file
 
             hashes = self.resumed.hashes
             sha = hashes.get(path) or sha256_file(path)

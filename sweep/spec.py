@@ -36,7 +36,7 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
 
 A scheduler entry names one of adaptsched's schedulers, a pybatsim built-in or a ``.py`` plugin
 (``name``), or gives a plugin file (``plugin``); a plugin's file travels to the workers with
-the run, by content (:meth:`adaptsched.engines.spec.RunSpec.with_plugin_in`), so a remote
+the run, by content (:meth:`adaptsched.engines.run.spec.RunSpec.with_plugin_in`), so a remote
 worker needs no copy of it.
 
 Every value given as a list is an axis of the grid (no option of any scheduler takes a list):
@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from adaptsched.engines.spec import SchedulerOptions, sha256_file
+from adaptsched.engines.run.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.formats.files import read_text
 from adaptsched.limits import MAX_HOSTS
@@ -305,7 +305,7 @@ def _metrics(check: _Checker, table: Any) -> Metrics:
 
 
 def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str, Any], SchedulerOptions]]:
-    from adaptsched.engines.spec import SchedulerOptionError, parse_options, resolve_scheduler
+    from adaptsched.engines.run.spec import SchedulerOptionError, parse_options, resolve_scheduler
 
     if entries is None:
         check.fail("schedulers", "missing: add at least one [[schedulers]] table with a name")

@@ -1,6 +1,6 @@
 """One run of a grid on a Dask worker: :func:`execute` and what it needs on the worker.
 
-A task (:class:`RunTask`) carries the run's :class:`~adaptsched.engines.spec.RunSpec`, whose
+A task (:class:`RunTask`) carries the run's :class:`~adaptsched.engines.run.spec.RunSpec`, whose
 workload and platform are the client's files: the worker receives them shipped (a path on a
 shared file system, or their compressed contents as the result of a pure Dask task keyed by
 their hash, :func:`input_data`, which Dask recomputes if the only worker holding it dies;
@@ -35,13 +35,13 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from adaptsched import __version__
-from adaptsched.engines.partial import PARTIAL
-from adaptsched.engines.spec import RunSpec
+from adaptsched.engines.run.partial import PARTIAL
+from adaptsched.engines.run.spec import RunSpec
 
 from .grid import Analysis
 
 RESULTS = ("_jobs.csv", "_schedule.csv", "_machine_states.csv")
-#: What a run sends back: its results (a failed run's under their partial names, engines/partial.py) and logs.
+#: What a run sends back: its results (a failed run's under their partial names, engines/run/partial.py) and logs.
 OUTPUT_SUFFIXES = (*RESULTS, *(f"{suffix}{PARTIAL}" for suffix in RESULTS), "_sched.log", "_batsim.log")
 LOG_LINES = 12
 
@@ -279,7 +279,7 @@ def _run_and_analyse(task: RunTask, spec: RunSpec) -> dict[str, Any]:
 
 def log_tail(prefix: str) -> str:
     """The last lines of a run's logs (``PREFIX_sched.log``, ``PREFIX_batsim.log``), or ''."""
-    from adaptsched.engines.process import tail
+    from adaptsched.engines.transports.process import tail
 
     logs = [Path(f"{prefix}{s}") for s in ("_sched.log", "_batsim.log")]
     return "\n".join(f"  {p.name}:\n{tail(p, LOG_LINES)}" for p in logs if p.is_file())

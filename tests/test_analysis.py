@@ -626,7 +626,7 @@ def test_check_invariants_sweeps_beyond_the_listing_limit(tmp_path, monkeypatch)
     import random
 
     from adaptsched.analysis.invariants import check_invariants
-    from adaptsched.engines import physics
+    from adaptsched.engines.checks import physics
     from adaptsched.formats.intervals import interval_text
 
     rng = random.Random(3)

@@ -6,8 +6,8 @@ import weakref
 
 from helpers import REPO, load_benchmark
 
-import adaptsched.engines.inprocess as inprocess
 import adaptsched.engines.run as run_module
+import adaptsched.engines.transports.inprocess as inprocess
 
 breakdown = load_benchmark("breakdown")
 

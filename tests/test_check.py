@@ -14,11 +14,11 @@ import pytest
 from helpers import NO_BATSIM, NO_BATSIM_HELP, PLUGINS, REPO, find_batsim
 
 from adaptsched import schedulers as registry
-from adaptsched.analysis.checker import Target, check_scheduler
-from adaptsched.analysis.checker.cases import builtin_cases, subset
-from adaptsched.analysis.checker.promises import withdrawal_violations
-from adaptsched.analysis.checker.shrink import shrink
 from adaptsched.analysis.invariants import kind_of, run_failure, same_jobs, unended_jobs
+from adaptsched.checker import Target, check_scheduler
+from adaptsched.checker.cases import builtin_cases, subset
+from adaptsched.checker.promises import withdrawal_violations
+from adaptsched.checker.shrink import shrink
 from adaptsched.cli import main
 from adaptsched.core.queue import ORDERS
 
@@ -377,7 +377,7 @@ def test_every_shipped_scheduler_passes_on_both_engines(name, tmp_path, capsys):
 
 
 def test_a_run_the_engine_stops_for_its_physics_is_a_physics_violation():
-    """The engines check every run's physics at its end (engines/physics.py); `check` names the
+    """The engines check every run's physics at its end (engines/checks/physics.py); `check` names the
     rule that check enforces rather than calling it a refused decision."""
     from adaptsched.analysis.invariants import KINDS, run_failure
 

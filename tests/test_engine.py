@@ -564,7 +564,7 @@ def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
 def test_a_scheduler_process_never_started_says_so(tmp_path):
     """Waiting for a scheduler process that never started is a clear error, not an
     AttributeError on None; killing and closing it are no-ops."""
-    from adaptsched.engines.process import Endpoint, SchedulerProcess
+    from adaptsched.engines.transports.process import Endpoint, SchedulerProcess
 
     endpoint = Endpoint()
     try:
@@ -580,7 +580,7 @@ def test_a_scheduler_process_never_started_says_so(tmp_path):
 
 
 def test_a_scheduler_process_is_waited_for_and_killed_when_late(tmp_path):
-    from adaptsched.engines.process import Endpoint, SchedulerProcess
+    from adaptsched.engines.transports.process import Endpoint, SchedulerProcess
 
     endpoint = Endpoint()
     process = SchedulerProcess("easy", {}, endpoint, tmp_path / "sched.log")

@@ -1,6 +1,6 @@
 """Never silently different: a run the embedded engine does not model exactly says so before
 its first event, with what differs, by about how much, and ``--engine batsim``; one it cannot
-run is refused; ``--engine auto`` picks the engine (engines/fidelity.py)."""
+run is refused; ``--engine auto`` picks the engine (engines/checks/fidelity.py)."""
 
 import json
 from pathlib import Path
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from adaptsched.engines import run as run_module
-from adaptsched.engines.fidelity import Fidelity, assess, choose_engine, read_profiles
+from adaptsched.engines.checks.fidelity import Fidelity, assess, choose_engine
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import read_platform, write_cluster
+from adaptsched.workloads.batsim_json import load_workload
 
 FIXTURES = Path(__file__).parent / "fixtures" / "platforms"
 
@@ -128,34 +129,37 @@ def test_auto_picks_real_batsim_when_needed_and_installed():
     assert choose_engine("batsim", refused, True, said.append) == "batsim"  # never assessed
 
 
-def test_assess_reads_only_the_profiles(tmp_path):
-    path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
-    assert read_profiles(path) == {"d": {"type": "delay", "delay": 3}}
-    tricky = tmp_path / "t.json"  # "profiles" inside a string first: the whole file is decoded
-    tricky.write_text('{"note": "\\"profiles\\": 1", "jobs": [], "nb_res": 1, "profiles": {"p": {"type": "smpi"}}}')
-    assert read_profiles(tricky) == {"p": {"type": "smpi"}}
-    fidelity = assess(read_platform(write_cluster(2, tmp_path / "p.xml")), tricky)
-    assert fidelity.refusals and not fidelity.differences
-
-
-def test_assess_decodes_the_profiles_only_when_one_may_be_refused(tmp_path, monkeypatch):
-    """Every "type" plainly modelled: no profile decoded (the cost of a run's first look at a
-    77,000-job trace); an escaped type, or parallel profiles on a platform without links (which
-    may send bytes to their own host), take the full reading."""
-    from adaptsched.engines import fidelity as module
-
-    decoded = []
-    real = module.read_profiles
-    monkeypatch.setattr(module, "read_profiles", lambda path: decoded.append(path) or real(path))
+def test_assess_reads_the_loaded_workload(tmp_path):
+    """The assessment reads the workload the run loaded: every profile it declares, a type
+    written with escapes as any other, unused profiles too; parallel profiles sending bytes to
+    their own host are refused on a platform without links only."""
     generated = read_platform(write_cluster(2, tmp_path / "p.xml"))
     plain = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
-    assert module.assess(generated, plain).exact and not decoded
-    escaped = tmp_path / "e.json"  # "smpi" written with an escape: found only by decoding
+    assert assess(generated, load_workload(plain, every_type=True)).exact
+    escaped = tmp_path / "e.json"  # "smpi" written with an escape
     escaped.write_text(plain.read_text().replace('"delay", "delay"', '"\\u0073mpi", "delay"'))
-    assert module.assess(generated, escaped).refusals and decoded == [escaped]
+    refusals = assess(generated, load_workload(escaped, every_type=True)).refusals
+    assert len(refusals) == 1 and "profile 'd' has type 'smpi'" in refusals[0]
+    unused = tmp_path / "u.json"  # a profile no job runs is refused all the same
+    document = json.loads(plain.read_text())
+    document["profiles"]["s"] = {"type": "smpi"}
+    unused.write_text(json.dumps(document))
+    assert assess(generated, load_workload(unused, every_type=True)).refusals
     loop = workload(tmp_path / "l.json", {"p": {"type": "parallel", "cpu": [1, 1], "com": [1, 0, 0, 0]}})
-    assert module.assess(generated, loop).refusals and decoded[-1] == loop
-    assert module.assess(read_platform(FIXTURES / "cluster_bb.xml"), loop).exact
+    assert "send bytes from a host to itself" in assess(generated, load_workload(loop, every_type=True)).refusals[0]
+    assert assess(read_platform(FIXTURES / "cluster_bb.xml"), load_workload(loop, every_type=True)).exact
+
+
+def test_a_run_reads_its_workload_once(tmp_path, monkeypatch):
+    """One parsed workload for the assessment, the needs check, the engine and the end checks."""
+    from adaptsched.workloads import batsim_json
+
+    reads = []
+    real = batsim_json.read_json
+    monkeypatch.setattr(batsim_json, "read_json", lambda *a, **k: reads.append(a[0]) or real(*a, **k))
+    path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
+    result, _ = run_quietly(tmp_path, path, write_cluster(2, tmp_path / "p.xml"))
+    assert result.engine == "embedded" and reads == [str(path)]
 
 
 def test_auto_choosing_real_batsim_refuses_a_scheduler_timeout(tmp_path, monkeypatch):

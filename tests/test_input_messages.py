@@ -7,7 +7,7 @@ import pytest
 from helpers import PLUGINS, REPO
 
 from adaptsched.cli import main
-from adaptsched.engines.process import without_tracebacks
+from adaptsched.engines.transports.process import without_tracebacks
 
 GOOD_SWF = REPO / "tests" / "fixtures" / "swf" / "good.swf"
 WORKLOAD = {

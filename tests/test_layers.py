@@ -3,7 +3,8 @@
 Layers, lowest first (docs/architecture.md): the root's ``errors``, ``limits`` and ``__init__``; ``core``;
 ``formats``; ``workloads`` and ``platforms``; ``schedulers``, ``engines`` and ``api`` (the public
 API for scheduler files, which re-exports core, a workload helper and the plugin helper); ``analysis``;
-``sweep``; ``reproduce``; the command line (``cli``, ``demo``, ``__main__``). A module may
+``checker`` (``adaptsched check``: it runs simulations, then analyses them); ``sweep``; ``reproduce``;
+the command line (``cli``, ``demo``, ``__main__``). A module may
 import its own layer and those below it. Every import counts, at the top of a module or
 inside a function (a lazy import is still a dependency), except those under
 ``if TYPE_CHECKING:``. Read from the source with :mod:`ast`: nothing is imported.
@@ -25,6 +26,7 @@ LAYERS = (
     ("workloads", "platforms"),
     ("schedulers", "engines", "api"),
     ("analysis",),
+    ("checker",),
     ("sweep",),
     ("reproduce",),
     ("cli", "demo", "__main__"),

@@ -12,7 +12,6 @@ from adaptsched.cli import main
 from adaptsched.core.needs import InputRefused, Need, check_jobs
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import AdaptschedError
-from adaptsched.errors import InputRefused as RefusedError
 
 #: The minimal case: two rigid jobs of 40 hosts on 64, 1,000 s each.
 MINIMAL = {
@@ -59,7 +58,7 @@ def test_each_scheduler_refuses_a_rigid_trace_naming_the_command(tmp_path, name)
     assert f"adaptsched {command}" in message and (fallback is None or f"--option {fallback}" in message)
     assert "none of the 2 jobs" in message and "\n" not in message
     assert not (tmp_path / f"{name}_jobs.csv").exists()  # refused before the first event
-    assert isinstance(refused.value, RefusedError)
+    assert isinstance(refused.value, InputRefused)
 
 
 @pytest.mark.parametrize("name", ["fcfs", "easy", "conservative"])
@@ -74,7 +73,7 @@ def test_planners_by_estimate_need_a_walltime_on_every_job(tmp_path, name):
     if name in ("scojo-p", "cirne-berman"):
         doc["jobs"][0]["moldable"] = {"model": "scojo-p", "runtime_opt_s": 1000.0, "n_opt": 40}
     workload = write(tmp_path / "w.json", doc)
-    with pytest.raises(RefusedError, match=r"1 of the 2 jobs .* have none \(first: job 2\).*adaptsched estimates"):
+    with pytest.raises(InputRefused, match=r"1 of the 2 jobs .* have none \(first: job 2\).*adaptsched estimates"):
         run(RunSpec.make(name, workload, 64, tmp_path / "b", progress=False), say=quiet)
 
 

@@ -6,7 +6,7 @@ from adaptsched import schedulers as registry
 from adaptsched.core.backfill import Backfill, BackfillOptions
 from adaptsched.core.dvqops import Dvqops
 from adaptsched.core.options import OptionError
-from adaptsched.engines.spec import PluginOptions, SchedulerOptionError, parse_options
+from adaptsched.engines.run.spec import PluginOptions, SchedulerOptionError, parse_options
 from adaptsched.errors import AdaptschedError
 
 

@@ -1,4 +1,4 @@
-"""A run's physics (engines/physics.py), checked at the end of every run and by ``metrics
+"""A run's physics (engines/checks/physics.py), checked at the end of every run and by ``metrics
 --workload``: hand-made violations of each rule are found and name the job; a deliberately
 broken scheduler (a molded copy with the wrong runtime) fails the run on every engine."""
 
@@ -10,7 +10,7 @@ from helpers import PLUGINS, find_batsim
 
 from adaptsched.analysis.invariants import check_against_workload
 from adaptsched.cli import main
-from adaptsched.engines.physics import check_physics, physics_error, physics_violations
+from adaptsched.engines.checks.physics import check_physics, physics_error, physics_violations
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import InputError, SimulationError
 from adaptsched.platforms.simgrid import write_cluster
@@ -278,7 +278,7 @@ def _outputs(rng, n_jobs, nb_hosts):
     """Random attempts on ``nb_hosts`` hosts (runs of hosts, some overlapping), as physics reads them."""
     import numpy as np
 
-    from adaptsched.engines.physics import Outputs
+    from adaptsched.engines.checks.physics import Outputs
 
     allocs, starts, runtimes = [], [], []
     for _ in range(n_jobs):
@@ -303,7 +303,7 @@ def test_the_host_sweep_finds_the_clashes_the_host_listing_finds(monkeypatch):
     on random attempts both count the same clashes, and find one exactly when the other does."""
     import random
 
-    from adaptsched.engines import physics
+    from adaptsched.engines.checks import physics
 
     rng = random.Random(7)
     found = 0
@@ -326,7 +326,7 @@ def test_the_host_sweep_finds_the_clashes_the_host_listing_finds(monkeypatch):
 #: Job 1 killed by its scheduler after 50 s of its 100 (allowed), so that a copy may complete it.
 JOB1_KILLED = row(1, 0, 4, 200, KILL, 0, 50, "0-3")
 #: Each case breaks one rule of those ``adaptsched metrics --workload`` claims (analysis/invariants.py,
-#: engines/physics.py), on the sound run above: its rows, the workload's changes, and every problem
+#: engines/checks/physics.py), on the sound run above: its rows, the workload's changes, and every problem
 #: the command must report (worked by hand; the count pins that no other rule fires). Both layers
 #: check hosts and submissions: each layer's wording is listed, so that each check is needed.
 BROKEN_ONE_AT_A_TIME = {

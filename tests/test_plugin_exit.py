@@ -1,6 +1,6 @@
 """A scheduler whose process ends before the simulation's end fails ``run`` and ``check`` (exit
 1, a message naming the plugin), even when it ends with status 0: in a decision or at import,
-in-process (engines/plugin_exit.py: ``os._exit`` raises while the plugin runs) and over ZeroMQ
+in-process (engines/transports/plugin_exit.py: ``os._exit`` raises while the plugin runs) and over ZeroMQ
 (the engine sees its process gone). Real Batsim's: tests/conformance/test_run_promises.py.
 
 Each command runs in a process of its own: were the guard gone, the plugin would end that
@@ -15,7 +15,7 @@ import threading
 import pytest
 from helpers import PLUGINS
 
-from adaptsched.engines.plugin_exit import PluginExit, guarded
+from adaptsched.engines.transports.plugin_exit import PluginExit, guarded
 
 FIVE = {
     "nb_res": 2,

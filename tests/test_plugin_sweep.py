@@ -62,7 +62,7 @@ def test_the_plugin_travels_to_the_workers_by_content(tmp_path):
     from distributed import Client, LocalCluster
 
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.sweep.plan import analysis_of, plan_runs
     from adaptsched.sweep.run import run_grid
 

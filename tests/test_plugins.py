@@ -7,7 +7,7 @@ import pytest
 
 from adaptsched.api import Job, OnlineScheduler
 from adaptsched.cli import main
-from adaptsched.engines.spec import PluginOptions, RunSpec, SchedulerOptionError
+from adaptsched.engines.run.spec import PluginOptions, RunSpec, SchedulerOptionError
 from adaptsched.errors import InputError
 from adaptsched.schedulers.adapter import PlannerScheduler
 from adaptsched.schedulers.loader import load_plugin

@@ -3,7 +3,7 @@ mixes of them), every scheduler with every family of its options either runs or 
 input before the first event, with a message naming the command that prepares it
 (core/needs.py). A run must then keep, in its ``_jobs.csv``, the rules any correct schedule
 keeps, checked here from the workload alone (:func:`violations`), beside the engine's own
-end-of-run physics checks (engines/physics.py, which fail the run); over ZeroMQ it must write
+end-of-run physics checks (engines/checks/physics.py, which fail the run); over ZeroMQ it must write
 the same bytes as in-process.
 
 Workloads are drawn as data, job by job (sizes, runtimes, walltimes, submission times, speedup

@@ -11,6 +11,37 @@ from adaptsched.core.qops import Qops, positions
 from adaptsched.core.replay import replay
 
 
+def try_slowly(sched, base, sequence, now):
+    """The admission test by the book, the oracle of Qops._try: each job at the profile's own
+    earliest_fit, reserved with its reserve in a copy, valued by Qops.value."""
+    from adaptsched.core.units import EPS_S
+
+    profile, last = base, len(sequence) - 1
+    starts, values = [], []
+    for i, job in enumerate(sequence):
+        start = profile.earliest_fit(job.res, job.walltime_s, now)
+        if start is None or start + job.walltime_s > sched.deadline(job) + EPS_S:
+            return starts, i, values
+        starts.append(start)
+        if sched.value_aware:
+            values.append(sched.value(job, start + job.walltime_s))
+        if i < last:
+            if profile is base:
+                profile = base.copy()
+            profile.reserve(start, start + job.walltime_s, job.res)
+    return starts, None, values
+
+
+def take_slowly(sched, pos, sequence, starts):
+    """The oracle of Qops._take: the whole suffix given back, the whole sequence reserved."""
+    for waiting in sched.waiting[pos:]:
+        start = sched.reservation.pop(waiting.id)
+        sched.profile.release(start, start + waiting.walltime_s, waiting.res)
+    for planned, start in zip(sequence, starts):
+        sched.profile.reserve(start, start + planned.walltime_s, planned.res)
+        sched.reservation[planned.id] = start
+
+
 def qjob(job_id, submit_s, res, walltime_s, deadline_s, price=1.0, urgent=False):
     return Job(
         job_id,
@@ -466,10 +497,10 @@ def test_inlined_admission_plans_and_values_as_the_profile_and_the_terms_do(monk
 
     class ByTheBook(Qops):
         def _try(self, base, sequence, now):
-            return self._try_slowly(base, sequence, now)
+            return try_slowly(self, base, sequence, now)
 
         def _take(self, pos, sequence, starts):
-            self._take_slowly(pos, sequence, starts)
+            take_slowly(self, pos, sequence, starts)
 
         def value(self, job, finish_s):
             return QosTerms.of(job.fields, job.walltime_s).value(job.submit_s, finish_s)
@@ -557,7 +588,7 @@ def test_a_what_if_replay_sharing_another_ones_admissions_gives_the_same_values(
 def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_job_does():
     # Qops._take gives back and reserves only the re-planned jobs that move: at every admission
     # of a busy day (QoPS and VQoPS), the same steps and the same reservations, in the same
-    # order, as _take_slowly's giving back and reserving every job; and some jobs kept their
+    # order, as take_slowly's giving back and reserving every job; and some jobs kept their
     # start, others moved.
     import random
 
@@ -575,7 +606,7 @@ def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_
             self.profile.times[:], self.profile.free[:] = times, free  # as it was: the slow way now
             self.reservation.clear()
             self.reservation.update(reservation)
-            self._take_slowly(pos, sequence, starts)
+            take_slowly(self, pos, sequence, starts)
             assert fast == (self.profile.times, self.profile.free, list(self.reservation.items()))
 
     rnd = random.Random(11)
@@ -595,9 +626,9 @@ def test_a_schedule_taken_leaves_the_profile_as_giving_back_and_reserving_every_
 
 
 def test_planning_try_finds_the_starts_the_profile_finds():
-    # _try (the inlined hot loop, which skips the steps with too few hosts in one scan, finds the
-    # step holding now once, and values each planned job on its terms read once) against
-    # _try_slowly (AvailabilityProfile's own earliest_fit and reserve, Qops.value) on random busy
+    # _try (AvailabilityProfile.plan, which skips the steps with too few hosts in one scan and
+    # finds the step holding now once, and the values of the planned jobs) against
+    # try_slowly (AvailabilityProfile's own earliest_fit and reserve, Qops.value) on random busy
     # profiles and sequences, QoPS and VQoPS, jobs wider than the free hosts included (a
     # walltime of 0 is no limit: a Job is never of zero length, but _try would still place one
     # as the profile does), now anywhere, before the profile's first step included.
@@ -634,7 +665,7 @@ def test_planning_try_finds_the_starts_the_profile_finds():
         for j in sequence:
             sched._read_terms(j)
         fast = sched._try(base, sequence, float(now))
-        assert fast == sched._try_slowly(base, sequence, float(now))
+        assert fast == try_slowly(sched, base, sequence, float(now))
         assert len(fast[2]) == (len(fast[0]) if value_aware else 0)
         assert (base.times, base.free) == before  # the base is left as it was
 

@@ -35,6 +35,26 @@ def test_plugins_load_by_path_with_stock_pybatsim(name):
     assert scheduler.core_options.changed() == SAMPLE_OPTIONS[name]
 
 
+def test_a_scheduler_is_declared_by_its_class_alone():
+    """The registry lists classes; each says its name, summary, options and copy kinds; its
+    pybatsim entry file is the one generated from it, and no other entry file lies beside them."""
+    from adaptsched.core import base
+
+    rules = {base.RUNS_SCALED_PROFILE, base.RUNS_SPEEDUP_MODEL, base.RUNS_STAGE, base.RUNS_NOTHING}
+    for name, cls in registry.SCHEDULERS.items():
+        assert cls.name == name and cls.summary and issubclass(cls.Options, base.opt.Options)
+        assert set(cls.copy_kinds.values()) <= rules, cls
+        assert registry.plugin_path(name).read_text() == registry.entry_text(name)
+    entries = {p.name for p in registry.plugin_path("easy").parent.glob("*.py")} - {
+        "__init__.py",
+        "adapter.py",
+        "loader.py",
+    }
+    assert entries == {registry.plugin_path(name).name for name in registry.SCHEDULERS}
+    assert registry.copy_kinds()["molded"] == base.RUNS_SPEEDUP_MODEL
+    assert registry.copy_kinds()["hold"] == base.RUNS_NOTHING
+
+
 def test_plugin_options_are_checked_once_by_the_options_class():
     """Under stock pybatsim (whose launcher lets exceptions through) a refused option stops the
     plugin with a one-line message and exit status 1, no traceback."""

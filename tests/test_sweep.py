@@ -307,7 +307,7 @@ def test_run_key_holds_every_option_value_defaults_included(tmp_path):
     default is the same run as one left out (a reproduction resumes it), another value is
     another run, and a run made before a default changed is not reused after (the key holds
     the default's value, not its absence)."""
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.sweep.grid import run_key
 
     workload, platform = tmp_path / "w.json", tmp_path / "p.xml"
@@ -332,7 +332,7 @@ def test_a_grid_runs_specs_with_a_host_count_on_a_client_it_is_given(tmp_path):
     cluster file it stands for), on a client the caller holds; done runs are not run again."""
     from distributed import Client, LocalCluster
 
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.sweep import GridRun, run_grid
     from adaptsched.sweep.grid import run_key

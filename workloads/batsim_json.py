@@ -37,6 +37,8 @@ from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
 from adaptsched.limits import brief, shown
 
+#: Profile types the embedded engine executes as Batsim 4.2.1 does (the others load only for
+#: real Batsim, and the engine's fidelity assessment refuses them: engines/checks/fidelity.py).
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
 #: run (what a scheduler needs, :mod:`adaptsched.core.needs`; a run's physics).
@@ -86,6 +88,9 @@ class Workload:
     jobs: dict[str, JobSpec]  # job name -> JobSpec
     profiles: dict[str, Profile | None]  # profile name -> Profile, or None once garbage-collected
     annotations: dict[str, dict[str, Any]] = field(default_factory=dict)  # job name -> its ANNOTATIONS fields, if any
+    #: Every profile the file declares, in its order, used or not (what the fidelity assessment
+    #: reads: Batsim drops the unused ones from ``profiles``).
+    declared: dict[str, Profile] = field(default_factory=dict)
 
     @property
     def nb_jobs(self) -> int:
@@ -259,20 +264,22 @@ def _description(desc: dict, job_id: str) -> str:
     return text % tuple(values)
 
 
-def load_workload(path, name: str = "w0", *, embedded: bool = True) -> Workload:
+def load_workload(path, name: str = "w0", *, embedded: bool = True, every_type: bool = False) -> Workload:
     """Loads and checks a Batsim JSON workload file; ``name`` is Batsim's ``w0``, ``w1``...
 
     ``embedded=False`` (a check before running real Batsim) accepts every profile
-    type and skips what only the embedded engine needs.
+    type and skips what only the embedded engine needs. ``every_type``: the embedded engine's
+    reading (its numbers, the jobs' descriptions) that still accepts every profile type, for a
+    run whose fidelity assessment decides what it refuses (engines/checks/fidelity.py).
     """
     # Every object made here lives on (the document until the jobs are made, the jobs after):
     # no cycle to collect, and each collection of the cyclic GC would walk them all again
     # (CTC-SP2's 77,205 jobs: a tenth of the time).
     with gc_paused():
-        return _load(str(path), name, embedded)
+        return _load(str(path), name, embedded, every_type)
 
 
-def _load(path: str, name: str, embedded: bool) -> Workload:
+def _load(path: str, name: str, embedded: bool, every_type: bool = False) -> Workload:
     # the embedded engine reads numbers as Batsim's RapidJSON does: a subtime of 17 digits may be
     # one ulp away from Python's, which moves the clock by that much (formats/rapidjson.py)
     doc = read_json(path, "workload", parse_float=batsim_float if embedded else None)
@@ -289,8 +296,10 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
         raise InputError(path, "the 'jobs' array is missing", field="jobs")
 
     profiles: dict[str, Profile | None] = {
-        pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded) for pname, pdesc in raw_profiles.items()
+        pname: parse_profile(pname, pdesc, (path, ""), embedded=embedded and not every_type)
+        for pname, pdesc in raw_profiles.items()
     }
+    declared = {pname: profile for pname, profile in profiles.items() if profile is not None}
     jobs: dict[str, JobSpec] = {}
     annotations: dict[str, dict[str, Any]] = {}
     for index, desc in enumerate(raw_jobs):
@@ -307,7 +316,7 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None
-    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations)
+    return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations, declared)
 
 
 #: What a job id or a profile name cannot hold: Batsim writes them unquoted in ``_jobs.csv``.

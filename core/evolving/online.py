@@ -14,7 +14,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
-from adaptsched.core.base import Job, OnlineScheduler, Running
+from adaptsched.core.base import RUNS_NOTHING, RUNS_STAGE, Job, OnlineScheduler, Running
 from adaptsched.core.evolving.mapping import MAPPINGS, NodeMapper
 from adaptsched.core.evolving.planning import VARIANTS, Planner
 from adaptsched.core.evolving.profiles import Scheduled, Stage
@@ -136,6 +136,8 @@ class EvolvingScheduler(OnlineScheduler):
     """
 
     name = "evolving"
+    summary = "Klein & Pérez's offline scheduling of rigid, evolving applications: cbf, nos, mic(+c), inf(+c) fits"
+    copy_kinds = {"stage": RUNS_STAGE, "hold": RUNS_NOTHING}
     Options = EvolvingOptions
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):

@@ -165,12 +165,12 @@ class EmbeddedBatsim:
         progress: Callable[[int], None] | None = None,
         output_suffix: str = "",
     ) -> None:
-        """``output_suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.partial`)."""
+        """``output_suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.run.partial`)."""
         self.platform = platform
         # The engine's own view of each workload: its profiles as Batsim holds them during the run
         # (freed with their last job unless reused, registered by the scheduler), in a dict of its
         # own. The workloads given are left as they are: the end-of-run physics check times every
-        # job against them (engines/physics.py), and a caller may run them again.
+        # job against them (engines/checks/physics.py), and a caller may run them again.
         self.workloads = {w.name: replace(w, profiles=dict(w.profiles)) for w in workloads}
         self.static_workloads = [w.name for w in workloads]
         self.connection = connection
@@ -183,7 +183,7 @@ class EmbeddedBatsim:
         self.nb_hosts = platform.nb_hosts
         self.speeds = [h.speed_flops for h in platform.compute_hosts]
         self.uniform_speed = self.speeds[0] if self.speeds and len(set(self.speeds)) == 1 else None
-        # hosts as runs (issue 14): a job's cost does not grow with its width
+        # hosts as runs: a job's cost does not grow with its width
         # (the job computing on each host, the host's last state change): one map, one assign per run
         self.host_job: IntervalMap[tuple[str | None, float]] = IntervalMap(self.nb_hosts, (None, 0.0))
         # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())

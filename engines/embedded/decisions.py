@@ -74,7 +74,7 @@ class DecisionParser:
     def detach(self) -> None:
         """Drops the engine, at the end of its run: a compiled engine, held strongly, would
         otherwise leave the run (its workload and job records) as cyclic garbage, which only a
-        full collection frees (engines/run.py collects only now and then)."""
+        full collection frees (engines/run/__init__.py collects only now and then)."""
         self.engine = cast(DecidingEngine, _DETACHED)
 
     def parse_event(self, number: int, event: Any, now: float) -> tuple[float, Message | None]:

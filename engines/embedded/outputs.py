@@ -11,7 +11,7 @@ tail after a host's last job is not counted), as Batsim does.
 Rows are flushed to disk regularly, so a run that stops early (a crashed
 scheduler, an invalid decision) keeps every row already produced. A run writes them under
 their partial names (``suffix``: ``PREFIX_jobs.csv.partial``), renamed when it succeeds
-(:mod:`adaptsched.engines.partial`).
+(:mod:`adaptsched.engines.run.partial`).
 
 ``PREFIX_machine_states.csv`` (``MachineStateTracer`` in ``src/export.cpp``): one row each
 time a job starts or ends (``Machines::update_machines_on_job_run`` and ``..._on_job_end`` in

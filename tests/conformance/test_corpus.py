@@ -32,7 +32,7 @@ from helpers import NO_BATSIM, NO_BATSIM_HELP, NO_BATSIM_TREE, NO_BATSIM_TREE_HE
 from helpers import find_batsim_tree as batsim_tree
 from test_conformance import FILLER
 
-from adaptsched.engines.fidelity import assess
+from adaptsched.engines.checks.fidelity import assess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import InputError, SimulationError
 from adaptsched.platforms.simgrid import read_platform
@@ -78,11 +78,14 @@ def corpus() -> list[object]:
 def verdict(platform: str, workload: str) -> str | None:
     """Why the embedded engine refuses the pair (None: it accepts it, as exact)."""
     assert TREE is not None
+    from adaptsched.workloads.batsim_json import load_workload
+
     try:
         machines = read_platform(TREE / "platforms" / platform)
+        loaded = load_workload(TREE / "workloads" / workload, every_type=True)
     except InputError as error:
         return str(error)
-    fidelity = assess(machines, TREE / "workloads" / workload)
+    fidelity = assess(machines, loaded)
     assert not fidelity.differences, fidelity.warning  # Batsim's own files: exact, or refused
     return fidelity.refusal if fidelity.refusals else None
 
@@ -166,7 +169,7 @@ def test_batsim_corpus(tmp_path, platform, workload, scheduler):
 
 
 def past_the_clock(workload: Path) -> bool:
-    """Whether a job of the workload is submitted at or past 2^33 s (engines/run.py's limit)."""
+    """Whether a job of the workload is submitted at or past 2^33 s (engines/run/__init__.py's limit)."""
     from adaptsched.engines.run import MAX_TIME_S
     from adaptsched.workloads.batsim_json import load_workload
 

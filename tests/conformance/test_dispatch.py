@@ -1,4 +1,4 @@
-"""engines/dispatch.py's mirror of pybatsim's ``Batsim._read_bat_msg`` against pybatsim's own code.
+"""engines/transports/dispatch.py's mirror of pybatsim's ``Batsim._read_bat_msg`` against pybatsim's own code.
 
 Every scheduler and workload of the conformance suite (as tests/conformance/test_transports.py
 lists them), plus an example user plugin, a plugin written for stock pybatsim and pybatsim's
@@ -31,8 +31,8 @@ from helpers import CTC_EXCERPT
 from test_conformance import SPECULATIVE, TORTURE, random_workload
 from test_transports import ADDRESS_DEPENDENT, schedule_without_wall_clock, valid_schedule
 
-import adaptsched.engines.dispatch as dispatch
-import adaptsched.engines.inprocess as inprocess
+import adaptsched.engines.transports.dispatch as dispatch
+import adaptsched.engines.transports.inprocess as inprocess
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload

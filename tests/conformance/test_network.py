@@ -23,9 +23,9 @@ import pytest
 from helpers import NO_BATSIM, NO_BATSIM_HELP, PLUGINS, assert_same_files, find_batsim
 from test_conformance import TORTURE, random_workload
 
-from adaptsched.engines.process import Endpoint, SchedulerProcess
 from adaptsched.engines.run import RunSpec, run
-from adaptsched.engines.spec import resolve_scheduler
+from adaptsched.engines.run.spec import resolve_scheduler
+from adaptsched.engines.transports.process import Endpoint, SchedulerProcess
 from adaptsched.errors import SimulationError
 from adaptsched.platforms.simgrid import write_cluster
 

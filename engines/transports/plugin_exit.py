@@ -5,10 +5,10 @@ file to read its options: ``check``, ``sweep``), a plugin that calls ``os._exit(
 in a decision would end ``run`` or ``check`` at once with exit status 0 and nothing printed: a
 CI gate built on them would pass. While :func:`guarded` is in force, ``os._exit`` called by
 the thread that entered it raises :class:`PluginExit` there instead, which the caller turns into
-an error naming the plugin (:mod:`adaptsched.engines.inprocess`,
+an error naming the plugin (:mod:`adaptsched.engines.transports.inprocess`,
 :mod:`adaptsched.schedulers.loader`). ``sys.exit`` is an exception already, reported the same
 way. Over ZeroMQ and with real Batsim the plugin has a process of its own, whose end before the
-simulation's is seen from outside (:mod:`adaptsched.engines.process`, :mod:`adaptsched.engines.real`).
+simulation's is seen from outside (:mod:`adaptsched.engines.transports.process`, :mod:`adaptsched.engines.real`).
 
 What is not intercepted: ``os._exit`` in another thread (a Dask worker's own, or one the plugin
 started) or in a process forked from this one (``multiprocessing``'s children end that way), which

@@ -97,7 +97,7 @@ class CheckReport:
 def target_needs(target: Target) -> list[Any]:
     """What the target's options declare its input must carry (none for a pybatsim plugin)."""
     from adaptsched import schedulers as registry
-    from adaptsched.engines.spec import SchedulerOptionError, resolve_scheduler
+    from adaptsched.engines.run.spec import SchedulerOptionError, resolve_scheduler
     from adaptsched.schedulers.loader import load_plugin
 
     plugin, core = resolve_scheduler(target.scheduler)

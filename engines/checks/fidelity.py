@@ -14,16 +14,12 @@ Batsim when it is not and Batsim is installed.
 
 from __future__ import annotations
 
-import json
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from adaptsched.errors import InputError, SimulationError
-from adaptsched.limits import MAX_TEXT_BYTES
+from adaptsched.errors import SimulationError
+from adaptsched.workloads.batsim_json import EMBEDDED_PROFILE_TYPES, Profile, Workload
 
-#: Profile types the embedded engine executes as Batsim does.
-MODELLED_PROFILES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: Profile types it refuses, and why (Batsim 4.2.1's ``src/profiles.cpp``).
 REFUSED_PROFILES = {
     "smpi": "an SMPI profile replays MPI traces through SimGrid's SMPI",
@@ -63,44 +59,12 @@ class Fidelity:
         )
 
 
-def read_profiles(path) -> dict:
-    """The ``profiles`` object of a Batsim JSON workload, without decoding its jobs when it can
-    (a 77,000-job trace: the jobs are most of the file)."""
-    from adaptsched.workloads.batsim_json import json_text, read_json
-
-    try:
-        text = json_text(str(path), "workload")
-    except InputError:
-        text = ""  # read_json below names what is wrong
-    if text.startswith("\ufeff"):
-        text = ""  # read_json names the byte-order mark
-    decoder = json.JSONDecoder()
-    at = text.find('"profiles"')
-    while at >= 0:
-        colon = text.find(":", at + len('"profiles"'))
-        try:
-            start = colon + 1
-            while text[start] in " \t\r\n":
-                start += 1
-            value, _ = decoder.raw_decode(text, start)
-        except (ValueError, IndexError, RecursionError):
-            value = None
-        if isinstance(value, dict):
-            return value
-        at = text.find('"profiles"', at + 1)
-    doc = read_json(str(path), "workload")  # every error in the user's terms
-    profiles = doc.get("profiles") if isinstance(doc, dict) else None
-    return profiles if isinstance(profiles, dict) else {}
-
-
-def profile_refusals(profiles: dict, shown: int = 4) -> list[str]:
+def profile_refusals(profiles: Mapping[str, Profile], shown: int = 4) -> list[str]:
     """One sentence per profile type the engine cannot run, naming its profiles."""
     by_type: dict[str, list[str]] = {}
-    for name, desc in profiles.items():
-        kind = desc.get("type") if isinstance(desc, dict) else None
-        if kind in MODELLED_PROFILES or not isinstance(kind, str):
-            continue  # (malformed profiles are the loader's to report, with their field)
-        by_type.setdefault(kind, []).append(name)
+    for name, profile in profiles.items():
+        if profile.type not in EMBEDDED_PROFILE_TYPES:
+            by_type.setdefault(profile.type, []).append(name)
     refusals = []
     for kind, names in by_type.items():
         why = REFUSED_PROFILES.get(kind, f"profile type '{kind}' is not modelled")
@@ -148,7 +112,7 @@ def platform_refusals(machines) -> list[str]:
     return [] if network is None else [f"the platform is one real Batsim stops on: {what}" for what in network.invalid]
 
 
-def self_communication_refusals(machines, profiles: dict) -> list[str]:
+def self_communication_refusals(machines, profiles: Mapping[str, Profile]) -> list[str]:
     """``parallel`` profiles that send bytes from a host to itself, on a platform adaptsched
     generates: their bytes cross the 1e20 B/s FATPIPE loopback with Batsim's messages, where
     SimGrid 3.32's max-min solver never ends (real Batsim hangs: docs/network.md). On other
@@ -156,14 +120,10 @@ def self_communication_refusals(machines, profiles: dict) -> list[str]:
     if machines.network is not None:
         return []
     found = []
-    for name, desc in profiles.items():
-        if not isinstance(desc, dict) or desc.get("type") != "parallel":
-            continue
-        cpu, com = desc.get("cpu"), desc.get("com")
-        if isinstance(cpu, list) and isinstance(com, list) and len(cpu) > 1 and len(com) == len(cpu) ** 2:
-            n = len(cpu)
-            if any(isinstance(com[i * n + i], (int, float)) and com[i * n + i] > 0 for i in range(n)):
-                found.append(name)
+    for name, profile in profiles.items():
+        n = len(profile.cpus)
+        if profile.type == "parallel" and n > 1 and any(profile.coms[i * n + i] > 0 for i in range(n)):
+            found.append(name)
     if not found:
         return []
     listed = ", ".join(repr(n) for n in found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
@@ -174,39 +134,14 @@ def self_communication_refusals(machines, profiles: dict) -> list[str]:
     ]
 
 
-_TYPE = re.compile(rb'"type"\s*:\s*"([^"]*)"')  # up to the next quote: an escape stays in it
-
-
-def plain_types(path) -> set[bytes] | None:
-    """Every ``"type": "..."`` value in the workload's bytes (None if it cannot be read): when all
-    are modelled, no profile is refused, and the engine need not decode the profiles (a 10,000-job
-    CTC excerpt: 5,039 profiles, about 1 % of an in-process run's instructions). A type written
-    with escapes, or a "type" key of a job, only sends :func:`assess` to the full reading (a
-    "type" key written with escapes is missed here: ``load_workload`` checks every profile type
-    again, and refuses those it cannot run, before the first event)."""
-    try:
-        if not Path(path).is_file() or Path(path).stat().st_size > MAX_TEXT_BYTES:
-            return None  # a device, a pipe or a huge file: read_json judges it, from its first bytes
-        data = Path(path).read_bytes()
-    except OSError:
-        return None
-    return set(_TYPE.findall(data))
-
-
-_PLAIN = {kind.encode() for kind in MODELLED_PROFILES}
-
-
-def assess(machines, workload_path) -> Fidelity:
-    """The embedded engine's :class:`Fidelity` on this platform (a read ``Platform``) and workload."""
+def assess(machines, loaded: Workload) -> Fidelity:
+    """The embedded engine's :class:`Fidelity` on this platform (a read ``Platform``) and
+    workload (loaded with every profile type, :func:`~adaptsched.workloads.batsim_json.load_workload`)."""
     fidelity = Fidelity()
     fidelity.differences += platform_differences(machines)
     fidelity.refusals += platform_refusals(machines)
-    types = plain_types(workload_path)
-    if types is not None and types <= _PLAIN and not (machines.network is None and b"parallel" in types):
-        return fidelity  # every profile modelled, none that can send bytes to its own host
-    profiles = read_profiles(workload_path)
-    fidelity.refusals += profile_refusals(profiles)
-    fidelity.refusals += self_communication_refusals(machines, profiles)
+    fidelity.refusals += profile_refusals(loaded.declared)
+    fidelity.refusals += self_communication_refusals(machines, loaded.declared)
     return fidelity
 
 

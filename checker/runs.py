@@ -1,6 +1,6 @@
 """One workload through the scheduler, on one engine or both, and what its run breaks.
 
-A run is an ordinary :class:`~adaptsched.engines.spec.RunSpec` (the embedded engine in-process
+A run is an ordinary :class:`~adaptsched.engines.run.spec.RunSpec` (the embedded engine in-process
 or over ZeroMQ, or real Batsim with the plugin under pybatsim); its ``_jobs.csv`` is checked by
 :func:`adaptsched.analysis.invariants.run_violations`, and the reservations its scheduler withdrew
 by :func:`.promises.withdrawal_violations`. A run the engine stops (a decision it refuses,
@@ -62,7 +62,7 @@ def run_once(
     ``folder/NAME-ENGINE_*``) on ``platform``, a host count or a SimGrid XML file; or the
     message of the scheduler's refusal of the input, not run."""
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.errors import InputRefused
     from adaptsched.workloads.convert import write_workload
 
@@ -93,7 +93,7 @@ def run_once(
     except AdaptschedError as error:
         return Checked([run_failure(essence(str(error)))])
     # Every rule on a finished run is called here, from analysis/invariants.py; the run's physics
-    # against its workload is checked by the engine at the end of every run (engines/physics.py):
+    # against its workload is checked by the engine at the end of every run (engines/checks/physics.py):
     # a violation stops the run, and run_failure names it "physics".
     jobs_csv = f"{prefix}_jobs.csv"
     found = run_violations(jobs_csv, host_count(platform), workload_ids=job_ids(workload))

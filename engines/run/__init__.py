@@ -1,6 +1,6 @@
 """One simulation, end to end: resolve the inputs, run an engine, write the outputs.
 
-``run(spec)`` runs a :class:`~adaptsched.engines.spec.RunSpec` (which says the run once).
+``run(spec)`` runs a :class:`~adaptsched.engines.run.spec.RunSpec` (which says the run once).
 Inputs:
 
 - *scheduler*: an adaptsched scheduler name (``adaptsched schedulers`` lists them),
@@ -15,7 +15,7 @@ Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
 ``PREFIX_batsim.log`` with real Batsim, and its Pajé trace ``PREFIX_schedule.trace`` with
 ``schedule_trace``). The outputs get these names only once the run has ended and its physics
 check passed (:func:`check_run`): until then, and for good when it fails, they are
-``PREFIX_jobs.csv.partial`` and so on (:mod:`adaptsched.engines.partial`).
+``PREFIX_jobs.csv.partial`` and so on (:mod:`adaptsched.engines.run.partial`).
 """
 
 from __future__ import annotations
@@ -31,16 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adaptsched.core.options import Options
-from adaptsched.engines.fidelity import assess, choose_engine
-from adaptsched.engines.partial import PARTIAL, RunOutputs
-from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.engines.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
-from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError, UsageError
+from adaptsched.engines.checks.fidelity import assess, choose_engine
+from adaptsched.engines.run.partial import PARTIAL, RunOutputs
+from adaptsched.engines.run.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
+from adaptsched.engines.transports.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
+from adaptsched.errors import AdaptschedError, InputError, SimulationError, UsageError
 from adaptsched.formats.bulk import SparseCollections, gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
-    from adaptsched.engines.physics import Physics
+    from adaptsched.engines.checks.physics import Physics
     from adaptsched.workloads.batsim_json import Workload
 
 __all__ = ["ENGINES", "TRANSPORTS", "RunResult", "RunSpec", "find_batsim_or_fail", "run"]
@@ -145,46 +145,60 @@ def find_batsim_or_fail(batsim: str | None = None) -> str:
 
 @dataclass
 class _Inputs:
-    """A run's inputs on this machine: the platform (its file and hosts) and the workload's file."""
+    """A run's inputs on this machine, each read once: the platform (its file and hosts) and the
+    workload (its file and its parsed jobs and profiles), for the fidelity assessment, the
+    needs check, the engine and the end-of-run checks alike."""
 
     platform_path: Path
     machines: Platform
     workload_path: Path
+    loaded: Workload
 
 
 def _inputs(spec: RunSpec, say: Say) -> _Inputs:
+    from adaptsched.workloads.batsim_json import load_workload
+
     platform_path = resolve_platform(spec.platform, spec.prefix)
     if isinstance(spec.platform, int):
         machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed
     else:
         machines = read_platform(platform_path)
     workload_path = resolve_workload(spec.workload, machines.nb_hosts, spec.prefix, say=say)
-    return _Inputs(platform_path, machines, workload_path)
+    # The workload lives for the whole run: made with no collection and frozen at once, the cyclic
+    # GC never scans it (run() unfreezes it at the run's end).
+    with made_to_last():
+        if spec.engine == "batsim":
+            loaded = load_workload(workload_path, embedded=False)  # real Batsim reads the file itself
+        else:  # the embedded engine's reading; what it cannot run is the fidelity assessment's to refuse
+            loaded = load_workload(workload_path, every_type=True)
+    return _Inputs(platform_path, machines, workload_path, loaded)
 
 
 def run(spec: RunSpec, *, say: Say = print) -> RunResult:
-    """Runs one simulation (:class:`~adaptsched.engines.spec.RunSpec`, made by
-    :meth:`RunSpec.make <adaptsched.engines.spec.RunSpec.make>`) and returns where its outputs
+    """Runs one simulation (:class:`~adaptsched.engines.run.spec.RunSpec`, made by
+    :meth:`RunSpec.make <adaptsched.engines.run.spec.RunSpec.make>`) and returns where its outputs
     are; ``say`` receives the notes on its inputs (an SWF trace's conversion, sizes)."""
     try:
         return _run(spec, say)
     finally:
-        # The run's cyclic garbage (the platform's routes, the plugin module's classes: about 370
-        # objects) is unreachable now, and nothing else would collect it: the run keeps the GC off
-        # or frozen around its big structures and leaves every object in the oldest generation,
-        # so a process running many (a sweep's worker) would keep every run's. A full collection
-        # walks only what outlives the run, but that is the whole process: 20 to 65 ms. It runs
-        # after a run unless the last one was recent (SparseCollections: at most 2 % of the time).
+        # The run's GC policy, set here once: its inputs, plugin and engine records are built
+        # with the cyclic GC paused and frozen (formats/bulk.py's made_to_last), and given back
+        # here, whatever failed. The run's cyclic garbage (the platform's routes, the plugin
+        # module's classes: a few hundred objects) is unreachable now, and only a full collection
+        # frees it: one runs after a run unless the last one was recent (SparseCollections: at
+        # most 2 % of the time), or a process running many (a sweep's worker) would keep it all.
+        gc.unfreeze()
         COLLECTIONS.maybe()
 
 
 def _run(spec: RunSpec, say: Say) -> RunResult:
     Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
     outputs = RunOutputs(spec.prefix)
-    outputs.clear()  # an earlier run's outputs would pass for this one's (engines/partial.py)
+    outputs.clear()  # an earlier run's outputs would pass for this one's (engines/run/partial.py)
     inputs = _inputs(spec, say)
-    if spec.engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)
+    if spec.engine != "batsim":  # before the first event: exact, or say so (engines/checks/fidelity.py)
         spec = _chosen_engine(spec, inputs, say)
+    _check_input(spec, inputs.loaded, inputs.machines, say)
     executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
     try:
         if spec.transport == "inprocess":
@@ -208,7 +222,7 @@ def _run(spec: RunSpec, say: Say) -> RunResult:
 def _chosen_engine(spec: RunSpec, inputs: _Inputs, say: Say) -> RunSpec:
     """The spec with ``auto`` resolved (real Batsim talks over ZeroMQ only); the embedded
     engine's warning said, or its refusal raised."""
-    engine = choose_engine(spec.engine, assess(inputs.machines, inputs.workload_path), _batsim_found(spec.batsim), say)
+    engine = choose_engine(spec.engine, assess(inputs.machines, inputs.loaded), _batsim_found(spec.batsim), say)
     if engine == spec.engine:
         return spec
     if engine == "batsim" and spec.scheduler_timeout_s is not None:  # auto chose real Batsim
@@ -227,9 +241,7 @@ def _batsim_found(batsim: str | None) -> bool:
 
 def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -> RunResult:
     """Either engine with the plugin in a pybatsim process, over ZeroMQ."""
-    from adaptsched.workloads.batsim_json import load_workload
-
-    prefix, machines = spec.prefix, inputs.machines
+    prefix, machines, loaded = spec.prefix, inputs.machines, inputs.loaded
     endpoint = Endpoint()
     cpu = pick_cpu() if spec.pin_cpu else None
     process = SchedulerProcess(
@@ -244,9 +256,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
     affinity = _affinity()
     bar = None
     try:
-        process.start()  # pybatsim boots while the workload loads
-        loaded = load_workload(inputs.workload_path, embedded=(spec.engine == "embedded"))
-        _check_input(spec, loaded, machines, say)
+        process.start()
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} ({spec.engine})", spec.progress)
         if executable is None:
             pin(0, cpu)
@@ -260,7 +270,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
-    physics = check_run(prefix, loaded, machines)
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     result.record(physics)
@@ -298,10 +308,7 @@ def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     from adaptsched.core import needs
 
     for need in spec.options.needs() if isinstance(spec.options, Options) else ():
-        try:
-            verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
-        except needs.InputRefused as error:
-            raise InputRefused(str(error)) from None
+        verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
         if verdict.note:
             say(verdict.note)
     check_times(loaded, spec.workload)
@@ -373,20 +380,16 @@ def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
 
 
 def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
-    """The embedded engine with the plugin in this process (engines/inprocess.py); the plugin
+    """The embedded engine with the plugin in this process (engines/transports/inprocess.py); the plugin
     receives the options as parsed (an adaptsched scheduler's options class)."""
-    from adaptsched.engines.inprocess import InProcessConnection
-    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.engines.transports.inprocess import InProcessConnection
 
-    prefix, machines = spec.prefix, inputs.machines
+    prefix, machines, loaded = spec.prefix, inputs.machines, inputs.loaded
     start = time.perf_counter()
-    # The workload and the plugin live for the whole run: made with no collection, and frozen at
-    # once, the cyclic GC never scans them (the engine's run unfreezes them at its end; an earlier
-    # failure, _run_embedded). With the engine's job records (_run_embedded), the collections
+    # The plugin lives for the whole run too: made with no collection and frozen at once, like
+    # the workload (_inputs). With the engine's job records (_run_embedded), the collections
     # before the run walked the whole workload again and again: about 0.4 s on CTC's year.
     with made_to_last():
-        loaded = load_workload(inputs.workload_path, embedded=True)
-        _check_input(spec, loaded, machines, say)
         clock: list[Any] = []  # the engine, once made, for the connection's messages
         options = spec.options if isinstance(spec.options, Options) else spec.options.values()
         connection = InProcessConnection(
@@ -401,11 +404,10 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         bar = Progress(loaded.nb_jobs, f"{Path(prefix).name} (embedded)", spec.progress)
         problem = _run_embedded(spec, machines, loaded, connection, bar, clock)
     finally:
-        gc.unfreeze()  # what made_to_last froze, whatever failed before _run_embedded's own unfreeze
         if bar is not None:
             bar.close()
         connection.close()
-    physics = check_run(prefix, loaded, machines)
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -416,12 +418,26 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     return result
 
 
-def check_run(prefix: str, loaded: Workload, machines: Platform) -> Physics:
+def _copy_kinds(spec: RunSpec) -> dict[str, str]:
+    """What each kind of job copy runs, as adaptsched's schedulers and the run's own declare it."""
+    from adaptsched.schedulers import copy_kinds
+    from adaptsched.schedulers.loader import load_plugin, mentions_adaptsched
+
+    core = spec.core_class
+    if core is None and spec.plugin.endswith(".py") and mentions_adaptsched(spec.plugin):
+        try:
+            core = load_plugin(spec.plugin).core_class  # (loaded once already, for its options)
+        except InputError:
+            core = None
+    return copy_kinds(core)
+
+
+def check_run(prefix: str, loaded: Workload, machines: Platform, copy_kinds: dict[str, str] | None = None) -> Physics:
     """At the end of every run, either engine: the outputs (under their partial names, not yet
     renamed; a finished run's under their final names) obey the workload's physics
-    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault.
-    Returns what was timed."""
-    from adaptsched.engines.physics import check_physics, physics_error
+    (:mod:`adaptsched.engines.checks.physics`; ``copy_kinds``: what the scheduler's copies run), or a
+    :class:`SimulationError` names the jobs at fault. Returns what was timed."""
+    from adaptsched.engines.checks.physics import check_physics, physics_error
 
     outputs = RunOutputs(prefix)
     jobs_csv = outputs.partial("_jobs.csv")
@@ -433,7 +449,12 @@ def check_run(prefix: str, loaded: Workload, machines: Platform) -> Physics:
     # of the workload, the plugin's and pybatsim's jobs, 3x the check's own cost on CTC's year.
     with gc_paused():
         physics = check_physics(
-            jobs_csv, loaded, machines.nb_hosts, speeds=speeds, network=machines.network is not None
+            jobs_csv,
+            loaded,
+            machines.nb_hosts,
+            speeds=speeds,
+            network=machines.network is not None,
+            copy_kinds=copy_kinds,
         )
     error = physics_error(physics, jobs_csv)
     if error:
@@ -467,7 +488,7 @@ def _run_embedded(
         options = EngineOptions(
             dynamic_jobs=spec.dynamic_jobs, ack_dynamic_jobs=spec.ack_dynamic_jobs, profile_reuse=spec.profile_reuse
         )
-        with made_to_last():  # the engine's job records live for the whole run too (_run_inprocess)
+        with made_to_last():  # the engine's job records live for the whole run too
             engine = EmbeddedBatsim(
                 machines,
                 [loaded],
@@ -483,5 +504,4 @@ def _run_embedded(
         summary = getattr(connection, "summary_problem", None)
         return summary() if summary is not None else None
     finally:
-        gc.unfreeze()  # (done by the engine's run, unless it never ran)
         connection.close()

@@ -11,7 +11,7 @@ The rest is pybatsim's: the same ``Batsim`` object, the same plugin loader
 with the same ``Job`` objects, so any pybatsim plugin (adaptsched's, pybatsim's own, a user's
 ``.py``) runs as it does under ``pybatsim`` against real Batsim. One part of it is a copy: the
 usual messages (job submissions and completions, requested calls) are read by
-:mod:`adaptsched.engines.dispatch`'s mirror of pybatsim's ``_read_bat_msg``, which does what it
+:mod:`adaptsched.engines.transports.dispatch`'s mirror of pybatsim's ``_read_bat_msg``, which does what it
 does without its overhead, only while the installed pybatsim is the one it copies and nothing
 replaces what it bypasses (its module doc says how that is checked; tests/conformance/
 test_dispatch.py proves both readers alike); every other message, and all of them when that
@@ -31,13 +31,13 @@ What a separate process gave for free is kept here:
   the recursion limit pybatsim raises, the root logger) is restored afterwards.
 
 - ``os._exit`` in the plugin (at import or in a decision) stops the run the same way: it raises
-  while the plugin runs (:mod:`adaptsched.engines.plugin_exit`), rather than end the process
+  while the plugin runs (:mod:`adaptsched.engines.transports.plugin_exit`), rather than end the process
   with a status that would pass for success.
 
 A plugin that kills its process otherwise (a signal) or corrupts the interpreter itself can
 still take the engine down with it, with a non-zero status (the engine flushes ``_jobs.csv``
 before each message to the plugin, so the rows written are on disk, under their partial names:
-:mod:`adaptsched.engines.partial`): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
+:mod:`adaptsched.engines.run.partial`): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
 
 pybatsim's own ``_read_bat_msg`` logs every message it receives at INFO level (``"...".format(msg)``, computed even
 when INFO is off). When INFO is off (the default verbosity, ``warning``), the messages are
@@ -58,9 +58,9 @@ import traceback
 from contextlib import ExitStack, redirect_stdout
 from pathlib import Path
 
-from adaptsched.engines import dispatch
-from adaptsched.engines.dispatch import Dispatcher
-from adaptsched.engines.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
+from adaptsched.engines.transports import dispatch
+from adaptsched.engines.transports.dispatch import Dispatcher
+from adaptsched.engines.transports.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
 from adaptsched.errors import NO_ANSWER, AdaptschedError, InputError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
@@ -204,7 +204,7 @@ class InProcessConnection:
         root.setLevel(logging.WARNING)  # the launcher's default verbosity
         self.short_repr = not logging.getLogger("batsim.batsim").isEnabledFor(logging.INFO)
         self._watchdog = None
-        self._guard = ExitStack()  # os._exit in the plugin's code raises (engines/plugin_exit.py)
+        self._guard = ExitStack()  # os._exit in the plugin's code raises (engines/transports/plugin_exit.py)
         self._guard.enter_context(guarded())
         try:
             with _output_to(self.log):
@@ -297,7 +297,7 @@ class InProcessConnection:
             module.NetworkHandler = saved
 
     def _dispatcher(self) -> Dispatcher | None:
-        """The mirror of ``_read_bat_msg`` (engines/dispatch.py) when the installed pybatsim is the
+        """The mirror of ``_read_bat_msg`` (engines/transports/dispatch.py) when the installed pybatsim is the
         one it copies; else None (pybatsim's own code reads every message, as fast as before, and
         the log says why: the run's outputs do not depend on it, only its speed)."""
         import batsim.batsim as module
@@ -314,7 +314,7 @@ class InProcessConnection:
         print(f"[adaptsched] the scheduler plugin {what} at t={self.now():f}:\n{trace}", file=self.log)
 
     def _tail(self, lines: int = 12) -> str:
-        from adaptsched.engines.process import tail
+        from adaptsched.engines.transports.process import tail
 
         self.log.flush()
         return tail(self.log_path, lines)

@@ -35,10 +35,10 @@ from adaptsched.errors import AdaptschedError, InputError, UsageError, hosts_in_
 from adaptsched.limits import brief
 
 #: ``auto``: the embedded engine when it models the run exactly, else real Batsim when installed
-#: (engines/fidelity.py; :func:`adaptsched.engines.run.run` resolves it once the files are read).
+#: (engines/checks/fidelity.py; :func:`adaptsched.engines.run.run` resolves it once the files are read).
 ENGINES = ("embedded", "batsim", "auto")
 #: How the engine talks to the pybatsim plugin: ``inprocess`` (the embedded engine's default: the
-#: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/inprocess.py) or
+#: plugin and pybatsim's ``Batsim`` object in the engine's process, engines/transports/inprocess.py) or
 #: ``zmq`` (a second process, ZeroMQ, JSON text: how Batsim runs plugins; real Batsim's only way).
 TRANSPORTS = ("inprocess", "zmq")
 

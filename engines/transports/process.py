@@ -143,7 +143,8 @@ class SchedulerProcess:
 
     def start(self) -> SchedulerProcess:
         self._log = open(self.log_path, "w")
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # The run checked the workload before starting the plugin (schedulers/adapter.py's INPUTS_CHECKED).
+        env = dict(os.environ, PYTHONUNBUFFERED="1", ADAPTSCHED_INPUTS_CHECKED="1")
         # A neutral working directory: ``python -m`` puts it first on sys.path, and a
         # folder named ``schedulers`` there (our repository root) would shadow pybatsim's.
         self.process = subprocess.Popen(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-CTC = Path(__file__).resolve().parent.parent.parent / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+CTC = Path(__file__).resolve().parent.parent / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
 CTC_HOSTS = 338
 LUBLIN_HOSTS = 64
 CASE_JOBS = 300

@@ -64,16 +64,18 @@ import heapq
 import math
 import re
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from adaptsched.engines.partial import PARTIAL
+from adaptsched.core.base import RUNS_NOTHING, RUNS_SCALED_PROFILE, RUNS_SPEEDUP_MODEL, RUNS_STAGE
+from adaptsched.engines.run.partial import PARTIAL
 from adaptsched.errors import InputError
 from adaptsched.platforms.simgrid import Platform, read_platform
+from adaptsched.schedulers import copy_kinds as declared_copy_kinds
 from adaptsched.workloads.batsim_json import Workload, load_workload
 from adaptsched.workloads.moldable import model_of
 
@@ -331,8 +333,17 @@ def _outputs(col: dict[str, Sequence[str]]) -> Outputs:
 class _Expect:
     """Expected runtimes from the workload (its jobs, profiles and annotations)."""
 
-    def __init__(self, workload: Workload, nb_hosts: int, speeds: Sequence[float] | None, network: bool = False):
+    def __init__(
+        self,
+        workload: Workload,
+        nb_hosts: int,
+        speeds: Sequence[float] | None,
+        network: bool = False,
+        copy_kinds: Mapping[str, str] | None = None,
+    ):
         self.workload = workload
+        #: What each kind of copy runs, as the schedulers declare it (:func:`adaptsched.schedulers.copy_kinds`).
+        self.copy_kinds = copy_kinds if copy_kinds is not None else declared_copy_kinds()
         self.nb_hosts = nb_hosts
         self.speeds = speeds
         self.network = network  # the platform's messages take time (parallel tasks' communications too)
@@ -434,27 +445,28 @@ def _expected(p: Physics, x: _Expect, a: Attempt, spec: Any, limit: int) -> tupl
     if a.kind == "regular":
         t = x.profile_time(spec, a.hosts)
         return t if isinstance(t, str) else (t, "its profile's time")
-    if a.kind == "hold":
-        return "they hold their nodes for a stretched stage and compute nothing"
-    if a.kind == "molded":
+    runs = x.copy_kinds.get(a.kind, RUNS_SCALED_PROFILE)
+    if runs == RUNS_NOTHING:
+        return f"they hold their nodes ({a.kind} copies) and compute nothing"
+    if runs == RUNS_SPEEDUP_MODEL:
         model = x.model(name)
         if model is None:
-            p.add(f"job {a.job} has no speedup model ('moldable') but ran molded as {a.id} on {a.res} hosts", limit)
+            p.add(f"job {a.job} has no speedup model ('moldable') but ran {a.kind} as {a.id} on {a.res} hosts", limit)
             return None
         try:
             return model.runtime(a.res), f"its speedup model's runtime on {a.res} hosts"
         except ValueError as error:
-            p.add(f"job {a.job}: molded copy {a.id} on {a.res} hosts: {error}", limit)
+            p.add(f"job {a.job}: {a.kind} copy {a.id} on {a.res} hosts: {error}", limit)
             return None
-    if a.kind == "stage":
+    if runs == RUNS_STAGE:
         stages = ((x.workload.annotations.get(name) or {}).get("evolving") or {}).get("stages")
         if not stages:
-            p.add(f"job {a.job} has no evolving stages but ran stage copy {a.id} for {a.runtime_s:.6f} s", limit)
+            p.add(f"job {a.job} has no evolving stages but ran {a.kind} copy {a.id} for {a.runtime_s:.6f} s", limit)
             return None
         try:
             return float(stages[int(a.stage)][0]), f"stage {a.stage}'s duration"
         except (ValueError, TypeError, IndexError):
-            p.add(f"job {a.job}: stage copy {a.id} names stage {a.stage!r} of {len(stages)}", limit)
+            p.add(f"job {a.job}: {a.kind} copy {a.id} names stage {a.stage!r} of {len(stages)}", limit)
             return None
     profile = x.workload.profiles.get(spec.profile)
     if profile is not None and profile.type == "parallel_homogeneous_total":  # keeps its work on any size
@@ -631,18 +643,21 @@ def check_physics(
     speeds: Sequence[float] | None = None,
     limit: int = 10,
     network: bool = False,
+    copy_kinds: Mapping[str, str] | None = None,
 ) -> Physics:
     """The module doc's checks of a run's ``_jobs.csv`` against its ``workload`` on ``nb_hosts``
     hosts (``speeds``: each host's flop/s, to time parallel tasks); at most ``limit``
     violations are listed (:attr:`Physics.count` counts them all). ``network``: the platform's
     messages take time, and so do parallel tasks' communications: those that communicate are
     not timed (delays and parallel tasks that only compute are, exactly as elsewhere).
+    ``copy_kinds``: what each kind of job copy runs (``RUNS_...`` of :mod:`adaptsched.core.base`),
+    as the run's scheduler declares it; by default, as adaptsched's schedulers declare them.
 
     The jobs themselves with ``delay`` profiles, most rows, are timed on arrays; copies and
     other profiles one by one. :class:`Physics` counts the attempts timed and those not, why."""
     out = read_outputs(jobs_csv)
     p = Physics()
-    x = _Expect(workload, nb_hosts, speeds, network)
+    x = _Expect(workload, nb_hosts, speeds, network, copy_kinds)
     delay_of = {name: q.delay for name, q in workload.profiles.items() if q is not None and q.type == "delay"}
     if set(out.workloads) <= {workload.name}:  # the jobs themselves run their own profile
         expected = np.array([delay_of.get(name, math.nan) for name in out.profiles], dtype=float)
@@ -673,7 +688,7 @@ def check_physics(
         p.timed += 1  # (None: what it ran broke a rule, said)
         if timing is not None:
             _timing(p, a, timing[0], timing[1], limit)
-        if a.kind == "molded" and a.state == SUCCESS:
+        if a.state == SUCCESS and x.copy_kinds.get(a.kind) == RUNS_SPEEDUP_MODEL:
             molded.setdefault(a.job, []).append(a)
     _work(p, x, molded, limit)
     _hosts(p, out, nb_hosts, limit)

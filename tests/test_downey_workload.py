@@ -68,7 +68,7 @@ def test_days_apart_are_the_same_jobs_each_day_on_an_empty_machine(tmp_path):
     number of days after the last, no sooner than its arrival phase plus its jobs' lifetimes; even
     the most stubborn allocation (MAX) has ended a day's jobs before the next day's first arrival."""
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.workloads.convert import write_workload
 
     chained, apart = generate(3, 0.8, seed=2), generate(3, 0.8, seed=2, apart=True)

@@ -39,7 +39,7 @@ from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.cli.run import RUN_OUTPUTS
-from adaptsched.engines.partial import PARTIAL, SUFFIXES
+from adaptsched.engines.run.partial import PARTIAL, SUFFIXES
 from adaptsched.errors import InputError
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "analysis"
@@ -320,7 +320,7 @@ def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_do
     for suffix in {*written, *RUN_OUTPUTS}:  # and every file run may write, in any case
         assert f"`PREFIX{suffix}`" in table, suffix
     # a run that passed its checks leaves no partial file; the page names every output written
-    # under a partial name first (engines/partial.py) and the partial name itself
+    # under a partial name first (engines/run/partial.py) and the partial name itself
     assert not list(tmp_path.glob("r*.partial*")), written
     partial = table.split("The run's results, ")[1].split("\n\n")[0]
     for suffix in SUFFIXES:

@@ -25,7 +25,7 @@ def pipeline(tmp_path, studies, *, jobs: int, seeds: int, windows: int) -> list:
     plan for ``studies`` through the embedded engine in this process, analysed as the
     reproduction analyses it."""
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.reproduce.perkovic_keleher.checks import check
     from adaptsched.reproduce.perkovic_keleher.plan import analyse_run, mixes, runs, split_windows, window_runs

@@ -45,7 +45,7 @@ def results(inputs, tag: str, variants=("trad", "scojo-p", "cb"), **options) -> 
     """variant -> {seed: the reproduction's summary of its run}: each run on the embedded engine in
     this process, analysed by the plan's ``analyse_run``; ``options`` go to SCOJO-P."""
     from adaptsched.engines.run import run
-    from adaptsched.engines.spec import RunSpec
+    from adaptsched.engines.run.spec import RunSpec
     from adaptsched.reproduce.scojo_p.plan import VARIANTS, analyse_run
 
     loads, stats, platform, folder = inputs

@@ -9,6 +9,7 @@ from adaptsched.errors import UsageError, positive_float
 
 from .common import (
     Subparsers,
+    add_energy_option,
     add_engine_options,
     add_metric_options,
     add_progress_option,
@@ -66,6 +67,7 @@ def register(sub: Subparsers) -> None:
         action="store_true",
         help="real Batsim only: also write its Pajé trace OUT_schedule.trace (off by default: large)",
     )
+    add_energy_option(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -91,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=progress_choice(args.progress),
         pin_cpu=not args.no_pin,
         schedule_trace=args.schedule_trace,
+        energy=args.energy,
     )
     result = run(spec, say=say)
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")

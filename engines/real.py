@@ -59,11 +59,13 @@ def run_batsim(
     poll_s: float = 0.2,
     cpu: int | None = None,
     schedule_trace: bool = False,
+    energy: bool = False,
 ) -> float:
     """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess.
 
     Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
-    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default).
+    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default); with
+    ``energy`` (``-E``), its energy model's ``PREFIX_consumed_energy.csv`` and ``PREFIX_pstate_changes.csv``.
     """
     command = [batsim, "-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", scheduler.endpoint.url, "-q"]
     if not schedule_trace:
@@ -74,6 +76,8 @@ def run_batsim(
         command.append("--acknowledge-dynamic-jobs")
     if profile_reuse:
         command.append("--enable-profile-reuse")
+    if energy:
+        command.append("--energy")
     log_path = f"{prefix}_batsim.log"
     jobs_csv = Path(f"{prefix}_jobs.csv")
     start = time.perf_counter()

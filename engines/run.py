@@ -258,6 +258,7 @@ def _run_real(
         progress=bar,
         cpu=cpu,
         schedule_trace=spec.schedule_trace,
+        energy=spec.energy,
     )
 
 
@@ -381,7 +382,10 @@ def _run_embedded(
 
     try:
         options = EngineOptions(
-            dynamic_jobs=spec.dynamic_jobs, ack_dynamic_jobs=spec.ack_dynamic_jobs, profile_reuse=spec.profile_reuse
+            dynamic_jobs=spec.dynamic_jobs,
+            ack_dynamic_jobs=spec.ack_dynamic_jobs,
+            profile_reuse=spec.profile_reuse,
+            energy=spec.energy,
         )
         with made_to_last():  # the engine's job records live for the whole run too (_run_inprocess)
             engine = EmbeddedBatsim(

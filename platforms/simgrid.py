@@ -60,8 +60,17 @@ _SPEED_RE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kMGTPEZY]?f)?(?:lops)?\s*$")
 @dataclass(frozen=True)
 class Host:
     name: str
-    speed_flops: float
+    speed_flops: float  # at its initial pstate
     properties: dict = field(default_factory=dict)
+    #: flop/s of each of its pstates (``speed="100Mf, 50Mf"``); empty: one, ``speed_flops``
+    speeds: tuple = ()
+    pstate: int = 0  # its initial pstate
+    cores: int = 1
+
+    @property
+    def pstate_speeds(self) -> tuple:
+        """Flop/s of each pstate (the energy model's DVFS and sleep states)."""
+        return self.speeds or (self.speed_flops,)
 
 
 @dataclass(frozen=True)
@@ -143,15 +152,18 @@ def read_platform(path) -> Platform:
             name = element.get("id")
             if not name:
                 raise InputError(path, "a <host> has no 'id'")
-            speed = _pstate_speed(element, path, f"host {name!r} speed")
-            hosts.append(Host(name, speed, _props(element)))
+            speeds, pstate = _pstate_speeds(element, path, f"host {name!r} speed")
+            cores = _cores(element, path, f"host {name!r}")
+            hosts.append(Host(name, speeds[pstate], _props(element), speeds, pstate, cores))
         elif element.tag in ("cluster", "cabinet"):
             cid = element.get("id", "?")
-            speed = parse_speed(element.get("speed", ""), path=path, what=f"{element.tag} {cid!r} speed")
+            what = f"{element.tag} {cid!r} speed"
+            speeds = tuple(parse_speed(s, path=path, what=what) for s in element.get("speed", "").split(","))
+            cores = _cores(element, path, f"{element.tag} {cid!r}")
             props = _props(element)
             prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
             for number in _radical_numbers(element.get("radical", ""), path):
-                hosts.append(Host(f"{prefix}{number}{suffix}", speed, dict(props)))
+                hosts.append(Host(f"{prefix}{number}{suffix}", speeds[0], dict(props), speeds, 0, cores))
 
     masters = [h for h in hosts if h.properties.get("role") == "master"]
     if not masters:
@@ -187,16 +199,28 @@ def _instantaneous(network: Network, master: str, hosts: list) -> bool:
         return False
 
 
-def _pstate_speed(element, path, what: str) -> float:
-    """A host's speed: that of its ``pstate`` (default 0) among its comma-separated speeds."""
-    speeds = element.get("speed", "").split(",")
+def _pstate_speeds(element, path, what: str) -> tuple[tuple[float, ...], int]:
+    """A host's comma-separated speeds, one per pstate, and its ``pstate`` (default 0)."""
+    texts = element.get("speed", "").split(",")
     try:
         pstate = int(float(element.get("pstate", "0")))
     except ValueError:
         raise InputError(path, f"{what}: pstate {element.get('pstate')!r} is not an integer") from None
-    if not 0 <= pstate < len(speeds):
-        raise InputError(path, f"{what}: pstate {pstate} but only {len(speeds)} speeds")
-    return parse_speed(speeds[pstate], path=path, what=what)
+    if not 0 <= pstate < len(texts):
+        raise InputError(path, f"{what}: pstate {pstate} but only {len(texts)} speeds")
+    return tuple(parse_speed(text, path=path, what=what) for text in texts), pstate
+
+
+def _cores(element, path, what: str) -> int:
+    """A host's (or a cluster's hosts') ``core`` count, default 1."""
+    text = element.get("core", "1")
+    try:
+        cores = int(text)
+    except ValueError:
+        raise InputError(path, f"{what}: core {text!r} is not an integer") from None
+    if cores < 1:
+        raise InputError(path, f"{what}: core {text!r} must be at least 1")
+    return cores
 
 
 def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:

@@ -252,10 +252,13 @@ class NetworkKernel(Kernel):
         if call[0] != EXEC_START or len(call) < 3:
             super()._handle(actor, call)
             return
-        # (EXEC_START, duration_s, (hosts, flops, bytes)): a parallel task, answers its action
+        # (EXEC_START, duration_s, (hosts, flops, bytes)[, hooks]): a parallel task, answers its action
         hosts, flops, nbytes = call[2]
         action = self._new_action("exec", hosts, flops, nbytes)
         self._transfers.append((next(self._seq), action))
+        if len(call) > 3 and call[3] is not None:
+            action.hooks = call[3]
+            call[3].on_start(action)
         actor.answer = action
         self._ready.append(actor)
 
@@ -389,6 +392,8 @@ class NetworkKernel(Kernel):
         self._admit(running)
         if self._modified:
             self._share()
+        if self.on_solve is not None:  # the energy model reads the rates (CPU loads) just solved
+            self.on_solve()
         delta = -1.0
         for _, action in running:
             if action.latency > 0:

@@ -122,6 +122,7 @@ class NetworkKernel(Kernel):
         self.network = network
         self.host_of = host_of
         self.speed_of = speed_of
+        self.host_speeds: dict[str, float] = {}  # speed_of's values, when it reads them (kernel_for)
         self.gamma = network.tcp_gamma
         self.surf_precision = network.config["surf/precision"]
         self.maxmin_precision = network.config["maxmin/precision"]
@@ -133,6 +134,16 @@ class NetworkKernel(Kernel):
         self.nb_messages = 0
         # here, the running messages (Comm until they start) and parallel tasks, in creation order
         self._transfers: list[tuple[int, Any]] = []
+
+    def set_speed(self, host: str, speed: float) -> None:
+        """A pstate change (``CpuL07::on_speed_change``): the host's CPU constraint takes its new
+        speed. The energy model switches pstates on hosts that compute nothing (it refuses the
+        rest), so no running action's bound changes."""
+        self.host_speeds[host] = speed
+        constraint = self._cpus.get(host)
+        if constraint is not None:
+            constraint.bound = speed
+            self._modified = True
 
     # -- creating actions -----------------------------------------------------
     def _link(self, link: Any) -> Constraint:
@@ -495,4 +506,6 @@ def kernel_for(engine: Any) -> Kernel:
             return master
         return names[int(job.allocation.runs[0][0])]
 
-    return NetworkKernel(platform.network, host_of, speeds.__getitem__)
+    kernel = NetworkKernel(platform.network, host_of, speeds.__getitem__)
+    kernel.host_speeds = speeds
+    return kernel

@@ -60,6 +60,7 @@ PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
 UPDATE, CALL, SLEEP_HOOKED = range(8, 11)
 
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
+RATED_PRECISION = 1e-5 * 1e-9  # maxmin/precision x surf/precision: an L07 action's fraction left
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
 WINDOW_S = 1e-6  # approximate ends this close to the earliest are checked exactly
 TRANSFER_S = 1.0 / 1e20  # one 1-byte message on the generated platforms' 1e20 B/s loopback
@@ -113,7 +114,20 @@ class TimedAction:
     (:meth:`Kernel.ended`), as SimGrid's energy plugin is (its signals on executions).
     """
 
-    __slots__ = ("actor", "cancelled", "done", "duration", "hooks", "idx", "kind", "partner", "precision", "rem")
+    __slots__ = (
+        "actor",
+        "cancelled",
+        "done",
+        "duration",
+        "hooks",
+        "idx",
+        "kind",
+        "partner",
+        "precision",
+        "rate",
+        "rem",
+        "remains",
+    )
 
     def __init__(self, kind: str, actor: Actor | None = None, duration: float = 0.0, idx: int = 0) -> None:
         self.kind = kind  # "sleep", "exec" or "timeout"
@@ -127,6 +141,9 @@ class TimedAction:
         self.rem = float(duration)
         self.idx = idx
         self.hooks: Any = None
+        # a rated execution (see Kernel.remaining): its rate (fraction per second) and fraction left
+        self.rate = 0.0
+        self.remains = 1.0
 
 
 class Kernel:
@@ -263,6 +280,8 @@ class Kernel:
         """
         steps = self._steps
         i, n = action.idx, len(steps)
+        if action.rate:
+            return self._rated_remaining(action, steps, i, n)
         if i == n:
             return action.rem
         rem = action.rem
@@ -276,6 +295,21 @@ class Kernel:
                     rem = 0.0
         action.rem, action.idx = rem, n
         return rem
+
+    @staticmethod
+    def _rated_remaining(action: TimedAction, steps: list[float], i: int, n: int) -> float:
+        """A rated execution's remaining duration, as SimGrid's L07 model computes it: the fraction
+        left (``remains``, from 1) loses ``rate x step`` at each step (zeroed below
+        ``RATED_PRECISION``, ``double_update``), and the time to its end is ``remains / rate``
+        (``Model::next_occurring_event_full``). Its duration alone (``1 / rate``) would round
+        otherwise once other events cut it into steps."""
+        remains, rate = action.remains, action.rate
+        for step in steps[i:n]:
+            remains -= rate * step
+            if remains < RATED_PRECISION:
+                remains = 0.0
+        action.remains, action.idx = remains, n
+        return remains / rate if remains > 0 else 0.0
 
     def _step(self, delta: float) -> None:
         """Moves the clock by ``delta`` (SimGrid: ``now_ += time_delta``) and logs it."""
@@ -333,7 +367,11 @@ class Kernel:
             candidates = self._candidates(heap[0][0])  # the heap's top at least (not cancelled)
             delta = candidates[0][0] if len(candidates) == 1 else min(rem for rem, _, _ in candidates)
         for rem, seq, action in candidates:
-            if rem - delta < action.precision or rem <= delta:  # a precision of 0 (nothing to do) ends too
+            if action.rate:  # rated: its end is when the step leaves no fraction (update_actions_state)
+                done = action.remains - action.rate * delta < RATED_PRECISION
+            else:
+                done = rem - delta < action.precision or rem <= delta  # a precision of 0 (nothing to do) ends too
+            if done:
                 finished.append((seq, action))
             else:
                 heapq.heappush(heap, (self.now + rem, seq, action))
@@ -399,8 +437,11 @@ class Kernel:
     def _handle(self, actor: Actor, call: Simcall) -> None:
         op = call[0]
         if op == EXEC_START:
-            # (EXEC_START, duration_s[, ptask[, hooks]]): starts a parallel execution, answers its action.
+            # (EXEC_START, duration_s[, ptask[, hooks[, rate]]]): starts a parallel execution, answers
+            # its action; with a rate, a rated one (see remaining)
             action = TimedAction("exec", duration=call[1], idx=len(self._steps))
+            if len(call) > 4:
+                action.rate = call[4]
             self._schedule(action)
             if len(call) > 3 and call[3] is not None:
                 action.hooks = call[3]

@@ -280,7 +280,8 @@ class PowerSide:
         hooks = Execution(self.meter, [machine], [1.0])
         speed = self.model.machines[machine].speeds[virtual]
         name = self.engine.platform.compute_hosts[machine].name
-        action = yield (EXEC_START, 1.0 / speed, ptask([name], [1.0], None), hooks)
+        # 1 flop: an L07 action of rate speed / 1 (rated: its end as SimGrid computes it)
+        action = yield (EXEC_START, 1.0 / speed, ptask([name], [1.0], None), hooks, speed)
         hooks.started()
         yield (EXEC_WAIT, action, None)
         yield (CALL, self.set_pstate, machine, target)

@@ -140,6 +140,12 @@ class _Inputs:
 
 
 def _inputs(spec: RunSpec, say: Say) -> _Inputs:
+    if spec.energy and isinstance(spec.platform, int):  # a generated cluster with power (docs/energy.md)
+        from adaptsched.engines.energy_run import powered_cluster
+
+        platform_path, machines = powered_cluster(spec.platform, spec.prefix, say)
+        workload_path = resolve_workload(spec.workload, machines.nb_hosts, spec.prefix, say=say)
+        return _Inputs(platform_path, machines, workload_path)
     platform_path = resolve_platform(spec.platform, spec.prefix)
     if isinstance(spec.platform, int):
         machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
+from adaptsched.platforms.power import SLEEP_PSTATES, PowerSpec
 from adaptsched.platforms.routes import Network, read_network
 
 #: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
@@ -223,8 +224,9 @@ def _cores(element, path, what: str) -> int:
     return cores
 
 
-def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
-    """XML of a homogeneous cluster: a master plus ``nb_hosts`` compute hosts, no links."""
+def cluster_xml(nb_hosts: int, *, speed: str = "1Gf", power: PowerSpec | None = None) -> str:
+    """XML of a homogeneous cluster: a master plus ``nb_hosts`` compute hosts, no links; with
+    ``power``, each compute host has its pstates and watts (:mod:`adaptsched.platforms.power`)."""
     if nb_hosts < 1:
         raise ValueError("a cluster needs at least one compute host")
     parse_speed(speed)
@@ -239,7 +241,16 @@ def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
         '  <zone id="cluster" routing="Full">',
         f'    <host id="master" speed="{speed}"><prop id="role" value="master"/></host>',
     ]
-    lines += [f'    <host id="host{i:0{width}d}" speed="{speed}"/>' for i in range(nb_hosts)]
+    if power is None:
+        lines += [f'    <host id="host{i:0{width}d}" speed="{speed}"/>' for i in range(nb_hosts)]
+    else:
+        lines.insert(5, f"  <!-- power (adaptsched.platforms.power): {power.describe()} -->")
+        props = (
+            f'<prop id="wattage_per_state" value="{power.wattage_per_state()}"/>'
+            f'<prop id="sleep_pstates" value="{SLEEP_PSTATES}"/>'
+        )
+        speeds = power.speeds(speed)
+        lines += [f'    <host id="host{i:0{width}d}" speed="{speeds}">{props}</host>' for i in range(nb_hosts)]
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
 
@@ -251,13 +262,13 @@ def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
         raise ValueError("a cluster needs at least one compute host")
     flops = parse_speed(speed)
     width = len(str(nb_hosts - 1))
-    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}) for i in range(nb_hosts))  # names sort as ids
-    return Platform(str(path), Host("master", flops, {"role": "master"}), hosts)
+    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}, (flops,)) for i in range(nb_hosts))  # names sort as ids
+    return Platform(str(path), Host("master", flops, {"role": "master"}, (flops,)), hosts)
 
 
-def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
+def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf", power: PowerSpec | None = None) -> Path:
     path = Path(path)
-    path.write_text(cluster_xml(nb_hosts, speed=speed))
+    path.write_text(cluster_xml(nb_hosts, speed=speed, power=power))
     return path
 
 

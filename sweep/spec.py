@@ -66,7 +66,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ENGINES = ("embedded", "batsim")
-TOP_KEYS = ("title", "engine", "platforms", "schedulers", "workloads", "metrics")
+TOP_KEYS = ("title", "engine", "energy", "platforms", "schedulers", "workloads", "metrics")
 SCHEDULER_KEYS = ("name", "plugin", "options", "label")
 CONVERT_KEYS = ("first", "start_s", "end_s", "missing_estimate", "over_estimate", "zero_runtime", "moldable")
 GENERATORS = {"downey": ("days", "load", "seed", "sigma_max", "moldable")}
@@ -155,6 +155,7 @@ class Spec:
     points: list[Point]
     metrics: Metrics
     engines: tuple
+    energy: bool = False  # Batsim's energy model on every run (``energy = true``, or ``sweep --energy``)
 
 
 def _axis(value: Any) -> list[Any]:
@@ -226,6 +227,9 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
         if engine not in ENGINES:
             check.fail("engine", f"unknown engine {engine!r}: choose among {', '.join(ENGINES)}")
 
+    energy = data.get("energy", False)
+    if not isinstance(energy, bool):
+        check.fail("energy", f"expected true or false, got {energy!r}")
     metrics = _metrics(check, data.get("metrics", {}))
     schedulers = _schedulers(check, data.get("schedulers"))
     workloads = _workloads(check, data.get("workloads"))
@@ -242,7 +246,7 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
             for platform in workload.platforms or platforms:
                 for engine in engines:
                     points.append(Point(name, options, workload, platform, engine, label, parsed))
-    return Spec(Path(path), title, points, metrics, tuple(engines))
+    return Spec(Path(path), title, points, metrics, tuple(engines), energy)
 
 
 def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
@@ -453,16 +457,18 @@ def _check_workload_params(check: _Checker, key: str, kind: str, params: dict[st
 
 
 # ------------------------------------------------------------------- making the inputs
-def make_platform(platform: PlatformPoint, folder: Path) -> Path:
-    """The platform's XML file (a generated cluster for a host count), in ``folder``."""
+def make_platform(platform: PlatformPoint, folder: Path, *, energy: bool = False) -> Path:
+    """The platform's XML file (a generated cluster for a host count, with the default power
+    model for the energy model's runs: :mod:`adaptsched.platforms.power`), in ``folder``."""
     if platform.file is not None:
         return Path(platform.file)
+    from adaptsched.platforms.power import PowerSpec
     from adaptsched.platforms.simgrid import write_cluster
 
     hosts = int(platform.hosts or 0)
-    path = folder / f"cluster{hosts}.xml"
+    path = folder / (f"cluster{hosts}-power.xml" if energy else f"cluster{hosts}.xml")
     if not path.is_file():
-        write_cluster(hosts, path)
+        write_cluster(hosts, path, power=PowerSpec() if energy else None)
     return path
 
 

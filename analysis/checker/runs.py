@@ -41,6 +41,7 @@ class Target:
     batsim: str | None = None
     transport: str = "inprocess"
     scheduler_timeout_s: float | None = SCHEDULER_TIMEOUT_S
+    energy: bool = False  # Batsim's energy model on every run (check --energy)
 
 
 @dataclass
@@ -77,6 +78,7 @@ def run_once(
         batsim=target.batsim,
         transport=target.transport if embedded else None,
         scheduler_timeout_s=target.scheduler_timeout_s if embedded else None,  # real Batsim waits
+        energy=target.energy,
     )
     for suffix in ("_jobs.csv", "_schedule.csv"):  # never read a previous run's outputs
         Path(f"{prefix}{suffix}").unlink(missing_ok=True)

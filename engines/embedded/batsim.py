@@ -50,8 +50,8 @@ from adaptsched.engines.embedded.kernel import (
     Mailbox,
     Simcall,
 )
-from adaptsched.engines.embedded.network import kernel_for
 from adaptsched.engines.embedded.machines import COMPUTING, IDLE
+from adaptsched.engines.embedded.network import kernel_for
 from adaptsched.engines.embedded.outputs import EnergyMachineStateTracer, JobsTracer, MachineStateTracer
 from adaptsched.engines.embedded.pstates import PowerSide, ids_of
 from adaptsched.errors import SimulationError
@@ -499,12 +499,12 @@ class EmbeddedBatsim:
         if profile.type == "delay":
             job.delay_start = kernel.now
             job.delay_required = profile.delay
-            if remaining < 0 or profile.delay < remaining:
-                yield (SLEEP, profile.delay) if power is None else (SLEEP_HOOKED, profile.delay, power.delay_hooks(hosts))
-                code = profile.ret
-            else:
-                yield (SLEEP, remaining) if power is None else (SLEEP_HOOKED, remaining, power.delay_hooks(hosts))
-                code = -1
+            in_time = remaining < 0 or profile.delay < remaining
+            sleep_s, code = (profile.delay, profile.ret) if in_time else (remaining, -1)
+            if power is None:
+                yield (SLEEP, sleep_s)
+            else:  # its end updates its first host's energy
+                yield (SLEEP_HOOKED, sleep_s, power.delay_hooks(hosts))
         else:  # parallel tasks and composed profiles (profiles.py)
             code = yield from profiles.run(self, job, profile, hosts, [remaining])
         job.return_code = code

@@ -63,7 +63,11 @@ class EnergyMeter:
         self.pstate = np.array([m.pstate for m in machines], dtype=np.int64)
         self.load = np.zeros(n)  # get_load(): flop/s on the host's CPU, as the last solve left it
         width = max(len(m.speeds) for m in machines)
-        pad = lambda values: np.array([list(v) + [0.0] * (width - len(v)) for v in values])  # noqa: E731
+
+        def pad(values: list[tuple[float, ...]]) -> np.ndarray:
+            """One row per machine, one column per pstate (0 beyond a machine's pstates)."""
+            return np.array([list(v) + [0.0] * (width - len(v)) for v in values])
+
         self._speed = pad([m.speeds for m in machines])
         self._idle = pad([m.idle for m in machines])
         self._epsilon = pad([m.epsilon for m in machines])

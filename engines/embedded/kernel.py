@@ -368,10 +368,10 @@ class Kernel:
             delta = candidates[0][0] if len(candidates) == 1 else min(rem for rem, _, _ in candidates)
         for rem, seq, action in candidates:
             if action.rate:  # rated: its end is when the step leaves no fraction (update_actions_state)
-                done = action.remains - action.rate * delta < RATED_PRECISION
+                ends = action.remains - action.rate * delta < RATED_PRECISION
             else:
-                done = rem - delta < action.precision or rem <= delta  # a precision of 0 (nothing to do) ends too
-            if done:
+                ends = rem - delta < action.precision or rem <= delta  # a precision of 0 (nothing to do) ends too
+            if ends:
                 finished.append((seq, action))
             else:
                 heapq.heappush(heap, (self.now + rem, seq, action))

@@ -152,7 +152,7 @@ def _sleep_pstates(host: Host, nb_pstates: int, path: str) -> tuple[tuple[str, .
                 )
             for pstate in (sleep_ps, off_ps, on_ps):
                 if pstate >= nb_pstates:
-                    raise InputError(path, f"host {host.name!r}: 'sleep_pstates' names pstate {pstate}, which does not exist")
+                    raise InputError(path, f"host {host.name!r}: 'sleep_pstates' names a pstate it has not: {pstate}")
             if sleep_ps in kinds or kinds.get(off_ps, VIRTUAL) != VIRTUAL or kinds.get(on_ps, VIRTUAL) != VIRTUAL:
                 raise InputError(
                     path,

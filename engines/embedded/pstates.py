@@ -47,8 +47,11 @@ from adaptsched.engines.embedded.power import COMPUTATION, SLEEP, read_power
 from adaptsched.formats.intervals import hosts_text
 
 if TYPE_CHECKING:
-    from adaptsched.engines.embedded.batsim import EmbeddedBatsim
     from adaptsched.engines.embedded.jobs import JobRecord
+
+#: The engine the energy model serves (an ``EmbeddedBatsim``, which imports this module: its
+#: kernel, platform, jobs, mailbox, machine-state tracer and ``fail``).
+PoweredEngine = Any
 
 
 class OnMachine:
@@ -83,7 +86,7 @@ def ids_of(hosts: IntervalSet) -> np.ndarray:
 class PowerSide:
     """The engine's energy model and Batsim's code around it, for one run."""
 
-    def __init__(self, engine: EmbeddedBatsim, prefix: str) -> None:
+    def __init__(self, engine: PoweredEngine, prefix: str) -> None:
         self.engine = engine
         self.kernel = engine.kernel
         self.model = read_power(engine.platform)
@@ -171,7 +174,8 @@ class PowerSide:
         yield from self.row("p")
         first = machines.runs[0][0]
         kind = self._kind(first, target)
-        self.pstate_csv.add(self.kernel.now, hosts_text(machines), -1 if kind == COMPUTATION else -2 if kind == SLEEP else -42)
+        transition = -1 if kind == COMPUTATION else -2 if kind == SLEEP else -42
+        self.pstate_csv.add(self.kernel.now, hosts_text(machines), transition)
         self.nb_grouped_switches += 1
         self.nb_machine_switches += len(machines)
         for machine in machines:
@@ -197,10 +201,11 @@ class PowerSide:
                 yield (CREATE, f"switch OFF {machine}", self.switch_on(machine, target), OnMachine(machine))
                 self.nb_switching += 1
             else:
+                why = "it is being switched" if current != COMPUTATION else "not a sleep or computation pstate"
                 engine.fail(
                     f"SET_RESOURCE_STATE: machine {machine} cannot go from pstate {self.meter.pstate[machine]} "
-                    f"to pstate {target} ({'it is being switched' if current != COMPUTATION else 'not a sleep or computation pstate'}): "
-                    "real Batsim logs an error and never completes the request, so the simulation never ends"
+                    f"to pstate {target} ({why}): real Batsim logs an error and never completes the request, "
+                    "so the simulation never ends"
                 )
         engine.machine_states.write(self.kernel.now, 0)
 

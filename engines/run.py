@@ -237,7 +237,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
-    check_run(prefix, loaded, machines)
+    check_run(prefix, loaded, machines, energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     if code != 0:
@@ -336,7 +336,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         if bar is not None:
             bar.close()
         connection.close()
-    check_run(prefix, loaded, machines)
+    check_run(prefix, loaded, machines, energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -346,9 +346,16 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
     return result
 
 
-def check_run(prefix: str, loaded: Workload, machines: Platform) -> None:
+def check_run(prefix: str, loaded: Workload, machines: Platform, *, energy: bool = False) -> None:
     """At the end of every run, either engine: the outputs obey the workload's physics
-    (:mod:`adaptsched.engines.physics`), or a :class:`SimulationError` names the jobs at fault."""
+    (:mod:`adaptsched.engines.physics`) and, with the energy model, conserve energy
+    (:mod:`adaptsched.engines.embedded.energy_balance`), or a :class:`SimulationError` names the fault."""
+    if energy:
+        from adaptsched.engines.embedded.energy_balance import energy_balance
+
+        balance = energy_balance(prefix, machines)
+        if not balance.holds:
+            raise SimulationError(balance.message(prefix))
     from adaptsched.engines.physics import check_physics, physics_error
 
     jobs_csv = f"{prefix}_jobs.csv"

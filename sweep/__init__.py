@@ -58,7 +58,9 @@ def run_sweep(
     where = (where or Where()).check()
     spec = read_spec(spec_path)
     if energy:  # sweep --energy: as the spec's energy = true
-        spec.energy = True
+        from adaptsched.sweep.spec import with_energy
+
+        spec = with_energy(spec)
     if "batsim" in spec.engines:
         from adaptsched.engines.run import find_batsim_or_fail
 

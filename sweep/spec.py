@@ -4,6 +4,9 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
 
     title = "Perkovic & Keleher's orders"  # optional, used in charts
     engine = "embedded"                  # or "batsim", or a list of both
+    energy = false                       # Batsim's energy model on every run (docs/energy.md):
+                                         # host counts get a cluster with power states, and
+                                         # the default collect gains the energy metrics
     platforms = [430]                    # host counts and/or SimGrid XML files
 
     [[schedulers]]                       # one table per scheduler entry
@@ -53,7 +56,7 @@ import hashlib
 import itertools
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -88,10 +91,19 @@ OVERALL_METRICS = (
     "resubmitted_jobs",
     "wasted_node_s",
     "killed_node_s",
+    "energy_j",
+    "energy_kwh",
+    "mean_power_w",
+    "jobs_energy_j",
+    "job_energy_mean_j",
+    "energy_outside_jobs_j",
+    "energy_per_node_s_j",
 )
 CLASSES = ("short", "medium", "long", "narrow", "wide")
 CLASS_METRICS = ("bsld_mean", "wait_mean_s", "response_mean_s", "utilization", "jobs", "killed")
 DEFAULT_COLLECT = ("bsld_mean", "wait_mean_s", "response_mean_s", "utilization")
+#: What a sweep with the energy model collects by default: the same, then the energy.
+ENERGY_COLLECT = (*DEFAULT_COLLECT, "energy_kwh", "mean_power_w", "energy_per_node_s_j")
 
 
 def known_metrics() -> list[str]:
@@ -246,7 +258,17 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
             for platform in workload.platforms or platforms:
                 for engine in engines:
                     points.append(Point(name, options, workload, platform, engine, label, parsed))
-    return Spec(Path(path), title, points, metrics, tuple(engines), energy)
+    spec = Spec(Path(path), title, points, metrics, tuple(engines))
+    return with_energy(spec) if energy else spec
+
+
+def with_energy(spec: Spec) -> Spec:
+    """The spec with Batsim's energy model on every run (``energy = true``, ``sweep --energy``):
+    a default ``collect`` gains the energy metrics, beside wait and slowdown."""
+    spec.energy = True
+    if spec.metrics.collect == DEFAULT_COLLECT:
+        spec.metrics = replace(spec.metrics, collect=ENERGY_COLLECT)
+    return spec
 
 
 def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 from procset import ProcSet
 
-from adaptsched.api import EasyBackfilling, IntervalSet, ReservingOptions, option
-from adaptsched.schedulers.adapter import PlannerScheduler
+from adaptsched.api import EasyBackfilling, IntervalSet, ReservingOptions, option, plugin
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +36,8 @@ class IdleOffEasy(EasyBackfilling):
     Options = IdleOffOptions
 
 
-class My_idle_off(PlannerScheduler):
-    core_class = IdleOffEasy
+class My_idle_off(plugin(IdleOffEasy)):
+    """The pybatsim plugin ``plugin()`` makes for EASY, with pybatsim's energy callbacks added."""
 
     def onSimulationBegins(self):
         super().onSimulationBegins()

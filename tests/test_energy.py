@@ -120,3 +120,31 @@ def test_a_lost_joule_breaks_the_balance(slept, tmp_path, change):
     balance = energy_balance(str(tmp_path / "r"), read_platform(platform))
     assert not balance.holds, balance
     assert "energy is not conserved" in balance.message("r")
+
+
+# -- sweeps ----------------------------------------------------------------------------------------
+SWEEP = {
+    "platforms": [16],
+    "schedulers": [{"name": "easy"}],
+    "workloads": [{"generate": "downey", "days": 1, "load": 0.5, "seed": 1}],
+}
+
+
+def test_a_sweep_with_energy_collects_it_beside_wait_and_slowdown(tmp_path):
+    from adaptsched.sweep.spec import DEFAULT_COLLECT, parse_spec
+
+    plain = parse_spec(SWEEP, tmp_path / "x.toml")
+    assert not plain.energy and plain.metrics.collect == DEFAULT_COLLECT
+    spec = parse_spec({**SWEEP, "energy": True}, tmp_path / "x.toml")
+    assert spec.energy and spec.metrics.collect[: len(DEFAULT_COLLECT)] == DEFAULT_COLLECT
+    assert {"energy_kwh", "mean_power_w"} <= set(spec.metrics.collect)
+    chosen = parse_spec({**SWEEP, "energy": True, "metrics": {"collect": ["wait_mean_s"]}}, tmp_path / "x.toml")
+    assert chosen.metrics.collect == ("wait_mean_s",)  # a collect given is kept as given
+
+
+def test_a_sweep_energy_value_must_be_a_boolean(tmp_path):
+    from adaptsched.errors import AdaptschedError
+    from adaptsched.sweep.spec import parse_spec
+
+    with pytest.raises(AdaptschedError, match=r"energy.*true or false"):
+        parse_spec({**SWEEP, "energy": "yes"}, tmp_path / "x.toml")

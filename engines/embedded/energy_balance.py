@@ -88,15 +88,17 @@ def _outside_watts(prefix: str, power: MachinePower) -> tuple[float, float, floa
     return idle_w, power.idle[sleep], power.watts(off, power.speeds[off]), power.watts(on, power.speeds[on])
 
 
+def _power_of(m: MachinePower) -> tuple[object, ...]:
+    return (m.idle, m.epsilon, m.slope, m.speeds, tuple(sorted(m.sleep.items())), m.pstate, m.cores)
+
+
 def energy_balance(prefix: str, platform: Platform) -> Balance:
     """The energy balance of the run whose outputs are ``PREFIX_*`` (module doc)."""
     model = read_power(platform)
     if len(model.machines) != model.nb_compute:
         return Balance(skipped="storage hosts are summed too")
     first = model.machines[0]
-    if any((m.idle, m.epsilon, m.slope, m.speeds, m.sleep, m.pstate) != (first.idle, first.epsilon, first.slope,
-                                                                             first.speeds, first.sleep, first.pstate)
-           for m in model.machines):  # fmt: skip
+    if len({_power_of(m) for m in model.machines}) > 1:
         return Balance(skipped="hosts of different power")
     watts = _outside_watts(prefix, first)
     if isinstance(watts, str):

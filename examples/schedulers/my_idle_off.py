@@ -36,7 +36,7 @@ class IdleOffEasy(EasyBackfilling):
     Options = IdleOffOptions
 
 
-class My_idle_off(plugin(IdleOffEasy)):
+class My_idle_off(plugin(IdleOffEasy)):  # type: ignore[misc]  # a class plugin() makes at run time
     """The pybatsim plugin ``plugin()`` makes for EASY, with pybatsim's energy callbacks added."""
 
     def onSimulationBegins(self):

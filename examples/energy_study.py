@@ -72,7 +72,7 @@ def report(metrics: dict[str, dict], trace: Path, command: str) -> str:
     m = metrics["easy"]
     return "\n".join(
         [
-            "# Energy study: EASY, conservative and idle switch-off on the CTC-SP2 year",
+            f"# Energy study: EASY, conservative and idle switch-off on {trace.name.split('-cln')[0]}",
             "",
             f"Written by `{command}` (docs/energy.md). Trace `{trace.name}`, {m['jobs']:,} jobs, "
             f"{HOSTS} hosts; power: {PowerSpec().describe()}; switch-off after {IDLE_S:g} s idle.",

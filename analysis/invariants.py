@@ -16,11 +16,12 @@
 
 Vectorised (numpy): a year of CTC-SP2 with its copies checks in about a second.
 
-:func:`check_against_workload` adds the run's physics against its workload
-(:mod:`adaptsched.engines.physics`: every job or copy ran its profile's or its speedup model's
-time, or was killed at its walltime or by the scheduler; a molded job's copies did its work),
-the check both engines make at the end of every run; ``adaptsched metrics --workload`` makes
-them all on any ``_jobs.csv``.
+:func:`check_against_workload` adds, against the run's workload, that every job of it has a
+row (a run that ended writes one for each: a ``_jobs.csv`` that lacks some is the partial
+output of a run that did not finish), and the run's physics (:mod:`adaptsched.engines.physics`:
+every job or copy ran its profile's or its speedup model's time, or was killed at its walltime
+or by the scheduler; a molded job's copies did its work), the check both engines make at the
+end of every run; ``adaptsched metrics --workload`` makes them all on any ``_jobs.csv``.
 
 ``adaptsched check`` (:mod:`adaptsched.analysis.checker`) holds a scheduler to these rules:
 :func:`run_violations` reads a run's ``_jobs.csv`` and returns its :class:`Violation` s, each of a
@@ -34,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,6 +48,9 @@ from ..formats.intervals import parse_hosts, parse_runs
 from .backfilling import GUARANTEE_EPS_S, reservations
 from .fold import fold_attempts, root_keys
 from .jobs import SUCCESS, alloc_columns, with_alloc_columns
+
+if TYPE_CHECKING:
+    from adaptsched.engines.physics import Physics
 
 
 def _host_rows(raw: pd.DataFrame, ran: np.ndarray):
@@ -179,11 +184,36 @@ def check_against_workload(
     guarantees: bool = False,
     limit: int = 5,
 ) -> list[str]:
-    """Every violation of a run's ``_jobs.csv`` (:func:`check_invariants`) and of its physics
-    against its workload and platform (:func:`adaptsched.engines.physics.physics_violations`,
-    which takes the same ``run``, ``workload`` and ``platform``: a prefix, file or folder; a
-    Batsim JSON path or loaded workload; a platform file, loaded platform or number of hosts)."""
-    from ..engines.physics import jobs_csv_of, physics_violations
+    """Every violation of a run's ``_jobs.csv`` (:func:`check_invariants`), every job of the
+    workload without a row (:func:`missing_jobs`) and every violation of its physics against
+    its workload and platform (:func:`adaptsched.engines.physics.physics_violations`, which
+    takes the same ``run``, ``workload`` and ``platform``: a prefix, file or folder; a Batsim
+    JSON path or loaded workload; a platform file, loaded platform or number of hosts)."""
+    return against_workload(run, workload, platform, guarantees=guarantees, limit=limit).problems
+
+
+@dataclass
+class WorkloadCheck:
+    """What :func:`against_workload` found: the ``problems`` (empty: none), the workload's jobs
+    and how many of them have a row, and the physics check's counts (attempts timed or not)."""
+
+    problems: list[str]
+    jobs: int
+    with_rows: int
+    physics: Physics
+
+
+def against_workload(
+    run: str | Path,
+    workload: str | Path | Workload,
+    platform: str | Path | Platform | int,
+    *,
+    guarantees: bool = False,
+    limit: int = 5,
+) -> WorkloadCheck:
+    """:func:`check_against_workload`, with what it counted (``adaptsched metrics --workload``)."""
+    from ..engines.physics import jobs_csv_of, run_physics
+    from ..workloads.batsim_json import load_workload
     from .jobs import read_jobs_csv
 
     jobs_csv = jobs_csv_of(run)
@@ -192,8 +222,29 @@ def check_against_workload(
         from ..platforms.simgrid import read_platform
 
         nb_hosts = (platform if isinstance(platform, Platform) else read_platform(platform)).nb_hosts
-    problems = check_invariants(read_jobs_csv(jobs_csv), nb_hosts, guarantees=guarantees, limit=limit)
-    return problems + physics_violations(jobs_csv, workload, platform, limit=limit)
+    loaded = workload if isinstance(workload, Workload) else load_workload(workload, embedded=False)
+    raw = read_jobs_csv(jobs_csv)
+    missing = missing_jobs(raw, loaded)
+    problems = check_invariants(raw, nb_hosts, guarantees=guarantees, limit=limit)
+    if missing:
+        shown = ", ".join(f"{loaded.name}!{name}" for name in missing[:limit])
+        problems.insert(
+            0,
+            f"{len(missing):,} of the workload's {loaded.nb_jobs:,} jobs have no row: the run did not finish them "
+            f"(job {shown}{', ...' if len(missing) > limit else ''})",
+        )
+    physics = run_physics(jobs_csv, loaded, platform, limit=limit)
+    more = physics.count - len(physics.violations)
+    problems += physics.violations + ([f"and {more:,} more violations of the run's physics"] if more > 0 else [])
+    return WorkloadCheck(problems, loaded.nb_jobs, loaded.nb_jobs - len(missing), physics)
+
+
+def missing_jobs(raw: pd.DataFrame, workload: Workload) -> list[str]:
+    """The names of the workload's jobs with no row of their own in ``raw`` (a run that ended
+    writes one for every job: completed, killed or rejected), in the workload's order."""
+    ours = raw["workload_name"].astype(str).to_numpy() == workload.name
+    seen = set(raw["job_id"].astype(str).to_numpy()[ours])
+    return [name for name in workload.jobs if name not in seen]
 
 
 # --------------------------------------------------------------- checking a run (adaptsched check)
@@ -203,7 +254,7 @@ KINDS = {
     "before-submission": "no job starts before its submission",
     "size": "every allocation has the requested size (unless molded), on hosts of the machine",
     "never-ends": "every job of the workload ends (completes, is killed or rejected)",
-    "guarantee": "no job starts after the reservation its scheduler recorded",
+    "guarantee": "every reservation its scheduler recorded is kept (the job starts by it) or withdrawn before due",
     "completed-twice": "no job completes twice",
     "walltime": "no job completes after running past its walltime",
     "engines-differ": "both engines write the same _jobs.csv",

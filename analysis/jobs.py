@@ -238,7 +238,9 @@ def resolve_hosts(jobs_path, raw: pd.DataFrame, hosts=None) -> tuple[int | None,
         if isinstance(hosts, bool) or int(hosts) != hosts or hosts < 1:
             raise ValueError(f"hosts must be a positive integer, got {hosts!r}")
         if highest >= hosts:
-            raise ValueError(f"hosts={hosts} but {jobs_path} allocates host id {highest}")
+            raise InputError(
+                jobs_path, f"allocates host id {highest}, beyond the {hosts} hosts given", field="allocated_resources"
+            )
         return int(hosts), "hosts argument"
     schedule = schedule_path_for(jobs_path)
     if schedule is not None and schedule.is_file():

@@ -17,7 +17,19 @@ them, ``--sizes ''`` skips the grid):
 - ``overloaded``: ``generate lublin --jobs 10000 --hosts 1024 --aarr 9.9 --seed 3``, an
   offered load of 1.145: the queue grows all run long (hundreds of waiting jobs at the end);
 - ``high-load``: ``generate lublin --jobs 200000 --hosts 8192 --aarr 10.3 --seed 0``, an
-  offered load of about 0.98 on 8,192 hosts: a backlog that comes and goes for weeks.
+  offered load of about 0.98 on 8,192 hosts: a backlog that comes and goes for weeks;
+- ``narrow-backlog``: 120,000 jobs of RICC-2010-2's shape on 8,192 hosts (:func:`narrow_trace`):
+  mostly one-host jobs whose runtimes are a small share of their walltimes, in bursts, so that
+  thousands wait and every early completion moves hundreds of reservations (Lublin's jobs end
+  at their walltime less a second: they move few);
+- ``ricc``: the archive trace itself, ``convert RICC-2010-2.swf.gz --hosts 8192`` (447,784
+  jobs), when it is in ../shared/traces (else skipped, and said).
+
+For these cases each row also gives the throughput over the run (jobs per CPU second in each
+tenth of the jobs, read from the growing ``_jobs.csv`` and the process's CPU clock; the first
+tenth includes loading) and the schedule's invariant violations
+(:func:`adaptsched.analysis.invariants.run_violations`: no host used twice, no start before
+submission, no job later than its first reservation...).
 
 Writes ``scale.md`` and ``scale.json`` to ``--report`` (default docs/results/engines/),
 rewritten after every case so that what is measured is on disk; run outputs go to ``--out``.
@@ -51,6 +63,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import filecmp
+import itertools
 import json
 import os
 import platform
@@ -73,6 +86,21 @@ CASES = {
     "overloaded": (1024, 10_000, "9.9", 3),
     "high-load": (8192, 200_000, "10.3", 0),
 }
+#: Generated cases of another shape than Lublin-Feitelson's (:func:`narrow_trace`): name -> (hosts, jobs, seed).
+NARROW_CASES = {"narrow-backlog": (8192, 120_000, 0)}
+#: The archive case (run when the trace is in ../shared/traces): name -> (file, hosts).
+ARCHIVE_CASES = {"ricc": ("RICC-2010-2.swf.gz", 8192)}
+TRACES = REPO.parent / "shared" / "traces"
+#: RICC-2010-2's 24 most common (hosts, walltime in s) pairs and their shares of its 447,784 jobs (87.6 %).
+NARROW_PAIRS = [
+    (1, 259200, 0.3909), (1, 7200, 0.1236), (1, 43200, 0.0834), (1, 18000, 0.039), (32, 259200, 0.0341),
+    (1, 3600, 0.0261), (1, 28800, 0.0236), (32, 14400, 0.0198), (1, 900, 0.0186), (1, 86400, 0.0162),
+    (16, 259200, 0.0158), (1, 14400, 0.0128), (1, 255600, 0.0123), (8, 21600, 0.0119), (8, 259200, 0.0098),
+    (8, 36000, 0.0054), (1, 72000, 0.0052), (1, 21600, 0.0048), (8, 43200, 0.0044), (8, 10800, 0.0039),
+    (128, 86400, 0.0038), (4, 172800, 0.0036), (32, 3600, 0.0033), (4, 43200, 0.0032),
+]  # fmt: skip
+#: RICC-2010-2's runtime / walltime: its quantiles (share of jobs, ratio); interpolated in log space.
+NARROW_RATIO = [(0.0, 1e-4), (0.1, 0.001), (0.25, 0.004), (0.5, 0.017), (0.75, 0.08), (0.9, 0.42), (1.0, 1.0)]
 MEMORY_300K_MB = 2048.0
 #: With --base: a row is called slower than its base only when its CPU time exceeds the base's by more
 #: than this fraction (two runs of one case, one after the other, differ by up to about that here).
@@ -104,11 +132,112 @@ def trace_for(traces: Path, hosts: int, jobs: int, aarr: str, seed: int) -> Path
     return path
 
 
+def narrow_trace(path: Path, hosts: int, jobs: int, seed: int) -> Path:
+    """A workload of RICC-2010-2's shape (docs/engines.md, "Conservative backfilling on a deep
+    queue of narrow jobs"), written as Batsim JSON: its (hosts, walltime) pairs
+    (:data:`NARROW_PAIRS`, the rest of the jobs 2 to 256 hosts wide with walltimes of 1 h to
+    3 days), runtimes a small share of walltimes (:data:`NARROW_RATIO`: median 1.7 %), so that
+    nearly every completion is early, and arrivals in batches of jobs of one shape (mean 20, as
+    the archive's job arrays) whose daily offered load is log-normal around RICC's (median 0.64,
+    one day in ten above 1.6): a backlog of thousands of narrow jobs that builds on busy days."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    shares = np.array([share for _, _, share in NARROW_PAIRS])
+    wide = [(w, t) for w in (2, 16, 64, 128, 256) for t in (3600, 43200, 86400, 259200)]  # mean width 16 in all
+    shapes = [(n, t) for n, t, _ in NARROW_PAIRS] + wide
+    weights = np.concatenate([shares, np.full(len(wide), (1 - shares.sum()) / len(wide))])
+    cuts, ratios = zip(*NARROW_RATIO)
+    rows: list[tuple[int, int, int, int]] = []
+    day = 0
+    while len(rows) < jobs:
+        budget = hosts * 86400.0 * rng.lognormal(np.log(0.64), 0.725)  # host-seconds offered that day
+        while budget > 0 and len(rows) < jobs:
+            n, walltime = shapes[rng.choice(len(shapes), p=weights)]
+            at = day * 86400.0 + rng.uniform(0, 86400)
+            for k in range(min(int(rng.geometric(1 / 20)), jobs - len(rows))):
+                ratio = float(np.exp(np.interp(rng.uniform(), cuts, np.log(ratios))))
+                runtime = max(1, round(walltime * ratio))
+                rows.append((int(at) + k, n, walltime, runtime))
+                budget -= n * runtime
+        day += 1
+    rows.sort()
+    workload = {
+        "nb_res": hosts,
+        "description": f"benchmarks/scale.py narrow_trace(hosts={hosts}, jobs={jobs}, seed={seed})",
+        "profiles": {f"delay_{r}": {"type": "delay", "delay": r} for r in sorted({row[3] for row in rows})},
+        "jobs": [
+            {"id": i + 1, "subtime": t, "res": n, "walltime": w, "profile": f"delay_{r}"}
+            for i, (t, n, w, r) in enumerate(rows)
+        ],
+    }
+    path.write_text(json.dumps(workload))
+    return path
+
+
+def archive_trace(traces: Path, name: str) -> Path | None:
+    """The archive case's trace converted to Batsim JSON (cached), or None if the archive is absent."""
+    swf, hosts = ARCHIVE_CASES[name]
+    if not (TRACES / swf).is_file():
+        return None
+    path = traces / f"{name}_h{hosts}.json"
+    if not path.is_file():
+        command = [sys.executable, "-m", "adaptsched", "convert", str(TRACES / swf), str(path), "--hosts", str(hosts)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed:\n{done.stderr}")
+    return path
+
+
+class Progress:
+    """Samples a running ``adaptsched run``: rows of its ``_jobs.csv`` (one a job) against the
+    process's CPU time (``/proc/PID/stat``: user + system), to give jobs per CPU second in each
+    tenth of the jobs."""
+
+    def __init__(self, pid: int, jobs_csv: Path, jobs: int):
+        self.pid, self.jobs_csv, self.jobs = pid, jobs_csv, jobs
+        self.offset, self.rows, self.samples = 0, -1, [(0, 0.0)]  # -1: the header line
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def sample(self) -> None:
+        try:
+            with open(f"/proc/{self.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            cpu = (int(fields[11]) + int(fields[12])) / self.tick  # utime, stime
+            with open(self.jobs_csv, "rb") as rows:
+                rows.seek(self.offset)
+                chunk = rows.read()
+        except (OSError, IndexError, ValueError):
+            return
+        self.offset += len(chunk)
+        self.rows += chunk.count(b"\n")
+        self.samples.append((max(self.rows, 0), cpu))
+
+    def tenths(self, total_cpu: float) -> list[float]:
+        """Jobs per CPU second in each tenth of the jobs (the last one ends at ``total_cpu``)."""
+        samples = [*self.samples, (self.jobs, total_cpu)]
+        rates, k, before = [], 1, 0.0
+        for (r0, c0), (r1, c1) in itertools.pairwise(samples):
+            while k <= 10 and r1 >= k * self.jobs / 10:
+                mark = k * self.jobs / 10
+                at = c0 + (c1 - c0) * ((mark - r0) / (r1 - r0) if r1 > r0 else 1.0)
+                rates.append(self.jobs / 10 / max(at - before, 1e-9))
+                before, k = at, k + 1
+        return rates
+
+
 def run_case(
-    scheduler: str, hosts: int, trace: Path, prefix: Path, timeout: float | None, code: Path | None = None
+    scheduler: str,
+    hosts: int,
+    trace: Path,
+    prefix: Path,
+    timeout: float | None,
+    code: Path | None = None,
+    jobs: int | None = None,
 ) -> dict:
     """One ``adaptsched run`` process: wall, CPU and peak RSS of that process alone (``code``: a
-    folder whose ``adaptsched`` it runs instead of this tree's, :func:`baseline.code_of`)."""
+    folder whose ``adaptsched`` it runs instead of this tree's, :func:`baseline.code_of`); with
+    ``jobs``, its throughput in each tenth of them too (:class:`Progress`)."""
     command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", scheduler, "--workload", str(trace)]
     command += ["--platform", str(hosts), "--out", str(prefix), "--progress", "off", "--no-pin"]
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
@@ -117,11 +246,14 @@ def run_case(
     with open(log, "w") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
     deadline = None if timeout is None else start + timeout
+    progress = Progress(process.pid, Path(f"{prefix}_jobs.csv"), jobs) if jobs else None
     status, usage, timed_out = 0, None, False
     while True:  # wait4 gives this child's own rusage (RUSAGE_CHILDREN would be the max over all cases)
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG if deadline else 0)
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG if deadline or progress else 0)
         if pid:
             break
+        if progress is not None:
+            progress.sample()
         if deadline is not None and time.perf_counter() > deadline:
             process.kill()
             pid, status, usage = os.wait4(process.pid, 0)
@@ -131,15 +263,26 @@ def run_case(
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if timed_out:
-        return {"status": f"stopped after {timeout:.0f} s", "wall_s": wall}
+        row: dict = {"status": f"stopped after {timeout:.0f} s", "wall_s": wall}
+        if progress is not None:
+            progress.sample()
+            row["jobs_done"] = progress.rows
+            row["tenths"] = progress.tenths(progress.samples[-1][1])[: progress.rows * 10 // max(jobs or 1, 1)]
+        return row
     if process.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({process.returncode}):\n{log.read_text()[-4000:]}")
-    return {
+    row = {
         "status": "ok",
         "wall_s": wall,
         "cpu_s": usage.ru_utime + usage.ru_stime,
         "peak_mb": usage.ru_maxrss / 1024.0,  # Linux: kilobytes
     }
+    if progress is not None:
+        from adaptsched.analysis.invariants import run_violations
+
+        row["tenths"] = progress.tenths(row["cpu_s"])
+        row["violations"] = [v.message for v in run_violations(f"{prefix}_jobs.csv", hosts)][:10]
+    return row
 
 
 def targets(rows: list[dict]) -> list[str]:
@@ -225,6 +368,34 @@ def pair_key(r: dict) -> tuple:
     )
 
 
+def over_the_run(rows: list[dict]) -> list[str]:
+    """The throughput in each tenth of the jobs and the invariant violations of the rows that have
+    them, and each case's ``conservative`` over ``easy`` at one commit (CPU time)."""
+    watched = [r for r in rows if "tenths" in r]
+    if not watched:
+        return []
+    lines = [
+        "",
+        "Throughput over the run (jobs per CPU second in each tenth of the jobs, the first with the loading):",
+        "",
+        "| commit | trace | scheduler | " + " | ".join(f"{10 * k}%" for k in range(1, 11)) + " | violations |",
+        "|---|---|---|" + "---:|" * 10 + "---|",
+    ]
+    for r in watched:
+        rates = [f"{x:,.0f}" for x in r["tenths"]] + [""] * (10 - len(r["tenths"]))
+        bad = "" if "violations" not in r else (str(len(r["violations"])) if r["violations"] else "0")
+        lines.append(f"| {r['commit']} | {r['case']} | {r['scheduler']} | " + " | ".join(rates) + f" | {bad} |")
+    ok = {(r["commit"], r["case"], r["scheduler"]): r for r in rows if r.get("status") == "ok" and "case" in r}
+    for (c, case, s), r in sorted(ok.items()):
+        easy = ok.get((c, case, "easy"))
+        if s == "conservative" and easy:
+            lines.append(
+                f"- {case} at {c}: conservative {r['cpu_s']:.1f} s CPU, easy {easy['cpu_s']:.1f} s: "
+                f"**{r['cpu_s'] / easy['cpu_s']:.2f}x** (peak memory {r['peak_mb']:,.0f} and {easy['peak_mb']:,.0f} MB)"
+            )
+    return lines
+
+
 def merged(report: Path, rows: list[dict]) -> list[dict]:
     """``rows`` over those in ``report``'s scale.json now (another run may have added some)."""
     try:
@@ -277,12 +448,24 @@ def write_report(report: Path, rows: list[dict], context: dict, *, merge: bool =
             f"{r['wall_s']:.1f} | {r['jobs'] / r['wall_s']:,.0f} | {r['cpu_s']:.1f} | {r['jobs'] / r['cpu_s']:,.0f} | "
             f"{r['peak_mb']:,.0f} | {r['load']} | {r['date']} |"
         )
+    lines += over_the_run(rows)
     lines += ["", "Targets (issue 14), on the rows above:", ""] + (targets(rows) or ["- none checkable yet"])
     text = "\n".join(lines) + "\n"
     report.mkdir(parents=True, exist_ok=True)
     (report / "scale.md").write_text(text)
     (report / "scale.json").write_text(json.dumps({"context": context, "rows": rows}, indent=2) + "\n")
     return text
+
+
+def traced_for(traces: Path, case: str, hosts: int, jobs: int, aarr: str, seed: int) -> tuple[Path, int] | None:
+    """A case's trace and its number of jobs (None: an archive case whose archive is absent)."""
+    if aarr == "narrow":
+        path = traces / f"narrow_h{hosts}_n{jobs}_s{seed}.json"
+        return (path if path.is_file() else narrow_trace(path, hosts, jobs, seed)), jobs
+    if aarr == "archive":
+        converted = archive_trace(traces, case)
+        return None if converted is None else (converted, len(json.loads(converted.read_text())["jobs"]))
+    return trace_for(traces, hosts, jobs, aarr, seed), jobs
 
 
 def mean_width(trace: Path) -> float:
@@ -298,8 +481,9 @@ def main(argv=None) -> int:
     parser.add_argument("--schedulers", default=",".join(SCHEDULERS), help="comma-separated (default %(default)s)")
     parser.add_argument("--aarr", default=DEFAULT_AARR, help="Lublin typeless AARR, or 'model' (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
+    every = [*CASES, *NARROW_CASES, *ARCHIVE_CASES]
     parser.add_argument(
-        "--cases", default=",".join(CASES), help="deep-queue cases beside the grid (default %(default)s; '' for none)"
+        "--cases", default=",".join(every), help="deep-queue cases beside the grid (default %(default)s; '' for none)"
     )
     parser.add_argument("--timeout", type=float, help="stop a case after this many seconds (row says so)")
     parser.add_argument("--merge", action="store_true", help="keep the rows already in the report's scale.json")
@@ -320,11 +504,21 @@ def main(argv=None) -> int:
     base = code_of(args.base, out / "base") if args.base else None
     plan = [("grid", hosts, jobs, args.aarr, args.seed) for jobs in args.sizes for hosts in args.hosts]
     for name in [c for c in args.cases.split(",") if c]:
-        if name not in CASES:
-            parser.error(f"unknown case {name!r}: choose among {', '.join(CASES)}")
-        plan.append((name, *CASES[name]))
+        if name not in every:
+            parser.error(f"unknown case {name!r}: choose among {', '.join(every)}")
+        if name in CASES:
+            plan.append((name, *CASES[name]))
+        elif name in NARROW_CASES:
+            hosts, jobs, seed = NARROW_CASES[name]
+            plan.append((name, hosts, jobs, "narrow", seed))
+        else:
+            plan.append((name, ARCHIVE_CASES[name][1], 0, "archive", 0))
     for case, hosts, jobs, aarr, seed in plan:
-        trace = trace_for(out / "traces", hosts, jobs, aarr, seed)
+        traced = traced_for(out / "traces", case, hosts, jobs, aarr, seed)
+        if traced is None:
+            print(f"{case}: skipped, {ARCHIVE_CASES[case][0]} is not in {TRACES}", flush=True)
+            continue
+        trace, jobs = traced
         width = mean_width(trace)
         for scheduler in args.schedulers.split(","):
             tag = "" if case == "grid" else f"_{case}"
@@ -338,7 +532,8 @@ def main(argv=None) -> int:
                 row["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
                 if code is not None:
                     row["base_of"] = here
-                row.update(run_case(scheduler, hosts, trace, prefix, args.timeout, code))
+                watched = jobs if aarr in ("narrow", "archive") else None  # throughput by tenth, invariants
+                row.update(run_case(scheduler, hosts, trace, prefix, args.timeout, code, watched))
                 if code is not None:
                     base_jobs = f"{prefix}_jobs.csv" if row["status"] == "ok" else None
                 elif base_jobs and row["status"] == "ok":  # the pair's outputs, byte for byte

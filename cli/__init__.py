@@ -33,10 +33,11 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from adaptsched import __version__
-from adaptsched.errors import AdaptschedError, UsageError, file_problem
+from adaptsched.errors import OUT_OF_MEMORY, AdaptschedError, UsageError, elided, file_problem
 
 from . import analysis, check, demo, inputs, reproduce, run, schedulers, sweep, workloads
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .usage import Parser
 
 #: The command modules, in the order of ``adaptsched --help``.
 COMMANDS: tuple[ModuleType, ...] = (run, check, schedulers, inputs, analysis, workloads, reproduce, sweep, demo)
@@ -48,7 +49,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; ``command``, the command about to run (None: any), leaves out
     what only other commands need at start-up: ``reproduce``'s papers, whose runner imports
     Dask (about 0.3 s of CPU), are declared for ``reproduce`` and for help only."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="adaptsched",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Adaptive batch scheduling on Batsim: run schedulers on workloads, convert traces, "
@@ -87,10 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.func(args)
         return status
     except UsageError as error:
-        print(f"{name}: error: {error}", file=sys.stderr)
+        say_error(name, str(error))
         return EXIT_USAGE
     except AdaptschedError as error:
-        print(f"{name}: error: {error}", file=sys.stderr)
+        say_error(name, str(error))
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
@@ -101,14 +102,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # a file the user named or a full disk: not a bug
         if os.environ.get("ADAPTSCHED_DEBUG"):
             raise
-        print(f"{name}: error: {file_problem(error)}", file=sys.stderr)
+        say_error(name, file_problem(error))
+        return EXIT_ERROR
+    except MemoryError:  # the work does not fit (the inputs' limits keep their claims from it)
+        if os.environ.get("ADAPTSCHED_DEBUG"):
+            raise
+        say_error(name, OUT_OF_MEMORY)
         return EXIT_ERROR
     except Exception as error:  # a bug: say so in one paragraph, traceback on demand
         if os.environ.get("ADAPTSCHED_DEBUG"):
             raise
         print(
-            f"{name}: internal error: {type(error).__name__}: {error} "
+            f"{name}: internal error: {type(error).__name__}: {elided(str(error))} "
             "(set ADAPTSCHED_DEBUG=1 for the traceback, and please report it)",
             file=sys.stderr,
         )
         return EXIT_ERROR
+
+
+def say_error(name: str, message: str) -> None:
+    """``adaptsched COMMAND: error: MESSAGE`` on stderr, a long token of the message elided."""
+    print(f"{name}: error: {elided(message)}", file=sys.stderr)

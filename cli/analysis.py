@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.errors import AdaptschedError, positive_float, positive_int
+from adaptsched.formats.files import refuse_overwriting
 
 from .common import Subparsers, add_metric_options, output_folder, say
 
@@ -66,9 +67,32 @@ def register(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_explore)
 
 
+#: The files ``compare --out DIR`` writes in DIR whatever the runs (and a Gantt chart per run).
+COMPARE_OUTPUTS = (
+    "comparison.md",
+    "comparison.csv",
+    "comparison.json",
+    "overall_bars.png",
+    "class_bsld.png",
+    "wait_cdf.png",
+)
+
+
+def run_inputs(runs: list[str]) -> list[tuple[str, str]]:
+    """The files of runs given as prefixes or ``_jobs.csv`` files, as inputs that no output of
+    the command may be (by inode: a link counts)."""
+    inputs = []
+    for run in runs:
+        prefix = run.removesuffix("_jobs.csv")
+        for suffix in ("_jobs.csv", "_schedule.csv", "_machine_states.csv"):
+            inputs.append(("the run's file", f"{prefix}{suffix}"))
+    return inputs
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compute_metrics, format_metrics
     from adaptsched.analysis.metrics import nothing_ran
+    from adaptsched.engines.partial import PARTIAL
 
     metrics = compute_metrics(
         args.jobs_csv, bound_s=args.bound, hosts=args.hosts, short_s=args.short, long_s=args.long, wide_hosts=args.wide
@@ -76,9 +100,16 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     unfinished = nothing_ran(metrics)
     if unfinished:
         raise AdaptschedError(f"{metrics['source']}: {unfinished}")
+    partial = str(metrics["source"]).endswith(PARTIAL)
+    if partial:
+        print(
+            f"adaptsched metrics: note: {metrics['source']} is what a run wrote before it failed or was "
+            "interrupted: these metrics cover only the jobs it finished",
+            file=sys.stderr,
+        )
     if args.workload:
         check_against(metrics, args.workload)
-    if metrics["hosts_source"].startswith("highest"):  # Batsim writes _schedule.csv at the very end
+    if metrics["hosts_source"].startswith("highest") and not partial:  # _schedule.csv is written at the end
         print(
             f"adaptsched metrics: note: no _schedule.csv beside {metrics['source']}: if its run stopped early, "
             "these metrics cover only the jobs it finished",
@@ -92,21 +123,27 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def check_against(metrics: dict, workload: str) -> None:
-    """The run's invariants and physics against its workload, or an error naming the jobs."""
-    from adaptsched.analysis.invariants import check_against_workload
+    """The run's invariants and physics against its workload (every job of it has a row), or
+    an error naming the jobs; what was checked, said."""
+    from adaptsched.analysis.invariants import against_workload
 
-    problems = check_against_workload(metrics["source"], workload, int(metrics["hosts"]))
-    if problems:
+    checked = against_workload(metrics["source"], workload, int(metrics["hosts"]))
+    if checked.problems:
         raise AdaptschedError(
             f"{metrics['source']} breaks the run's physics or invariants against {workload} "
-            f"({len(problems)} found): " + "; ".join(problems)
+            f"({len(checked.problems)} found): " + "; ".join(checked.problems)
         )
-    print(f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}", file=sys.stderr)
+    print(
+        f"adaptsched metrics: {metrics['source']}: physics and invariants hold against {workload}: "
+        f"all {checked.jobs:,} of its jobs have a row; {checked.physics.summary()}",
+        file=sys.stderr,
+    )
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from adaptsched.analysis import compare_runs
 
+    refuse_overwriting([("the output", Path(args.out) / name) for name in COMPARE_OUTPUTS], run_inputs(args.runs))
     output_folder(args.out)
     written = compare_runs(
         args.runs,
@@ -128,6 +165,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_explore(args: argparse.Namespace) -> int:
     from adaptsched.analysis.explore import explore_runs
 
+    refuse_overwriting([("the page (--out)", args.out)], run_inputs(args.runs))
     output_folder(Path(args.out).parent, "--out", args.out)
     limit = {} if args.max_items is None else {"max_items": args.max_items}
     written = explore_runs(

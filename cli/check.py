@@ -21,6 +21,7 @@ from .common import (
     add_energy_option,
     add_engine_options,
     add_seed_option,
+    checked_platform,
     output_folder,
     say,
 )
@@ -99,7 +100,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     target = Target(
         args.scheduler, option_values(args.option), engines, batsim, args.transport, timeout_s, energy=args.energy
     )
-    platform = host_count(args.platform) if args.platform else None
+    platform = host_count(checked_platform(args.platform)) if args.platform else None
     nb_hosts = platform if isinstance(platform, int) else read_platform(platform).nb_hosts if platform else None
     stem = Path(args.scheduler).name.split(".")[0]
     out = output_folder(args.out or Path("results") / "check" / stem)

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from adaptsched.errors import AdaptschedError, UsageError, positive_float, positive_int
+from adaptsched.errors import AdaptschedError, UsageError, hosts_arg, hosts_in_range, positive_float, positive_int
+from adaptsched.limits import MAX_HOSTS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: ``adaptsched check`` only: no workload was run, so nothing was checked (docs/errors.md).
@@ -61,10 +62,10 @@ def output_folder(folder: str | Path, option: str = "--out", value: str | Path |
 
 def read_workload(path: str | Path) -> dict[str, Any]:
     """A Batsim JSON workload as a dict, after Batsim's checks (errors name file, job, field)."""
-    from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.batsim_json import load_workload, read_json
 
     load_workload(path)
-    workload: dict[str, Any] = json.loads(Path(path).read_text())
+    workload: dict[str, Any] = read_json(str(path), "workload")
     return workload
 
 
@@ -106,7 +107,8 @@ def add_energy_option(parser: argparse.ArgumentParser) -> None:
 def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = True) -> None:
     """Where the runs go: a local Dask cluster of ``--workers`` processes (on 127.0.0.1), a
     running one (``--scheduler-address``, ``--scheduler-file``), or a dask-jobqueue cluster
-    started for the runs (``--cluster``, ``--jobs``, ``--cluster-option``; ``--dry-run``).
+    started for the runs (``--cluster``, ``--jobs``, ``--cluster-option``; ``--dry-run``); TLS
+    to the last three (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``).
     ``jobs_flag`` false: ``--cluster-jobs`` only (the reproductions' ``--jobs`` counts jobs of
     a workload)."""
     where = parser.add_mutually_exclusive_group()
@@ -153,12 +155,19 @@ def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = Tr
         help="how long to wait for a first worker (and a scheduler file) before giving up "
         "(default: 120; with --cluster 1800, the batch queue's wait)",
     )
+    tls = (
+        ("--tls-ca-file", "the certificate authority's certificate: TLS to a tls:// scheduler, or --cluster's"),
+        ("--tls-cert", "TLS: this command's certificate, signed by --tls-ca-file (with --cluster, its workers' too)"),
+        ("--tls-key", "TLS: the private key of --tls-cert (docs/sweeps.md, section TLS)"),
+    )
+    for flag, text in tls:
+        parser.add_argument(flag, metavar="PEM", help=text)
 
 
 def cluster_choice(args: argparse.Namespace) -> Any:
     """The ``Where`` of the cluster options (``--jobs``, ``--cluster-option`` and ``--dry-run``
     only with ``--cluster``), checked: addresses, options."""
-    from adaptsched.sweep.cluster import Where
+    from adaptsched.sweep.cluster import Tls, Where
     from adaptsched.sweep.jobqueue import JobQueue, parse_cluster_options
 
     jobqueue = None
@@ -169,7 +178,13 @@ def cluster_choice(args: argparse.Namespace) -> Any:
         for flag, value in given.items():
             if value:
                 raise UsageError(f"{flag} goes with --cluster slurm|pbs|sge")
-    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout)
+    tls = None
+    files = (args.tls_ca_file, args.tls_cert, args.tls_key)
+    if any(files):
+        if not all(files):
+            raise UsageError("--tls-ca-file, --tls-cert and --tls-key go together: give all three")
+        tls = Tls(*files)
+    where = Where(args.workers, args.scheduler_address, args.scheduler_file, jobqueue, args.first_worker_timeout, tls)
     return where.check()
 
 
@@ -178,8 +193,12 @@ def show_job_script(where: Any) -> None:
     from adaptsched.sweep.jobqueue import job_script
 
     jobs = where.jobqueue.jobs
+    security = where.tls.security() if where.tls is not None else None
     say(f"# --dry-run: {jobs} job{'s' if jobs > 1 else ''} like this one would be submitted to {where.jobqueue.system}")
-    say(f"# (the scheduler runs in this command; its address replaces the placeholder)\n{job_script(where.jobqueue)}")
+    say(
+        "# (the scheduler runs in this command; its address replaces the placeholder)\n"
+        + job_script(where.jobqueue, security)
+    )
 
 
 def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, window: bool = True) -> None:
@@ -192,11 +211,40 @@ def add_metric_options(parser: argparse.ArgumentParser, *, hosts: bool = True, w
     if window:
         parser.add_argument(
             "--window",
+            type=window_arg,
             metavar="START:END|job:ID",
             help="time window of the Gantt charts: START:END in simulation seconds or with a unit "
             "(12h:36h, 1d:2d), or job:ID for the span of one job's attempts "
             "(default: the busiest period, at most 2 days and 500 jobs)",
         )
+
+
+def window_arg(text: str) -> str:
+    """argparse type: a ``--window`` checked as it is read (``job:ID`` needs the runs: later)."""
+    if text.startswith("job:"):
+        return text
+    from adaptsched.analysis.gantt import parse_window
+
+    try:
+        parse_window(text)
+    except UsageError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--window").lstrip(": ")) from None
+    return text
+
+
+_HOSTS = re.compile(r"\s*[-+]?(\d+|\d*\.?\d+[eE][-+]?\d+)\s*")
+
+
+def checked_platform(platform: str) -> str:
+    """``--platform``: a number of hosts within the limits, or a file's path, as given."""
+    if not _HOSTS.fullmatch(platform):
+        return platform
+    try:
+        return str(hosts_in_range(platform))
+    except UsageError as error:
+        if platform.strip().lstrip("+-").isdigit() and int(platform) < 1:
+            raise UsageError(f"--platform {platform}: a platform needs at least one host") from None
+        raise UsageError(f"--platform: {error}") from None
 
 
 def add_workload_options(parser: argparse.ArgumentParser) -> None:
@@ -210,7 +258,11 @@ def add_hosts_option(
 ) -> None:
     """``--hosts N``, the machine size (at least 1); ``note`` gives its default (or "at least 1")."""
     parser.add_argument(
-        "--hosts", type=positive_int, default=default, required=required, help=f"machine size in hosts ({note})"
+        "--hosts",
+        type=hosts_arg,
+        default=default,
+        required=required,
+        help=f"machine size in hosts ({note}; at most {MAX_HOSTS:,})",
     )
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from adaptsched.errors import AdaptschedError, UsageError, finite_float, positive_int
+from adaptsched.formats.files import refuse_overwriting
 
 from .common import Subparsers, add_hosts_option, say
 
@@ -64,6 +65,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
     if args.start is not None and args.end is not None and not args.start < args.end:
         raise UsageError(f"--start {args.start:g} --end {args.end:g}: the window is empty (--start must come first)")
+    refuse_overwriting([("the output", args.output)], [("the trace", args.trace)])
     try:
         workload, report = convert_swf(
             args.trace,
@@ -95,8 +97,14 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_platform(args: argparse.Namespace) -> int:
-    from adaptsched.platforms.simgrid import write_cluster
+    from adaptsched.errors import InputError
+    from adaptsched.platforms.simgrid import parse_speed, write_cluster
 
+    try:
+        parse_speed(args.speed, path="--speed")
+    except InputError as error:
+        raise UsageError(error.message) from None
+    refuse_overwriting([("the output", args.output)], [])
     if not Path(args.output).parent.is_dir():
         raise AdaptschedError(
             f"cannot write {args.output}: the folder {Path(args.output).parent} does not exist (create it first)"

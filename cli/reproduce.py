@@ -43,6 +43,9 @@ COMMON = (
     "cluster_option",
     "dry_run",
     "first_worker_timeout",
+    "tls_ca_file",
+    "tls_cert",
+    "tls_key",
 )
 
 
@@ -100,6 +103,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler_file=where.scheduler_file,
         jobqueue=where.jobqueue,
         first_worker_timeout_s=where.timeout_s,
+        tls=where.tls,
         report_dir=args.report_dir,
         command=args.command_line,
         say=say,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from adaptsched.errors import UsageError, positive_float
+from adaptsched.formats.files import refuse_overwriting
 
 from .common import (
     Subparsers,
@@ -13,6 +15,7 @@ from .common import (
     add_engine_options,
     add_metric_options,
     add_progress_option,
+    checked_platform,
     output_folder,
     progress_choice,
     say,
@@ -71,16 +74,48 @@ def register(sub: Subparsers) -> None:
     p.set_defaults(func=cmd_run)
 
 
+#: What ``run --out PREFIX`` may write: PREFIX + each of these.
+RUN_OUTPUTS = (
+    "_jobs.csv",
+    "_schedule.csv",
+    "_machine_states.csv",
+    "_platform.xml",
+    "_workload.json",
+    "_sched.log",
+    "_batsim.log",
+    "_schedule.trace",
+    "_metrics.md",
+    "_metrics.json",
+    "_gantt.png",
+    "_explore.html",
+)
+
+
+def checked_prefix(out: str) -> str:
+    """``--out``: a prefix (``results/easy`` writes ``results/easy_jobs.csv``...), not a folder."""
+    if out.endswith(("/", os.sep)) or not Path(out).name:
+        raise UsageError(
+            f"--out {out}: a prefix of file names, not a folder: add a name, e.g. --out {out.rstrip('/' + os.sep)}"
+            f"/run (writes {out.rstrip('/' + os.sep)}/run_jobs.csv, _schedule.csv...)"
+        )
+    return out
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from adaptsched.engines.run import RunSpec, run
 
-    if args.platform.strip().lstrip("+-").isdigit() and int(args.platform) < 1:
-        raise UsageError(f"--platform {args.platform}: a platform needs at least one host")
+    platform = checked_platform(args.platform)
+    out = checked_prefix(args.out)
+    inputs = [("the workload (--workload)", args.workload), ("the scheduler (--scheduler)", args.scheduler)]
+    if not platform.isdigit():
+        inputs.append(("the platform (--platform)", platform))
+    outputs = [("the run's output", f"{out}{suffix}") for suffix in RUN_OUTPUTS]
+    refuse_overwriting(outputs, inputs, "choose another --out")
     output_folder(Path(args.out).parent, "--out", args.out)
     spec = RunSpec.make(
         args.scheduler,
         args.workload,
-        args.platform,
+        platform,
         args.out,
         engine=args.engine,
         transport=args.transport,
@@ -100,9 +135,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     say(
         f"{result.scheduler} on {result.nb_hosts} hosts ({result.engine} engine, {result.transport}): "
         f"{result.nb_jobs} jobs "
-        f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s)"
+        f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s); {result.physics}"
     )
-    say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
+    energy = f", {result.prefix}_consumed_energy.csv, {result.prefix}_pstate_changes.csv" if args.energy else ""
+    say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv{energy}")
     for note in result.notes:
         say(f"note: {note}")
     if args.report:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from adaptsched.errors import AdaptschedError
+from adaptsched.formats.files import refuse_overwriting
 
 from .common import (
     Subparsers,
@@ -18,6 +20,9 @@ from .common import (
     say,
     show_job_script,
 )
+
+#: Files ``sweep --out DIR`` writes in DIR (besides charts and the runs' folder).
+SWEEP_OUTPUTS = ("runs.csv", "report.html")
 
 
 def register(sub: Subparsers) -> None:
@@ -46,6 +51,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         say(f"# {spec.path}: {len(spec.points)} runs")
         show_job_script(where)
         return 0
+    refuse_overwriting([("the output", Path(args.out) / name) for name in SWEEP_OUTPUTS], [("the spec", args.spec)])
     output_folder(args.out)
     grid, written = run_sweep(
         args.spec,

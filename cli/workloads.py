@@ -8,7 +8,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from adaptsched.errors import UsageError, finite_float, positive_int
+from adaptsched.errors import UsageError, at_most, finite_float
+from adaptsched.formats.files import refuse_overwriting, write_text
+from adaptsched.limits import MAX_DAYS, MAX_GENERATED_JOBS, MAX_TESTS
 
 from .common import Subparsers, add_hosts_option, add_seed_option, add_workload_options, read_workload, say
 
@@ -110,11 +112,11 @@ def register_generate(sub: Subparsers) -> None:
         return g
 
     g = model("downey", "Downey (1996) moldable workload model", _generate_downey, 64)
-    g.add_argument("--days", type=positive_int, default=10, help="simulated days (default 10)")
+    g.add_argument("--days", type=at_most(MAX_DAYS), default=10, help="simulated days (default 10)")
     g.add_argument("--load", type=finite_float, default=0.75, help="offered load rho (default 0.75)")
 
     g = model("lublin", "Lublin & Feitelson (2003) rigid-job workload model", _generate_lublin, 128)
-    g.add_argument("--jobs", type=positive_int, default=10000, help="number of jobs (default 10000)")
+    g.add_argument("--jobs", type=at_most(MAX_GENERATED_JOBS), default=10000, help="number of jobs (default 10000)")
     g.add_argument(
         "--mode", choices=("typeless", "typed"), default="typeless", help="parameter sets (default typeless)"
     )
@@ -133,7 +135,7 @@ def register_generate(sub: Subparsers) -> None:
         None,
         100,
     )
-    g.add_argument("--tests", type=positive_int, default=1000, help="tests, one workload each (default 1000)")
+    g.add_argument("--tests", type=at_most(MAX_TESTS), default=1000, help="tests, one workload each (default 1000)")
     g.set_defaults(func=cmd_generate_evolving)
 
 
@@ -143,6 +145,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from adaptsched.workloads.stats import summary_text
     from adaptsched.workloads.swf import write_swf
 
+    if args.swf:
+        refuse_overwriting([("the workload", args.output), ("the SWF trace (--swf)", args.swf)], [])
     workload = args.build(args)
     write_workload(workload, args.output)
     say(f"{args.output}: {summary_text(workload)} ({args.model}, seed {args.seed})")
@@ -186,10 +190,16 @@ def cmd_generate_evolving(args: argparse.Namespace) -> int:
 
 
 # -- annotations -------------------------------------------------------------------------
+def annotating(args: argparse.Namespace) -> None:
+    """Before an annotation: its output is not its input."""
+    refuse_overwriting([("the output", args.output)], [("the input", args.input)])
+
+
 def cmd_estimates(args: argparse.Namespace) -> int:
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.estimates import annotate, parse_bins
 
+    annotating(args)
     workload = read_workload(args.input)
     out, summary = annotate(
         workload,
@@ -209,6 +219,7 @@ def cmd_mold_annotate(args: argparse.Namespace) -> int:
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.moldable import annotate
 
+    annotating(args)
     workload = read_workload(args.input)
     out, summary = annotate(
         workload,
@@ -231,9 +242,9 @@ def cmd_mold_annotate(args: argparse.Namespace) -> int:
 def cmd_scojo_stats(args: argparse.Namespace) -> int:
     from adaptsched.workloads.scojo_stats import scojo_stats
 
+    refuse_overwriting([("the output", args.output)], [("an input", path) for path in args.inputs])
     stats = scojo_stats([read_workload(path) for path in args.inputs], names=list(args.inputs))
-    with open(args.output, "w") as handle:
-        json.dump(stats, handle, indent=1)
+    write_text(args.output, json.dumps(stats, indent=1))
     means = ", ".join(f"{c} {stats['mean_n_opt'][c]:.2f}" for c in ("short", "medium", "long"))
     say(f"{args.output}: {stats['jobs']} jobs over {stats['days']:.1f} days; mean N_opt {means}")
     return 0
@@ -243,6 +254,7 @@ def cmd_qos_annotate(args: argparse.Namespace) -> int:
     from adaptsched.workloads.convert import write_workload
     from adaptsched.workloads.qos import annotate, high_load
 
+    annotating(args)
     workload = read_workload(args.input)
     out, summary = annotate(
         workload,

@@ -315,26 +315,35 @@ class OnlineScheduler:
         self._decisions.rejects.append(job.id)
 
 
+#: The metadata a :class:`ReservingScheduler` records of a job's reservations.
+_RESERVATION_KEYS = ("reservation_s", "withdrawn_reservation_s", "withdrawn_at_s")
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # a researcher's own scheduler may extend it
 class ReservingScheduler(OnlineScheduler):
     """A scheduler that promises waiting jobs a start time (a reservation).
 
-    Each job's first reservation is kept in ``first_reservation`` and, unless
+    Each job's first reservation (:meth:`promise`) is kept in ``first_reservation`` and, unless
     ``record_reservations`` is off, written in its metadata (``reservation_s``), so
     that the promise can be checked on any output trace: ``start <= reservation_s``.
+    A reservation the algorithm promises only for a while (EASY's: while the job is the first
+    waiting job) is withdrawn when that ends (:meth:`withdraw`), and no check holds the job to
+    it; the job's next :meth:`promise` is a new one.
     Running jobs are kept by expected end (``by_end``), which backfilling needs.
 
     >>> s = ReservingScheduler(4)
     >>> job = Job("w0!1", 0.0, 2, 60.0)
     >>> s.promise(job, 30.0); s.promise(job, 10.0)  # only the first promise is kept
-    >>> s.first_reservation
-    {'w0!1': 30.0}
+    >>> s.withdraw(job, 5.0); s.promise(job, 40.0)  # withdrawn: the next one is a new promise
+    >>> s.first_reservation, s.withdrawn
+    ({'w0!1': 40.0}, {'w0!1': (30.0, 5.0)})
     """
 
     def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
         super().__init__(nb_hosts, options, **values)
         self.record_reservations = self.records_reservations()
-        self.first_reservation: dict[str, float] = {}  # job id -> its first reservation
+        self.first_reservation: dict[str, float] = {}  # job id -> its first reservation (in force)
+        self.withdrawn: dict[str, tuple[float, float]] = {}  # job id -> (its last withdrawn reservation, when)
         self.by_end: SortedKeyList = SortedKeyList(key=lambda r: r.end_s)  # running jobs by expected end
 
     def records_reservations(self) -> bool:
@@ -342,11 +351,40 @@ class ReservingScheduler(OnlineScheduler):
         return False
 
     def promise(self, job: Job, start_s: float) -> None:
-        """Notes a reservation; only a job's first one is kept and recorded."""
+        """Notes a reservation; only a job's first one is kept and recorded (the first since
+        its last :meth:`withdraw`, if any)."""
         if job.id not in self.first_reservation:
             self.first_reservation[job.id] = start_s
             if self.record_reservations:
-                self.record(job, reservation_s=start_s)
+                if job.id in self.withdrawn:
+                    self._record_reservation(job)
+                else:
+                    self.record(job, reservation_s=start_s)
+
+    def withdraw(self, job: Job, now: float) -> None:
+        """Withdraws the job's reservation in force, which the algorithm no longer promises (EASY's
+        head job once another job goes ahead of it in the queue). The job is held to none until
+        its next :meth:`promise`. Its metadata keeps the withdrawn one apart, where no check holds
+        the job to it: ``withdrawn_reservation_s`` and ``withdrawn_at_s`` (when), the last one."""
+        start_s = self.first_reservation.pop(job.id, None)
+        if start_s is None:
+            return
+        self.withdrawn[job.id] = (start_s, now)
+        if self.record_reservations:
+            self._record_reservation(job)
+
+    def _record_reservation(self, job: Job) -> None:
+        """The job's reservation in force and its last withdrawn one, in this order, in its metadata
+        (which replaces what earlier passes recorded, as Batsim's SET_JOB_METADATA does)."""
+        values = self._decisions.metadata.setdefault(job.id, {})
+        for key in _RESERVATION_KEYS:
+            values.pop(key, None)
+        start_s = self.first_reservation.get(job.id)
+        if start_s is not None:
+            values["reservation_s"] = start_s
+        withdrawn = self.withdrawn.get(job.id)
+        if withdrawn is not None:
+            values["withdrawn_reservation_s"], values["withdrawn_at_s"] = withdrawn
 
     def track(self, running: Running) -> None:
         self.by_end.add(running)

@@ -43,6 +43,7 @@ the trajectory can be plotted from the output.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -379,9 +380,10 @@ class DvqopsOptions(QopsOptions):
             raise OptionError(
                 f"option oc_factors={self.oc_factors!r}: expected numbers separated by commas", option="oc_factors"
             ) from None
-        if not factors or min(factors) < 0:
+        if not factors or not all(math.isfinite(factor) and factor >= 0 for factor in factors):
             raise OptionError(
-                f"option oc_factors={self.oc_factors!r}: needs at least one factor, none negative", option="oc_factors"
+                f"option oc_factors={self.oc_factors!r}: needs at least one factor, each a finite number >= 0",
+                option="oc_factors",
             )
 
 

@@ -9,8 +9,18 @@ delayed past its reservation; the others may be delayed indefinitely.
 
 Hosts are chosen first-fit, lowest ids first, and need not be contiguous
 (pybatsim's ``easyBackfill`` allocates contiguous blocks only, which starves wide
-jobs). Each job's first reservation is recorded in its metadata
-(``reservation_s``) so that the guarantee can be checked on the output trace.
+jobs).
+
+The promise is the head's, and holds while the job stays the head: its shadow time when it
+became the head (later passes may only find it earlier, as running jobs end by their walltimes
+and backfilled ones never take hosts it needs then). In arrival order (``fcfs``) the head stays
+the head until it starts. In a priority order (``large``, ``sjf``...) a job that arrives ahead of
+it in the queue takes its place, and may delay it (started at once, or as the new head): the old
+head's reservation was never a promise beyond that moment, and is withdrawn
+(:meth:`~adaptsched.core.base.ReservingScheduler.withdraw`); when the job is the head again, its
+new shadow time is a new promise. The reservation in force is recorded in the job's metadata
+(``reservation_s``), the last withdrawn one apart (``withdrawn_reservation_s``, ``withdrawn_at_s``),
+so that ``adaptsched check`` holds every job to the promise EASY made it, and to no other.
 
 The rule is written once, here, and every EASY in the package calls it: :func:`shadow_of`
 (the head's shadow time and extra hosts) and :func:`backfill` (the backfilling condition, over
@@ -24,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -124,6 +134,10 @@ class EasyBackfilling(ReservingScheduler):
     name = "easy"
     Options = ReservingOptions
 
+    def __init__(self, nb_hosts: int, options: opt.Options | None = None, **values: Any):
+        super().__init__(nb_hosts, options, **values)
+        self.holder: Job | None = None  # the head whose reservation is in force (module doc)
+
     def queue_order(self) -> str:
         return opt.narrow(self.options, ReservingOptions).order
 
@@ -139,6 +153,10 @@ class EasyBackfilling(ReservingScheduler):
         if not len(queue):
             return
         jobs = queue.jobs
+        holder = self.holder
+        if holder is not None and jobs[0] is not holder:  # a job went ahead of it (a priority order)
+            self.withdraw(holder, now)
+            holder = None
         free = self.pool.nb_free
         started = []
         for job in jobs:  # start from the head while jobs fit
@@ -149,16 +167,19 @@ class EasyBackfilling(ReservingScheduler):
             started.append(job)
         if len(started) < len(jobs):
             head = jobs[len(started)]
-            new_head = head.id not in self.first_reservation
+            new_head = head is not holder
             if new_head or free > 0:
                 shadow = self.shadow(head, now)
             if new_head:
                 self.promise(head, shadow[0])
+                self.holder = head
             if free >= queue.min_res:  # else no waiting job fits in the free hosts
                 rest = jobs[len(started) + 1 :]
                 window = Window(free, *shadow)
                 for job in backfill(window, now, zip(rest, map(_res, rest)), _walltime):
                     self.start(job, now)
                     started.append(job)
+        else:
+            self.holder = None
         if started:
             queue.remove_all(started)

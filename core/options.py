@@ -22,6 +22,7 @@ adaptsched.core.options.OptionError: option order='xyz': choose one of fcfs, sjf
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import gc
 import json
 import math
@@ -30,6 +31,8 @@ import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from adaptsched.limits import MAX_TEXT_BYTES
 
 if TYPE_CHECKING:
     from adaptsched.core.needs import Need
@@ -145,19 +148,28 @@ def _check_file(name: str, value: str, kind: str) -> None:
     if not value:
         return
     try:
-        with open(value, encoding="utf-8-sig") as handle:
-            text = handle.read()
+        with open(value, "rb") as handle:
+            data = handle.read(1 << 16)  # judged before the rest is read (/dev/zero: at once)
+            if b"\0" not in data:
+                data += handle.read(MAX_TEXT_BYTES + 1 - len(data))
+        if b"\0" in data or len(data) > MAX_TEXT_BYTES:
+            raise UnicodeDecodeError("utf-8", data[:1], 0, 1, "binary data or too large")
+        text = data.decode("utf-8-sig")
     except FileNotFoundError:
         raise OptionError(f"option {name}={value!r}: no such file", option=name) from None
     except IsADirectoryError:
         raise OptionError(f"option {name}={value!r}: a folder, not a file", option=name) from None
     except UnicodeDecodeError:
-        raise OptionError(f"option {name}={value!r}: not a text file", option=name) from None
+        raise OptionError(
+            f"option {name}={value!r}: not a text file, or larger than {MAX_TEXT_BYTES:,} bytes", option=name
+        ) from None
     except OSError as error:
         raise OptionError(f"option {name}={value!r}: cannot read it: {error.strerror}", option=name) from None
     if kind == "json":
         try:
             json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise OptionError(f"option {name}={value!r}: not valid JSON: nested too deeply", option=name) from None
         except ValueError as error:
             raise OptionError(f"option {name}={value!r}: not valid JSON: {error}", option=name) from None
 
@@ -285,8 +297,10 @@ class Options(metaclass=OptionsClass):
         known = {f.name: f for f in dataclasses.fields(cls) if f.init}
         unknown = sorted(set(values) - set(known))
         if unknown:
+            close = difflib.get_close_matches(unknown[0], list(known), n=1, cutoff=0.6)
+            guess = f" (did you mean {close[0]!r}?)" if close else ""
             raise OptionError(
-                f"no option {unknown[0]!r}; the options are: {', '.join(known) or 'none'}", option=unknown[0]
+                f"no option {unknown[0]!r}{guess}; the options are: {', '.join(known) or 'none'}", option=unknown[0]
             )
         return cls(**{name: _typed(name, value, type(known[name].default)) for name, value in values.items()})
 

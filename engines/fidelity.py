@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adaptsched.errors import SimulationError
+from adaptsched.errors import InputError, SimulationError
+from adaptsched.limits import MAX_TEXT_BYTES
 
 #: Profile types the embedded engine executes as Batsim does.
 MODELLED_PROFILES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
@@ -65,11 +66,11 @@ class Fidelity:
 def read_profiles(path) -> dict:
     """The ``profiles`` object of a Batsim JSON workload, without decoding its jobs when it can
     (a 77,000-job trace: the jobs are most of the file)."""
-    from adaptsched.workloads.batsim_json import decode_text, read_json
+    from adaptsched.workloads.batsim_json import json_text, read_json
 
     try:
-        text = decode_text(str(path), Path(path).read_bytes(), "workload")
-    except OSError:
+        text = json_text(str(path), "workload")
+    except InputError:
         text = ""  # read_json below names what is wrong
     if text.startswith("\ufeff"):
         text = ""  # read_json names the byte-order mark
@@ -82,7 +83,7 @@ def read_profiles(path) -> dict:
             while text[start] in " \t\r\n":
                 start += 1
             value, _ = decoder.raw_decode(text, start)
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, RecursionError):
             value = None
         if isinstance(value, dict):
             return value
@@ -184,6 +185,8 @@ def plain_types(path) -> set[bytes] | None:
     "type" key written with escapes is missed here: ``load_workload`` checks every profile type
     again, and refuses those it cannot run, before the first event)."""
     try:
+        if not Path(path).is_file() or Path(path).stat().st_size > MAX_TEXT_BYTES:
+            return None  # a device, a pipe or a huge file: read_json judges it, from its first bytes
         data = Path(path).read_bytes()
     except OSError:
         return None

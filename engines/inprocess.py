@@ -30,9 +30,14 @@ What a separate process gave for free is kept here:
 - what the plugin may change in the process for its run (``sys.stdout``/``sys.stderr``,
   the recursion limit pybatsim raises, the root logger) is restored afterwards.
 
-A plugin that calls ``os._exit`` or corrupts the interpreter itself can still take the
-engine down with it (the engine flushes ``_jobs.csv`` before each message to the plugin, so
-the rows written are on disk): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
+- ``os._exit`` in the plugin (at import or in a decision) stops the run the same way: it raises
+  while the plugin runs (:mod:`adaptsched.engines.plugin_exit`), rather than end the process
+  with a status that would pass for success.
+
+A plugin that kills its process otherwise (a signal) or corrupts the interpreter itself can
+still take the engine down with it, with a non-zero status (the engine flushes ``_jobs.csv``
+before each message to the plugin, so the rows written are on disk, under their partial names:
+:mod:`adaptsched.engines.partial`): the ZeroMQ transport (``--transport zmq``) isolates such plugins.
 
 pybatsim's own ``_read_bat_msg`` logs every message it receives at INFO level (``"...".format(msg)``, computed even
 when INFO is off). When INFO is off (the default verbosity, ``warning``), the messages are
@@ -50,12 +55,13 @@ import sys
 import threading
 import time
 import traceback
-from contextlib import redirect_stdout
+from contextlib import ExitStack, redirect_stdout
 from pathlib import Path
 
 from adaptsched.engines import dispatch
 from adaptsched.engines.dispatch import Dispatcher
-from adaptsched.errors import NO_ANSWER, AdaptschedError, SimulationError
+from adaptsched.engines.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
+from adaptsched.errors import NO_ANSWER, AdaptschedError, InputError, SimulationError
 
 LOG_FORMAT = "[pybatsim - %(asctime)s - %(name)s - %(levelname)s] %(message)s"  # the launcher's
 
@@ -145,6 +151,15 @@ def load_scheduler(scheduler: str, options: object):
             return instanciate_scheduler(scheduler, options=options)
     except SystemExit:  # pybatsim's loader says what is missing and exits
         raise AdaptschedError(f"cannot load the scheduler {scheduler!r}: {said.getvalue().strip()}") from None
+    except (AdaptschedError, PluginExit, KeyboardInterrupt):
+        raise
+    except Exception as error:  # the plugin's own code failed (syntax, an exception at import)
+        if not scheduler.endswith(".py"):
+            raise
+        from adaptsched.schedulers.loader import where_in_plugin
+
+        path = Path(scheduler).resolve()
+        raise InputError(path, f"cannot load the plugin: {where_in_plugin(error, path)}") from None
     finally:
         if previous is not None:
             sys.modules["schedulers"] = previous
@@ -189,10 +204,18 @@ class InProcessConnection:
         root.setLevel(logging.WARNING)  # the launcher's default verbosity
         self.short_repr = not logging.getLogger("batsim.batsim").isEnabledFor(logging.INFO)
         self._watchdog = None
+        self._guard = ExitStack()  # os._exit in the plugin's code raises (engines/plugin_exit.py)
+        self._guard.enter_context(guarded())
         try:
             with _output_to(self.log):
                 print(f"Scheduler: {scheduler} ({options}) in the engine's process", file=self.log)
                 self.scheduler = load_scheduler(scheduler, options)
+        except PluginExit as stop:
+            self._report("called os._exit while loading", traceback.format_exc())
+            self.close()
+            raise SimulationError(
+                f"the scheduler plugin ({scheduler}) called os._exit({stop.code!r}) while loading: {ENDS_ITS_PROCESS}"
+            ) from None
         except BaseException:
             self.close()
             raise
@@ -232,6 +255,12 @@ class InProcessConnection:
         except KeyboardInterrupt:
             self._report("was interrupted", traceback.format_exc())
             raise
+        except PluginExit as stop:
+            self._report("called os._exit", traceback.format_exc())
+            raise SimulationError(
+                f"the scheduler plugin ({self.scheduler_name}) called os._exit({stop.code!r}) at t={self.now():f} "
+                f"instead of answering: {ENDS_ITS_PROCESS}; its traceback is in {self.log_path}"
+            ) from None
         except SystemExit as stop:
             self._report("called sys.exit", traceback.format_exc())
             if isinstance(stop.code, str):  # a plugin refusing its input or options says why
@@ -352,6 +381,7 @@ class InProcessConnection:
         root.setLevel(self._saved_root_level)
         if not self.log.closed:
             self.log.close()
+        self._guard.close()
         self._release()
 
     def _release(self):

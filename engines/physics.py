@@ -9,8 +9,12 @@ every way ``PREFIX_jobs.csv`` breaks it, each naming the job (empty: none):
   that completes although its expected time exceeds its walltime is a violation too. The
   expected time of
 
-  - a job itself: its profile's (``delay``; ``parallel_homogeneous_total``: cpu / n flops on
-    each of its n hosts, the slowest ending it);
+  - a job itself: its profile's (``delay``; the parallel tasks at the rate of their slowest
+    host, SimGrid's ptask_L07: ``parallel_homogeneous_total`` cpu / n flops on each of its n
+    hosts, ``parallel_homogeneous`` cpu on each, ``parallel`` its i-th cpu on its i-th host;
+    ``composed``: its sequence's times summed, ``repeat`` times); communications are free on a
+    platform without a network (as the engines run them), and a parallel task that communicates
+    over one is not timed (its time is the network model's: ``network``);
   - a ``molded`` copy (Downey, SCOJO-P, Cirne-Berman): its job's speedup model
     (``moldable``: :func:`adaptsched.workloads.moldable.model_of`) at the copy's size; a molded
     copy of a job without a model is a violation;
@@ -31,9 +35,15 @@ every way ``PREFIX_jobs.csv`` breaks it, each naming the job (empty: none):
 * **hosts**: no host runs two jobs or copies at once, and every host exists.
 
 Times are compared within 1e-5 s + 1e-6 of the expected value (Batsim prints six decimals,
-and a model's parameters reach the scheduler through its messages at that precision).
-Profiles of other types, and jobs the workload does not know (a plugin's own dynamic jobs),
-are not timed; :class:`Physics` counts them.
+and a model's parameters reach the scheduler through its messages at that precision). A job
+whose profile returns a non-zero code (``COMPLETED_FAILED``) ran its whole time too. Profiles
+of other types (real Batsim's SMPI, traces...), ``hold`` copies and jobs the workload does not
+know (a plugin's own dynamic jobs) are not timed: :class:`Physics` counts the attempts timed and
+those not, by reason, and its summary is the run's (``physics: 3,000 of 3,000 jobs timed``).
+
+The check needs the workload as it was loaded: the embedded engine frees profiles in a copy of
+its own (:class:`~adaptsched.engines.embedded.batsim.EmbeddedBatsim`), never in the workload it
+is given.
 
 Numpy on the CSV's text (no pandas), so that it is cheap enough to run after every run
 (``benchmarks/physics.py`` measures it against the run): :func:`adaptsched.engines.run.run`
@@ -61,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from adaptsched.engines.partial import PARTIAL
 from adaptsched.errors import InputError
 from adaptsched.platforms.simgrid import Platform, read_platform
 from adaptsched.workloads.batsim_json import Workload, load_workload
@@ -69,6 +80,7 @@ from adaptsched.workloads.moldable import model_of
 ABS_EPS_S = 1e-5
 REL_EPS = 1e-6
 SUCCESS, WALLTIME, KILLED = "COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED", "COMPLETED_KILLED"
+FAILED = "COMPLETED_FAILED"
 NO_STAGE = "-"  # a copy's stage when its metadata names none
 
 
@@ -103,11 +115,29 @@ class Physics:
     timed: int = 0
     untimed: int = 0
     count: int = 0  # every violation, beyond the ``limit`` listed
+    untimed_why: dict[str, int] = field(default_factory=dict)  # why not timed -> how many
 
     def add(self, message: str, limit: int) -> None:
         self.count += 1
         if len(self.violations) < limit:
             self.violations.append(message)
+
+    def skip(self, why: str, n: int = 1) -> None:
+        """``n`` attempts not timed, for this reason."""
+        self.untimed += n
+        self.untimed_why[why] = self.untimed_why.get(why, 0) + n
+
+    @property
+    def executed(self) -> int:
+        """The executed attempts (rows with a start), timed or not."""
+        return self.timed + self.untimed
+
+    def summary(self) -> str:
+        """One line: how many executed attempts were timed, and why the others were not."""
+        text = f"physics: {self.timed:,} of {self.executed:,} jobs timed"
+        if self.untimed_why:
+            text += " (" + "; ".join(f"{n:,} not timed: {why}" for why, n in self.untimed_why.items()) + ")"
+        return text
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -200,17 +230,18 @@ def _columns(jobs_csv: str | Path) -> dict[str, Sequence[str]]:
     any other file, :mod:`csv` (the metadata unquoted, then quoted back)."""
     with open(jobs_csv, newline="") as handle:
         text = handle.read()
-    head, _, body = text.partition("\n")
-    header = next(csv.reader([head]), [])
+    start = text.find("\n") + 1 or len(text)  # the body, read in place (no copy of a whole file's text)
+    header = next(csv.reader([text[:start].rstrip("\n")]), [])
     if header and header[-1] == "metadata" and set(COLUMNS) <= set(header) and "\r" not in text:
-        rows = _row_pattern(header).findall(body)
-        if len(rows) == body.count("\n") + (1 if body and not body.endswith("\n") else 0):
+        rows = _row_pattern(header).findall(text, start)
+        if len(rows) == text.count("\n", start) + (1 if len(text) > start and not text.endswith("\n") else 0):
             wanted = [name for name in header if name in COLUMNS]
             columns: dict[str, Sequence[str]] = dict(zip(wanted, zip(*rows))) if rows else dict.fromkeys(wanted, ())
+            del rows
             if not any('"' in "".join(columns[name]) for name in ("job_id", "workload_name", "profile")):
                 return columns
     index = {name: i for i, name in enumerate(header)}
-    rows = list(csv.reader(body.splitlines()))
+    rows = list(csv.reader(text[start:].splitlines()))
     columns = {name: [row[index[name]] for row in rows] for name in COLUMNS}
     columns["metadata"] = ['"' + m.replace('"', '""') + '"' for m in columns["metadata"]]
     return columns
@@ -300,10 +331,11 @@ def _outputs(col: dict[str, Sequence[str]]) -> Outputs:
 class _Expect:
     """Expected runtimes from the workload (its jobs, profiles and annotations)."""
 
-    def __init__(self, workload: Workload, nb_hosts: int, speeds: Sequence[float] | None):
+    def __init__(self, workload: Workload, nb_hosts: int, speeds: Sequence[float] | None, network: bool = False):
         self.workload = workload
         self.nb_hosts = nb_hosts
         self.speeds = speeds
+        self.network = network  # the platform's messages take time (parallel tasks' communications too)
         self.models: dict[str, Any] = {}
 
     def spec(self, job: str) -> Any:
@@ -320,17 +352,38 @@ class _Expect:
                 self.models[name] = None
         return self.models[name]
 
-    def profile_time(self, spec: Any, hosts: list[tuple[int, int]]) -> float | None:
+    def profile_time(self, spec: Any, hosts: list[tuple[int, int]]) -> float | str:
+        """The time the job's profile takes on ``hosts``, or why it cannot be timed (a reason
+        counted in :attr:`Physics.untimed_why`)."""
         profile = self.workload.profiles.get(spec.profile)
         if profile is None:
-            return None
-        if profile.type == "delay":
+            return "their profile is not in the workload"
+        return self.time_of(profile, [h for a, b in hosts for h in range(a, b + 1)])
+
+    def time_of(self, profile: Any, hosts: list[int]) -> float | str:
+        """A profile's time on ``hosts`` (their ids, in the allocation's order); a parallel task
+        computes on every host at the rate of the slowest (SimGrid's ptask_L07), its
+        communications free on a platform without a network, and not timed on one with."""
+        kind = profile.type
+        if kind == "delay":
             return float(profile.delay)
-        if profile.type == "parallel_homogeneous_total" and self.speeds:
-            n = sum(b - a + 1 for a, b in hosts)
-            share = profile.cpu / n
-            return max(share / self.speeds[h] for a, b in hosts for h in range(a, b + 1) if h < len(self.speeds))
-        return None
+        if kind == "composed":
+            times = [self.time_of(sub, hosts) for sub in profile.seq]
+            bad = next((t for t in times if isinstance(t, str)), None)
+            return bad if bad is not None else math.fsum(times) * profile.repeat  # type: ignore[arg-type]
+        if kind not in ("parallel_homogeneous_total", "parallel_homogeneous", "parallel"):
+            return f"their profiles' type ({kind}) is not timed"
+        if self.network and (profile.com > 0 or any(profile.coms)):
+            return "their parallel tasks communicate over the platform's network"
+        speeds = self.speeds
+        if not speeds or not hosts or max(hosts) >= len(speeds):
+            return "their hosts' speeds are unknown"
+        if kind == "parallel":
+            if len(profile.cpus) != len(hosts):
+                return "their parallel profiles have another size than their allocations"
+            return max(flops / speeds[h] for flops, h in zip(profile.cpus, hosts))
+        flops = profile.cpu / len(hosts) if kind == "parallel_homogeneous_total" else profile.cpu
+        return max(flops / speeds[h] for h in hosts)
 
 
 def _timing(p: Physics, a: Attempt, expected: float, what: str, limit: int) -> None:
@@ -338,7 +391,7 @@ def _timing(p: Physics, a: Attempt, expected: float, what: str, limit: int) -> N
     tol = tolerance(expected)
     walltime = a.walltime_s if a.walltime_s > 0 else math.inf
     name = f"job {a.job}" + ("" if a.id == a.job else f" (copy {a.id})")
-    if a.state == SUCCESS:
+    if a.state in (SUCCESS, FAILED):
         if abs(a.runtime_s - expected) > tol:
             p.add(f"{name} ran {a.runtime_s:.6f} s on {a.res} hosts; {what} is {expected:.6f} s", limit)
         elif expected > walltime + tol:
@@ -355,8 +408,9 @@ def _timing(p: Physics, a: Attempt, expected: float, what: str, limit: int) -> N
             p.add(f"{name} was killed after {a.runtime_s:.6f} s, later than its end ({what}: {expected:.6f} s)", limit)
 
 
-#: Final states as small integers (:func:`_suspects`); any other state is not timed.
-STATE_CODES = {SUCCESS: 0, WALLTIME: 1, KILLED: 2}
+#: Final states as small integers (:func:`_suspects`); any other state is not timed. A job whose
+#: profile returns a non-zero code (``ret``) runs its whole time too, then ends COMPLETED_FAILED.
+STATE_CODES = {SUCCESS: 0, FAILED: 0, WALLTIME: 1, KILLED: 2}
 
 
 def _suspects(expected: np.ndarray, runtime: np.ndarray, walltime: np.ndarray, state: np.ndarray) -> np.ndarray:
@@ -373,14 +427,15 @@ def _suspects(expected: np.ndarray, runtime: np.ndarray, walltime: np.ndarray, s
     return ~(success | killed_at_walltime | killed | (state > 2))
 
 
-def _expected(p: Physics, x: _Expect, a: Attempt, spec: Any, limit: int) -> tuple[float, str] | None:
-    """(expected runtime, what it is) of an executed attempt, or None when it cannot be timed."""
+def _expected(p: Physics, x: _Expect, a: Attempt, spec: Any, limit: int) -> tuple[float, str] | str | None:
+    """(expected runtime, what it is) of an executed attempt; or why it cannot be timed; or None
+    when what it ran breaks a rule by itself (the violation is added)."""
     name = spec.name
     if a.kind == "regular":
         t = x.profile_time(spec, a.hosts)
-        return None if t is None else (t, "its profile's time")
+        return t if isinstance(t, str) else (t, "its profile's time")
     if a.kind == "hold":
-        return None
+        return "they hold their nodes for a stretched stage and compute nothing"
     if a.kind == "molded":
         model = x.model(name)
         if model is None:
@@ -404,10 +459,10 @@ def _expected(p: Physics, x: _Expect, a: Attempt, spec: Any, limit: int) -> tupl
     profile = x.workload.profiles.get(spec.profile)
     if profile is not None and profile.type == "parallel_homogeneous_total":  # keeps its work on any size
         t = x.profile_time(spec, a.hosts)
-        return None if t is None else (t * a.scale, f"its profile's time on its {a.res} hosts x {a.scale:g}")
+        return t if isinstance(t, str) else (t * a.scale, f"its profile's time on its {a.res} hosts x {a.scale:g}")
     base = x.profile_time(spec, [(0, spec.res - 1)])
-    if base is None:
-        return None
+    if isinstance(base, str):
+        return base
     if a.res != spec.res and abs(a.scale - spec.res / a.res) > 1e-9 * a.scale:
         p.add(
             f"job {a.job}: {a.kind} copy {a.id} on {a.res} hosts has scale {a.scale:g}; its work on {spec.res} "
@@ -575,19 +630,19 @@ def check_physics(
     *,
     speeds: Sequence[float] | None = None,
     limit: int = 10,
-    timed: bool = True,
+    network: bool = False,
 ) -> Physics:
     """The module doc's checks of a run's ``_jobs.csv`` against its ``workload`` on ``nb_hosts``
-    hosts (``speeds``: each host's flop/s, to time ``parallel_homogeneous_total`` profiles);
-    at most ``limit`` violations are listed (:attr:`Physics.count` counts them all).
-    ``timed=False`` (a platform whose messages take time: a job's runtime then includes its
-    messages' latency) leaves the runtime rules out and keeps the others.
+    hosts (``speeds``: each host's flop/s, to time parallel tasks); at most ``limit``
+    violations are listed (:attr:`Physics.count` counts them all). ``network``: the platform's
+    messages take time, and so do parallel tasks' communications: those that communicate are
+    not timed (delays and parallel tasks that only compute are, exactly as elsewhere).
 
     The jobs themselves with ``delay`` profiles, most rows, are timed on arrays; copies and
-    other profiles one by one."""
+    other profiles one by one. :class:`Physics` counts the attempts timed and those not, why."""
     out = read_outputs(jobs_csv)
     p = Physics()
-    x = _Expect(workload, nb_hosts, speeds)
+    x = _Expect(workload, nb_hosts, speeds, network)
     delay_of = {name: q.delay for name, q in workload.profiles.items() if q is not None and q.type == "delay"}
     if set(out.workloads) <= {workload.name}:  # the jobs themselves run their own profile
         expected = np.array([delay_of.get(name, math.nan) for name in out.profiles], dtype=float)
@@ -602,25 +657,35 @@ def check_physics(
         )
     if out.copies:
         expected[list(out.copies)] = math.nan
-    if not timed:
-        expected[:] = math.nan
     fast = ~np.isnan(expected)
     _time_fast(p, out, np.flatnonzero(fast), expected, limit)
     molded: dict[str, list[Attempt]] = {}
     for i in np.flatnonzero(~fast):
         a = out.attempt(int(i))
-        spec = x.spec(a.job)
-        timing = None if spec is None or not timed else _expected(p, x, a, spec, limit)
-        if timing is None:
-            p.untimed += 1
+        if a.state not in STATE_CODES:
+            p.skip(no_rule(a.state))
             continue
-        p.timed += 1
-        _timing(p, a, timing[0], timing[1], limit)
+        spec = x.spec(a.job)
+        timing = _expected(p, x, a, spec, limit) if spec is not None else NOT_IN_WORKLOAD
+        if isinstance(timing, str):
+            p.skip(timing)
+            continue
+        p.timed += 1  # (None: what it ran broke a rule, said)
+        if timing is not None:
+            _timing(p, a, timing[0], timing[1], limit)
         if a.kind == "molded" and a.state == SUCCESS:
             molded.setdefault(a.job, []).append(a)
     _work(p, x, molded, limit)
     _hosts(p, out, nb_hosts, limit)
     return p
+
+
+def no_rule(state: str) -> str:
+    return f"their final state ({state}) has no runtime rule"
+
+
+#: Why a row is not timed: a job the scheduler made (dynamic registration), not a copy of one.
+NOT_IN_WORKLOAD = "they are not jobs of the workload, nor copies of one (the scheduler registered them)"
 
 
 def _time_fast(p: Physics, out: Outputs, rows: np.ndarray, expected: np.ndarray, limit: int) -> None:
@@ -629,7 +694,10 @@ def _time_fast(p: Physics, out: Outputs, rows: np.ndarray, expected: np.ndarray,
         return
     codes = STATE_CODES
     state = np.array([codes.get(text, 3) for text in out.state], dtype=np.int8)[rows]
-    p.timed += len(rows)
+    unknown = np.flatnonzero(state == 3)
+    p.timed += len(rows) - len(unknown)
+    for k in unknown:
+        p.skip(no_rule(out.state[int(rows[k])]))
     suspects = _suspects(expected[rows], out.runtime[rows], out.walltime[rows], state)
     for k in np.flatnonzero(suspects):
         i = int(rows[k])
@@ -644,7 +712,7 @@ def physics_error(physics: Physics, jobs_csv: str | Path) -> str | None:
     more = f"; and {physics.count - len(physics.violations):,} more" if physics.count > len(physics.violations) else ""
     return (
         f"{jobs_csv} breaks the run's physics ({physics.count:,} violation{'s' if physics.count > 1 else ''}): "
-        f"{listed}{more}. The scheduler's decisions disagree with its workload (the outputs are kept)"
+        f"{listed}{more}. The scheduler's decisions disagree with its workload"
     )
 
 
@@ -659,33 +727,49 @@ def physics_violations(
     ``platform``: its SimGrid platform file, a loaded :class:`Platform`, or a number of hosts
     (1 Gflop/s each, adaptsched's clusters). A missing or unreadable file is an
     :class:`~adaptsched.errors.InputError` naming it."""
+    physics = run_physics(run, workload, platform, limit=limit)
+    more = physics.count - len(physics.violations)
+    return physics.violations + ([f"and {more:,} more violations of the run's physics"] if more > 0 else [])
+
+
+def run_physics(
+    run: str | Path, workload: str | Path | Workload, platform: str | Path | Platform | int, *, limit: int = 10
+) -> Physics:
+    """:func:`check_physics` on a finished run, from what :func:`physics_violations` takes:
+    the violations, and the attempts timed and not."""
     jobs_csv = jobs_csv_of(run)
     loaded = workload if isinstance(workload, Workload) else load_workload(workload, embedded=False)
+    network = False
     if isinstance(platform, int):
         nb_hosts, speeds = platform, [1e9] * platform
     else:
         machines = platform if isinstance(platform, Platform) else read_platform(platform)
         nb_hosts, speeds = machines.nb_hosts, [host.speed_flops for host in machines.compute_hosts]
+        network = machines.network is not None
     try:
-        physics = check_physics(jobs_csv, loaded, nb_hosts, speeds=speeds, limit=limit)
+        return check_physics(jobs_csv, loaded, nb_hosts, speeds=speeds, limit=limit, network=network)
     except (KeyError, IndexError, ValueError) as error:
         raise InputError(jobs_csv, f"not a Batsim _jobs.csv ({type(error).__name__}: {error})") from None
-    more = physics.count - len(physics.violations)
-    return physics.violations + ([f"and {more:,} more violations of the run's physics"] if more > 0 else [])
 
 
 def jobs_csv_of(run: str | Path) -> Path:
-    """A run's ``_jobs.csv`` from its prefix, the file itself, or a folder holding one."""
+    """A run's ``_jobs.csv`` from its prefix, the file itself (a failed run's ``_jobs.csv.partial``
+    too, named), or a folder holding one."""
     path = Path(run)
     if path.is_dir():
         found = sorted(path.glob("*_jobs.csv"))
         if len(found) != 1:
             raise InputError(path, f"holds {len(found)} *_jobs.csv files: name the run's prefix or its _jobs.csv")
         return found[0]
-    if path.name.endswith("_jobs.csv"):
+    if path.name.endswith(("_jobs.csv", f"_jobs.csv{PARTIAL}")):
         candidate = path
     else:
         candidate = path.with_name(path.name + "_jobs.csv")
     if not candidate.is_file():
+        partial = candidate.with_name(candidate.name + PARTIAL)
+        if partial.is_file():
+            raise InputError(
+                candidate, f"no such file: the run did not finish; what it wrote is {partial} (name it to check it)"
+            )
         raise InputError(candidate, "no such file: a run's _jobs.csv (give the run's --out prefix)")
     return candidate

@@ -187,8 +187,7 @@ class SchedulerProcess:
         code = self.process.poll() if self.process else None
         state = "is still running" if code is None else f"exited with code {code}"
         return (
-            f"the scheduler process ({' '.join(self.command[3:5])}) {state}; "
-            f"last lines of {self.log_path}:\n{tail(self.log_path)}"
+            f"the scheduler process ({self.scheduler}) {state}; last lines of {self.log_path}:\n{tail(self.log_path)}"
         )
 
 

@@ -5,7 +5,7 @@ environment variable, ``batsim`` on PATH, and the shared build kit's install
 prefix ``/opt/batsim/bin/batsim``. Both processes talk over a private ``ipc://``
 endpoint, so parallel runs never collide. If either process fails, the other is
 stopped and the error shows the last lines of both logs (``PREFIX_batsim.log``,
-``PREFIX_sched.log``); whatever Batsim wrote is kept.
+``PREFIX_sched.log``); whatever Batsim wrote is kept, under its partial names.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from adaptsched.engines.partial import batsim_prefix, collect
 from adaptsched.engines.process import SchedulerProcess, pin, tail
 from adaptsched.errors import SimulationError
 
@@ -65,9 +66,23 @@ def run_batsim(
 
     Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
     ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default); with
-    ``energy`` (``-E``), its energy model's ``PREFIX_consumed_energy.csv`` and ``PREFIX_pstate_changes.csv``.
+    ``energy`` (``-E``), its energy model's ``PREFIX_consumed_energy.csv`` and ``PREFIX_pstate_changes.csv``;
+    each under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.partial`):
+    the caller renames them once the run has passed its checks.
     """
-    command = [batsim, "-p", str(platform), "-w", str(workload), "-e", str(prefix), "-s", scheduler.endpoint.url, "-q"]
+    folder, export_prefix = batsim_prefix(prefix)  # its outputs, partial until the run succeeds (partial.py)
+    command = [
+        batsim,
+        "-p",
+        str(platform),
+        "-w",
+        str(workload),
+        "-e",
+        export_prefix,
+        "-s",
+        scheduler.endpoint.url,
+        "-q",
+    ]
     if not schedule_trace:
         command.append("--disable-schedule-tracing")
     if dynamic_jobs:
@@ -79,20 +94,23 @@ def run_batsim(
     if energy:
         command.append("--energy")
     log_path = f"{prefix}_batsim.log"
-    jobs_csv = Path(f"{prefix}_jobs.csv")
+    jobs_csv = Path(f"{export_prefix}_jobs.csv")
     start = time.perf_counter()
-    with open(log_path, "w") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        pin(process.pid, cpu)
-        _watch(process, scheduler, log_path, jobs_csv, progress, poll_s)
+    try:
+        with open(log_path, "w") as log:
+            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            pin(process.pid, cpu)
+            _watch(process, scheduler, log_path, jobs_csv, progress, poll_s)
+            if progress is not None and jobs_csv.exists():
+                progress(_count_rows(jobs_csv))
+    finally:
+        collect(folder, prefix)  # Batsim has ended (or was stopped): its files to their partial names
     if process.returncode != 0:
         scheduler.kill()
         raise SimulationError(
             f"real Batsim failed with code {process.returncode}; last lines of {log_path}:\n"
             f"{tail(log_path)}\nscheduler log {scheduler.log_path}:\n{tail(scheduler.log_path)}"
         )
-    if progress is not None and jobs_csv.exists():
-        progress(_count_rows(jobs_csv))
     return time.perf_counter() - start
 
 

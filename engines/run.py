@@ -13,12 +13,15 @@ Inputs:
 Outputs, as Batsim writes them: ``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
 ``PREFIX_machine_states.csv``, plus the scheduler's log ``PREFIX_sched.log`` (and
 ``PREFIX_batsim.log`` with real Batsim, and its Pajé trace ``PREFIX_schedule.trace`` with
-``schedule_trace``).
+``schedule_trace``). The outputs get these names only once the run has ended and its physics
+check passed (:func:`check_run`): until then, and for good when it fails, they are
+``PREFIX_jobs.csv.partial`` and so on (:mod:`adaptsched.engines.partial`).
 """
 
 from __future__ import annotations
 
 import gc
+import math
 import os
 import sys
 import time
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from adaptsched.core.options import Options
 from adaptsched.engines.fidelity import assess, choose_engine
+from adaptsched.engines.partial import PARTIAL, RunOutputs
 from adaptsched.engines.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.engines.spec import ENGINES, NO_TIMEOUT_ON_BATSIM, TRANSPORTS, RunSpec
 from adaptsched.errors import AdaptschedError, InputError, InputRefused, SimulationError, UsageError
@@ -36,6 +40,7 @@ from adaptsched.formats.bulk import SparseCollections, gc_paused, made_to_last
 from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
 
 if TYPE_CHECKING:
+    from adaptsched.engines.physics import Physics
     from adaptsched.workloads.batsim_json import Workload
 
 __all__ = ["ENGINES", "TRANSPORTS", "RunResult", "RunSpec", "find_batsim_or_fail", "run"]
@@ -55,6 +60,14 @@ class RunResult:
     nb_hosts: int
     notes: list[str] = field(default_factory=list)
     transport: str = "zmq"
+    #: What the end-of-run physics check timed: executed attempts (rows with a start) and how
+    #: many of them it timed; ``physics``, its summary line (``physics: 3,000 of 3,000 jobs timed``).
+    attempts: int = 0
+    timed: int = 0
+    physics: str = ""
+
+    def record(self, physics: Physics) -> None:
+        self.attempts, self.timed, self.physics = physics.executed, physics.timed, physics.summary()
 
     @property
     def jobs_csv(self) -> str:
@@ -173,13 +186,29 @@ def run(spec: RunSpec, *, say: Say = print) -> RunResult:
 
 def _run(spec: RunSpec, say: Say) -> RunResult:
     Path(spec.prefix).parent.mkdir(parents=True, exist_ok=True)
+    outputs = RunOutputs(spec.prefix)
+    outputs.clear()  # an earlier run's outputs would pass for this one's (engines/partial.py)
     inputs = _inputs(spec, say)
     if spec.engine != "batsim":  # before the first event: exact, or say so (engines/fidelity.py)
         spec = _chosen_engine(spec, inputs, say)
     executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
-    if spec.transport == "inprocess":
-        return _run_inprocess(spec, inputs, say)
-    return _run_zmq(spec, inputs, executable, say)
+    try:
+        if spec.transport == "inprocess":
+            result = _run_inprocess(spec, inputs, say)
+        else:
+            result = _run_zmq(spec, inputs, executable, say)
+    except SimulationError as error:
+        note = outputs.note()
+        if note:
+            raise SimulationError(f"{error}\n{note}") from None
+        raise
+    except KeyboardInterrupt:
+        note = outputs.note()
+        if note:
+            say(f"interrupted {note}")
+        raise
+    outputs.promote()  # the run ended and passed its physics: its outputs are whole
+    return result
 
 
 def _chosen_engine(spec: RunSpec, inputs: _Inputs, say: Say) -> RunSpec:
@@ -237,9 +266,10 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
-    check_run(prefix, loaded, machines, energy=spec.energy)
+    physics = check_run(prefix, loaded, machines, energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
+    result.record(physics)
     if code != 0:
         result.notes.append(
             f"the pybatsim process exited with code {code} after the simulation ended (see {prefix}_sched.log)"
@@ -281,7 +311,53 @@ def _check_input(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
             raise InputRefused(str(error)) from None
         if verdict.note:
             say(verdict.note)
+    check_times(loaded, spec.workload)
     _check_size(loaded, machines, say)
+
+
+#: The latest time a run may reach: up to 2^33 s (about 272 years) a double, the clock of both
+#: engines (and Batsim's), resolves a microsecond (its spacing there is at most 2^-20 s), which
+#: Batsim's six printed decimals show; past it, times round to the double's spacing there (at
+#: 1.7e15 s a quarter of a second: a 7.77 s delay runs 7.75 s).
+MAX_TIME_S = 2.0**33
+
+
+def check_times(loaded: Workload, path: str | Path) -> None:
+    """Before the run, on either engine: no job submitted, or ending at its submission plus its
+    delay or walltime (the earliest it can end), at or past :data:`MAX_TIME_S`; an
+    :class:`InputError` names the first such job and field otherwise."""
+    jobs = loaded.jobs.values()
+    latest = max((abs(job.subtime) for job in jobs), default=0.0)
+    longest = max((job.walltime for job in jobs), default=0.0)
+    delays = [p.delay for p in loaded.profiles.values() if p is not None and p.type == "delay"]
+    if latest + max(longest, max(delays, default=0.0)) < MAX_TIME_S:
+        return  # every job's bound at once (the usual case: one pass over the jobs)
+    profiles = loaded.profiles
+    for index, job in enumerate(jobs):
+        profile = profiles.get(job.profile)
+        delay = profile.delay if profile is not None and profile.type == "delay" else 0.0
+        run_s = min(delay, job.walltime) if job.walltime > 0 else delay
+        at = abs(job.subtime) + run_s
+        if abs(job.subtime) >= MAX_TIME_S:
+            field, what = "subtime", f"job '{job.name}' is submitted at {job.subtime:g} s"
+        elif at >= MAX_TIME_S and run_s == job.walltime:
+            field, what = (
+                "walltime",
+                f"job '{job.name}' (submitted at {job.subtime:g} s, walltime {run_s:g} s) can run until {at:g} s",
+            )
+        elif at >= MAX_TIME_S:
+            field = "profile"
+            what = f"job '{job.name}' (submitted at {job.subtime:g} s, a {run_s:g} s delay) runs until {at:g} s"
+        else:
+            continue
+        raise InputError(
+            path,
+            f"{what}, past "
+            f"{MAX_TIME_S:,.0f} s (2^33 s, about 272 years): beyond it the simulation's clock, a double in "
+            f"both engines as in Batsim, cannot resolve a microsecond (at {at:g} s its resolution is "
+            f"{math.ulp(at):g} s, and runtimes round to it); shift the workload's times so that they start near 0",
+            field=f"jobs[{index}].{field}",
+        )
 
 
 def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
@@ -336,20 +412,23 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         if bar is not None:
             bar.close()
         connection.close()
-    check_run(prefix, loaded, machines, energy=spec.energy)
+    physics = check_run(prefix, loaded, machines, energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
     )
+    result.record(physics)
     if problem:
         result.notes.append(problem)
     return result
 
 
-def check_run(prefix: str, loaded: Workload, machines: Platform, *, energy: bool = False) -> None:
-    """At the end of every run, either engine: the outputs obey the workload's physics
+def check_run(prefix: str, loaded: Workload, machines: Platform, *, energy: bool = False) -> Physics:
+    """At the end of every run, either engine: the outputs (under their partial names, not yet
+    renamed; a finished run's under their final names) obey the workload's physics
     (:mod:`adaptsched.engines.physics`) and, with the energy model, conserve energy
-    (:mod:`adaptsched.engines.embedded.energy_balance`), or a :class:`SimulationError` names the fault."""
+    (:mod:`adaptsched.engines.embedded.energy_balance`), or a :class:`SimulationError` names the
+    fault. Returns what was timed."""
     if energy:
         from adaptsched.engines.embedded.energy_balance import energy_balance
 
@@ -358,17 +437,22 @@ def check_run(prefix: str, loaded: Workload, machines: Platform, *, energy: bool
             raise SimulationError(balance.message(prefix))
     from adaptsched.engines.physics import check_physics, physics_error
 
-    jobs_csv = f"{prefix}_jobs.csv"
+    outputs = RunOutputs(prefix)
+    jobs_csv = outputs.partial("_jobs.csv")
+    if not os.path.isfile(jobs_csv):
+        jobs_csv = outputs.final("_jobs.csv")
     speeds = [host.speed_flops for host in machines.compute_hosts]
-    timed = machines.network is None  # with message latency, runtimes include the messages' time
     # The check builds no cycles, but its ~10^6 short-lived containers (one per row and column)
     # would make the cyclic GC scan the whole run's heap, unfrozen by now: a full collection
     # of the workload, the plugin's and pybatsim's jobs, 3x the check's own cost on CTC's year.
     with gc_paused():
-        physics = check_physics(jobs_csv, loaded, machines.nb_hosts, speeds=speeds, timed=timed)
+        physics = check_physics(
+            jobs_csv, loaded, machines.nb_hosts, speeds=speeds, network=machines.network is not None
+        )
     error = physics_error(physics, jobs_csv)
     if error:
         raise SimulationError(error)
+    return physics
 
 
 def _affinity() -> set[int] | None:
@@ -408,6 +492,7 @@ def _run_embedded(
                 spec.prefix,
                 options=options,
                 progress=bar if bar.bar is not None else None,
+                output_suffix=PARTIAL,
             )
         if clock is not None:
             clock.append(engine)

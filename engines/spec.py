@@ -18,6 +18,7 @@ the pure scheduler receive as they are; a pybatsim plugin's are JSON values
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
 import json
@@ -30,7 +31,8 @@ from typing import Any
 from adaptsched import schedulers as registry
 from adaptsched.core.base import OnlineScheduler
 from adaptsched.core.options import OptionError, Options
-from adaptsched.errors import AdaptschedError, InputError, UsageError
+from adaptsched.errors import AdaptschedError, InputError, UsageError, hosts_in_range
+from adaptsched.limits import brief
 
 #: ``auto``: the embedded engine when it models the run exactly, else real Batsim when installed
 #: (engines/fidelity.py; :func:`adaptsched.engines.run.run` resolves it once the files are read).
@@ -103,9 +105,12 @@ def resolve_scheduler(scheduler: str) -> tuple[str, type[OnlineScheduler] | None
     if "/" not in scheduler and "." not in scheduler and (pybatsim_builtins() / f"{scheduler}.py").is_file():
         return scheduler, None  # a pybatsim built-in
     names = ", ".join(registry.SCHEDULERS)
-    raise AdaptschedError(
-        f"unknown scheduler {scheduler!r}: use one of {names}, a pybatsim built-in "
-        "(e.g. easyBackfill) or the path of a .py pybatsim plugin"
+    builtins = [path.stem for path in pybatsim_builtins().glob("*.py") if not path.stem.startswith("_")]
+    close = difflib.get_close_matches(scheduler, [*registry.SCHEDULERS, *builtins], n=1, cutoff=0.6)
+    raise UsageError(
+        f"unknown scheduler {brief(scheduler)}"
+        + (f" (did you mean {close[0]!r}?)" if close else "")
+        + f": use one of {names}, a pybatsim built-in (e.g. easyBackfill) or the path of a .py pybatsim plugin"
     )
 
 
@@ -117,7 +122,7 @@ def option_values(pairs: Iterable[str] | Mapping[str, Any] | None) -> dict[str, 
     for pair in pairs or []:
         key, sep, text = pair.partition("=")
         if not sep or not key:
-            raise AdaptschedError(f"option {pair!r} is not of the form KEY=VALUE")
+            raise UsageError(f"--option {brief(pair)} is not of the form KEY=VALUE (e.g. --option order=sjf)")
         raw[key] = text
     return raw
 
@@ -320,7 +325,8 @@ NO_TIMEOUT_ON_BATSIM = (
 
 def host_count(platform: str | int | Path) -> str | int:
     """A platform as a number of hosts (``430`` or ``"430"``) or as a file's path."""
-    if isinstance(platform, int):
-        return platform
     text = str(platform)
-    return int(text) if text.isdigit() else text
+    if not isinstance(platform, int) and not text.isdigit():
+        return text
+    hosts = int(text)
+    return hosts_in_range(hosts) if hosts > 0 else hosts  # (more than MAX_HOSTS: a usage error)

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from adaptsched.errors import InputError
+from adaptsched.formats.files import read_text, write_text
+from adaptsched.limits import MAX_HOSTS, shown
 from adaptsched.platforms.power import SLEEP_PSTATES, PowerSpec
 from adaptsched.platforms.routes import Network, read_network
 
@@ -109,18 +111,27 @@ def parse_speed(text: str, *, path="<platform>", what="speed") -> float:
 
 
 def _radical_numbers(radical: str, path) -> list[int]:
-    numbers = []
+    """The host numbers of a cluster's ``radical`` (``0-127``, ``0-3,8``), at most
+    :data:`~adaptsched.limits.MAX_HOSTS` of them."""
+    numbers: list[int] = []
     for part in radical.split(","):
         bounds = part.strip().split("-")
         try:
             if len(bounds) == 1:
                 numbers.append(int(bounds[0]))
             elif len(bounds) == 2:
-                numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+                first, last = int(bounds[0]), int(bounds[1])
+                if last - first + len(numbers) >= MAX_HOSTS:
+                    raise InputError(
+                        path,
+                        f"cluster radical {shown(radical)} makes more than {MAX_HOSTS:,} hosts, the most "
+                        "adaptsched simulates (docs/errors.md, limits)",
+                    )
+                numbers.extend(range(first, last + 1))
             else:
                 raise ValueError
         except ValueError:
-            raise InputError(path, f"cluster radical {radical!r} is not like '0-127' or '0-3,8'") from None
+            raise InputError(path, f"cluster radical {shown(radical)} is not like '0-127' or '0-3,8'") from None
     return numbers
 
 
@@ -131,12 +142,7 @@ def _props(element) -> dict:
 def read_platform(path) -> Platform:
     """Reads the machines of a SimGrid platform XML file the way Batsim does."""
     path = str(path)
-    try:
-        text = Path(path).read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such platform file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(path, f"cannot read: {error}") from None
+    text = read_text(path, "platform")  # (no such file, binary data, too large: named)
     stripped = text.lstrip()  # SimGrid accepts blank lines before the XML declaration
     skipped = text[: len(text) - len(stripped)].count("\n")
     try:
@@ -165,6 +171,10 @@ def read_platform(path) -> Platform:
             prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
             for number in _radical_numbers(element.get("radical", ""), path):
                 hosts.append(Host(f"{prefix}{number}{suffix}", speeds[0], dict(props), speeds, 0, cores))
+        if len(hosts) > MAX_HOSTS + 1:  # (and a master)
+            raise InputError(
+                path, f"more than {MAX_HOSTS:,} hosts, the most adaptsched simulates (docs/errors.md, limits)"
+            )
 
     masters = [h for h in hosts if h.properties.get("role") == "master"]
     if not masters:
@@ -267,9 +277,8 @@ def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
 
 
 def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf", power: PowerSpec | None = None) -> Path:
-    path = Path(path)
-    path.write_text(cluster_xml(nb_hosts, speed=speed, power=power))
-    return path
+    """Writes :func:`cluster_xml` to ``path`` (whole or not at all: a full disk names the file)."""
+    return write_text(path, cluster_xml(nb_hosts, speed=speed, power=power))
 
 
 def shipped_platform(nb_hosts: int) -> Path | None:

@@ -45,6 +45,7 @@ class Setup:
     scheduler_file: str | None = None
     jobqueue: JobQueue | None = None
     first_worker_timeout_s: float | None = None
+    tls: Any = None  # the certificates of a tls:// scheduler or of --cluster's (adaptsched.sweep.cluster.Tls)
     report_dir: str | Path | None = None
     command: str = ""
     say: Callable[..., None] = print
@@ -93,6 +94,7 @@ class Setup:
             jobqueue=self.jobqueue,
             first_worker_timeout_s=self.first_worker_timeout_s,
             workers=self.workers,
+            tls=self.tls,
             say=self.say,
         )
         if grid.done or grid.failed:

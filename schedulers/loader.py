@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.core.base import OnlineScheduler
+from adaptsched.engines.plugin_exit import ENDS_ITS_PROCESS, PluginExit, guarded
 from adaptsched.errors import InputError
 
 
@@ -86,21 +87,23 @@ def _exec_module(path: Path) -> Any:
     saved = list(sys.path)
     sys.path[:0] = [str(path.parent), str(path.parent.parent)]  # as pybatsim's launcher does
     try:
-        spec.loader.exec_module(module)
-    except SystemExit as stop:
+        with guarded():  # os._exit raises, rather than end this process with its status
+            spec.loader.exec_module(module)
+    except (SystemExit, PluginExit) as stop:
         del sys.modules[module_name]
-        raise InputError(path, f"the plugin called sys.exit({stop.code!r}) while loading") from None
+        call = "sys.exit" if isinstance(stop, SystemExit) else "os._exit"
+        raise InputError(path, f"the plugin called {call}({stop.code!r}) while loading: {ENDS_ITS_PROCESS}") from None
     except BaseException as error:
         del sys.modules[module_name]
         if isinstance(error, KeyboardInterrupt):
             raise
-        raise InputError(path, f"cannot load the plugin: {_where(error, path)}") from None
+        raise InputError(path, f"cannot load the plugin: {where_in_plugin(error, path)}") from None
     finally:
         sys.path[:] = saved
     return module
 
 
-def _where(error: BaseException, path: Path) -> str:
+def where_in_plugin(error: BaseException, path: Path) -> str:
     """``ExceptionType: message (line N)``, the line being the plugin's own, if any."""
     text = "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()[-1]
     if isinstance(error, SyntaxError) and error.lineno:

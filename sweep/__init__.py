@@ -16,19 +16,19 @@ from .grid import GridResult, GridRun
 from .jobqueue import JobQueue
 
 if TYPE_CHECKING:
-    from .cluster import Where
+    from .cluster import Tls, Where
     from .run import run_grid
 
-__all__ = ["GridResult", "GridRun", "JobQueue", "Where", "run_grid", "run_sweep"]
+__all__ = ["GridResult", "GridRun", "JobQueue", "Tls", "Where", "run_grid", "run_sweep"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Where`` and ``run_grid`` on first use: they import Dask's ``distributed`` (0.6 s),
+    """``Where``, ``Tls`` and ``run_grid`` on first use: they import Dask's ``distributed`` (0.6 s),
     which a command that only reads a grid's results (``reproduce --help``, a report) never needs."""
-    if name == "Where":
-        from .cluster import Where
+    if name in ("Where", "Tls"):
+        from . import cluster
 
-        return Where
+        return getattr(cluster, name)
     if name == "run_grid":
         from .run import run_grid
 
@@ -79,6 +79,7 @@ def run_sweep(
             jobqueue=where.jobqueue,
             first_worker_timeout_s=where.timeout_s,
             workers=where.workers,
+            tls=where.tls,
             shared_fs=shared_fs,
             progress=progress,
             say=say,

@@ -2,11 +2,18 @@
 
 * a Dask ``LocalCluster`` of our own (the default): one single-threaded worker process per
   CPU, its scheduler, workers and HTTP servers on 127.0.0.1;
-* a running cluster: ``scheduler_address`` (``tcp://HOST:PORT``) or ``scheduler_file`` (the
-  JSON file ``dask scheduler --scheduler-file`` writes), checked before anything connects;
+* a running cluster: ``scheduler_address`` (``tcp://HOST:PORT`` or ``tls://HOST:PORT``) or
+  ``scheduler_file`` (the JSON file ``dask scheduler --scheduler-file`` writes), checked before
+  anything connects;
 * a dask-jobqueue cluster on Slurm, PBS or SGE, started and closed here
   (:class:`~.jobqueue.JobQueue`);
 * a client the caller already holds.
+
+A Dask scheduler runs the code any client sends it: one that listens beyond this machine over
+plain ``tcp://`` runs code for anyone who can reach it. Over a network the connection is TLS
+(:class:`Tls`: ``tls://`` addresses, and a dask-jobqueue cluster's scheduler and workers), with
+certificates signed by the user's own certificate authority, which both ends require; a sweep
+pointed at a plain ``tcp://`` address beyond loopback says so on stderr (:func:`unencrypted`).
 
 The clusters started here run their scheduler with :data:`SCHEDULER_CONFIG`: a run whose
 worker dies twice while it runs fails with Dask's ``KilledWorker`` (``allowed-failures``
@@ -17,9 +24,13 @@ a scheduler started by hand.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 import os
+import socket
+import ssl
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -133,16 +144,106 @@ def read_scheduler_file(path: str | Path, timeout_s: float = FIRST_WORKER_TIMEOU
 
 
 @dataclass(frozen=True)
+class Tls:
+    """TLS to a Dask scheduler: the certificate authority's certificate (``ca_file``) and this
+    process's certificate and private key, PEM files, as ``dask scheduler`` and ``dask worker``
+    take them (``--tls-ca-file``, ``--tls-cert``, ``--tls-key``). The certificate is the client's
+    and, for a dask-jobqueue cluster, its scheduler's and its workers' too (their batch jobs read
+    the same paths: a shared file system)."""
+
+    ca_file: str
+    cert: str
+    key: str
+
+    def check(self) -> Tls:
+        """The files, readable, as absolute paths; that they make a TLS context (a certificate
+        authority, a certificate and its key), or a one-line :class:`UsageError` naming them."""
+        paths = []
+        for option, given in (("--tls-ca-file", self.ca_file), ("--tls-cert", self.cert), ("--tls-key", self.key)):
+            path = Path(given).expanduser()
+            try:
+                path.read_bytes()
+            except OSError as error:
+                raise UsageError(f"{option} {given}: cannot read it: {error.strerror or error}") from None
+            paths.append(str(path.resolve()))
+        ca_file, cert, key = paths
+        try:
+            context = ssl.create_default_context(cafile=ca_file)
+        except (ssl.SSLError, ValueError) as error:
+            raise UsageError(f"--tls-ca-file {self.ca_file}: not a PEM certificate ({error})") from None
+        try:
+            context.load_cert_chain(cert, key)
+        except (ssl.SSLError, ValueError) as error:
+            raise UsageError(
+                f"--tls-cert {self.cert} and --tls-key {self.key}: not a PEM certificate and its private key ({error})"
+            ) from None
+        return Tls(ca_file, cert, key)
+
+    def security(self) -> Any:
+        """Dask's ``Security``: these files for every role, encryption required."""
+        from distributed.security import Security
+
+        roles = ("client", "scheduler", "worker")
+        files = {f"tls_{role}_{part}": getattr(self, part) for role in roles for part in ("cert", "key")}
+        return Security(tls_ca_file=self.ca_file, require_encryption=True, **files)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or a name) is this machine only: a loopback address, or a
+    name every address of which is one.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("[::1]"), is_loopback("10.0.0.1")
+    (True, True, False)
+    """
+    host = host.strip("[]")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        found = {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return False
+    return bool(found) and all(ipaddress.ip_address(a.split("%", 1)[0]).is_loopback for a in found)
+
+
+def unencrypted(address: str, shown: str) -> str | None:
+    """The warning for a plain ``tcp://`` scheduler ``address`` beyond loopback (None otherwise)."""
+    parts = urlsplit(address)
+    if parts.scheme != "tcp" or is_loopback(parts.hostname or ""):
+        return None
+    return (
+        f"warning: {shown}: {address} is plain tcp:// beyond this machine: a Dask scheduler runs the code "
+        "any client sends it, so anyone who can reach it can run code as its user, and read the runs. "
+        "Over a network, use TLS: tls:// with --tls-ca-file, --tls-cert and --tls-key (docs/sweeps.md, section TLS)"
+    )
+
+
+def check_scheme(address: str, shown: str, tls: Tls | None) -> None:
+    """A ``tls://`` address has certificates, and certificates go with a ``tls://`` address."""
+    scheme = urlsplit(address).scheme
+    if scheme == "tls" and tls is None:
+        raise UsageError(f"{shown}: {address} is TLS: give --tls-ca-file, --tls-cert and --tls-key (docs/sweeps.md)")
+    if scheme == "tcp" and tls is not None:
+        raise UsageError(f"{shown}: --tls-ca-file, --tls-cert and --tls-key are given, but {address} is not tls://")
+
+
+def print_warning(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
 class Where:
     """Where a grid's runs go: a LocalCluster of ``workers`` (the default), a running
     scheduler (``scheduler_address`` or ``scheduler_file``), or a dask-jobqueue cluster of
-    our own (``jobqueue``). At most one of them."""
+    our own (``jobqueue``). At most one of them; ``tls`` with the last three only."""
 
     workers: int | None = None
     scheduler_address: str | None = None
     scheduler_file: str | None = None
     jobqueue: JobQueue | None = None
     timeout_s: float | None = None  # for a first worker; default FIRST_WORKER_TIMEOUT_S or FIRST_JOB_TIMEOUT_S
+    tls: Tls | None = None
 
     @property
     def wait_s(self) -> float:
@@ -171,9 +272,19 @@ class Where:
             self.jobqueue.check()
         if self.timeout_s is not None and self.timeout_s <= 0:
             raise UsageError(f"--first-worker-timeout must be a number of seconds > 0, got {self.timeout_s}")
+        tls = self.tls
+        if tls is not None:
+            if not (self.remote or self.jobqueue):
+                raise UsageError(
+                    "--tls-ca-file, --tls-cert and --tls-key go with --scheduler-address tls://..., --scheduler-file "
+                    "or --cluster: the local cluster listens on 127.0.0.1 only"
+                )
+            tls = tls.check()
         if self.scheduler_address is not None:
-            return replace(self, scheduler_address=check_address(self.scheduler_address))
-        return self
+            address = check_address(self.scheduler_address)
+            check_scheme(address, f"--scheduler-address {self.scheduler_address}", tls)
+            return replace(self, scheduler_address=address, tls=tls)
+        return replace(self, tls=tls)
 
     @property
     def remote(self) -> bool:
@@ -209,12 +320,14 @@ def local_cluster(workers: int | None) -> tuple[Any, int]:
     return cluster, n
 
 
-def connect(address: str, shown: str) -> Any:
-    """A client of the scheduler at ``address`` (checked), with a one-line error if none answers."""
+def connect(address: str, shown: str, tls: Tls | None = None) -> Any:
+    """A client of the scheduler at ``address`` (checked; over TLS with ``tls``), with a one-line
+    error if none answers."""
     from distributed import Client
 
+    security = tls.security() if tls is not None else None
     try:
-        return Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False)
+        return Client(address, timeout=f"{CONNECT_TIMEOUT_S}s", set_as_default=False, security=security)
     except (OSError, TimeoutError) as error:
         raise AdaptschedError(
             f"{shown}: no Dask scheduler answers at {address} ({str(error).splitlines()[0]}); start one with "
@@ -251,12 +364,14 @@ class Cluster:
         *,
         where: Where | None = None,
         say: Say = print,
+        warn: Say = print_warning,
     ):
         self.client = client
         self.own = client is None
         self.where = (where or Where()).check()
         self.first_worker_timeout_s = self.where.wait_s
         self.say = say
+        self.warn = warn
         self.cluster: Any = None
         self.local = False
         self.workers = 0
@@ -281,11 +396,13 @@ class Cluster:
         if where.jobqueue is not None:
             import dask
 
+            security = where.tls.security() if where.tls is not None else None
             with dask.config.set(SCHEDULER_CONFIG):  # its scheduler runs here
-                self.cluster = where.jobqueue.start()
+                self.cluster = where.jobqueue.start(security)
+            self._warn_if_unencrypted(self.cluster.scheduler_address, f"--cluster {where.jobqueue.system}")
             jobs = where.jobqueue.jobs
             self.cluster.scale(jobs=jobs)
-            self.client = Client(self.cluster, set_as_default=False)
+            self.client = Client(self.cluster, set_as_default=False, security=security)
             self.say(
                 f"{where.jobqueue.system}: {jobs} job{'s' if jobs > 1 else ''} submitted; scheduler at "
                 f"{self.cluster.scheduler_address}"
@@ -301,13 +418,20 @@ class Cluster:
             else:
                 address = str(where.scheduler_address)
                 shown = f"--scheduler-address {address}"
-            self.client = connect(address, shown)
+            check_scheme(address, shown, where.tls)
+            self._warn_if_unencrypted(address, shown)
+            self.client = connect(address, shown, where.tls)
             wait_for_first_worker(self.client, shown, self.first_worker_timeout_s, self.say)
             return
         self.cluster, _ = local_cluster(where.workers)
         self.local = True
         self.client = Client(self.cluster, set_as_default=False)
         self.client.register_plugin(QuietInterrupt())
+
+    def _warn_if_unencrypted(self, address: str, shown: str) -> None:
+        text = unencrypted(address, shown)
+        if text is not None:
+            self.warn(text)
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None

@@ -104,11 +104,15 @@ class JobQueue:
             found = getattr(found, name)
         return found
 
-    def start(self) -> Any:
-        """The cluster, its scheduler started here (nothing submitted yet)."""
+    def start(self, security: Any = None) -> Any:
+        """The cluster, its scheduler started here (nothing submitted yet); with ``security``
+        (Dask's ``Security``), the scheduler and its workers talk TLS, the workers' certificate
+        files named in their job script."""
         self.check()
         keywords = self.keywords()
         scheduler_options = {"dashboard_address": HTTP_ADDRESS, **(keywords.pop("scheduler_options", None) or {})}
+        if security is not None:
+            keywords["security"] = security
         try:
             return self.cluster_class()(scheduler_options=scheduler_options, silence_logs="critical", **keywords)
         except (TypeError, ValueError) as error:
@@ -132,22 +136,24 @@ def import_jobqueue() -> Any:
     return dask_jobqueue
 
 
-def job_script(spec: JobQueue) -> str:
+def job_script(spec: JobQueue, security: Any = None) -> str:
     """The job script dask-jobqueue would submit for each job (``cluster.job_script()``),
-    made without starting a scheduler: its address is a placeholder."""
+    made without starting a scheduler: its address is a placeholder. With ``security`` (Dask's
+    ``Security``), the workers talk TLS, as :meth:`JobQueue.start` would make them."""
     spec.check()
     cls = spec.cluster_class()
     keywords = spec.keywords()
     keywords.pop("scheduler_options", None)
     interface = keywords.pop("interface", None)
+    placeholder = PLACEHOLDER_ADDRESS if security is None else PLACEHOLDER_ADDRESS.replace("tcp://", "tls://")
     try:
         job = cls.job_cls(
-            PLACEHOLDER_ADDRESS,
+            placeholder,
             name="dummy-name",
             config_name=cls.job_cls.default_config_name(),
             interface=interface,
-            protocol=None,
-            security=None,
+            protocol=None if security is None else "tls://",
+            security=security,
             **keywords,
         )
     except (TypeError, ValueError) as error:

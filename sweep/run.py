@@ -56,7 +56,7 @@ from typing import Any
 from adaptsched.errors import UsageError
 
 from .blame import Attempt, Blame
-from .cluster import Cluster, Where
+from .cluster import Cluster, Tls, Where
 from .grid import Analysis, GridResult, GridRun, Resumed, analysis_id, read_result, resume, run_key, write_result
 from .jobqueue import JobQueue
 from .watch import Watch
@@ -94,6 +94,7 @@ def run_grid(
     jobqueue: JobQueue | None = None,
     first_worker_timeout_s: float | None = None,
     workers: int | None = None,
+    tls: Tls | None = None,
     shared_fs: bool = False,
     pin_cpus: bool = False,
     progress: bool | None = None,
@@ -106,11 +107,12 @@ def run_grid(
     each run's analysis, on its worker; its dict is the run's result, with the run's own
     fields added. Where: ``workers`` (a LocalCluster, the default), ``scheduler_address``,
     ``scheduler_file``, ``jobqueue`` (waiting ``first_worker_timeout_s`` at most for a first
-    worker), or ``client`` (an already connected ``distributed.Client``). ``pin_cpus``:
+    worker), or ``client`` (an already connected ``distributed.Client``); ``tls``: the certificates of
+    a ``tls://`` scheduler, or of ``jobqueue``'s (docs/sweeps.md, section TLS). ``pin_cpus``:
     LocalCluster only, bind worker i (engine and scheduler) to CPU i.
     """
     folder = Path(folder).resolve()
-    where = Where(workers, scheduler_address, scheduler_file, jobqueue, first_worker_timeout_s)
+    where = Where(workers, scheduler_address, scheduler_file, jobqueue, first_worker_timeout_s, tls)
     check_grid(runs)
     where = where.check() if client is None else where
     folder.mkdir(parents=True, exist_ok=True)

@@ -52,6 +52,7 @@ and the key (``orders.toml: field 'schedulers[1].options.order': ...``).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
 import json
@@ -62,6 +63,8 @@ from typing import Any, NoReturn
 
 from adaptsched.engines.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
+from adaptsched.formats.files import read_text
+from adaptsched.limits import MAX_HOSTS
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -213,16 +216,13 @@ class _Checker:
 def read_spec(path: str | Path) -> Spec:
     """Reads and checks a sweep spec; raises :class:`InputError` naming the key at fault."""
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(path, "no such sweep spec file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read the sweep spec: {error.strerror or error}") from None
+    text = read_text(path, "sweep spec")  # (no such file, binary data, too large: named)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise InputError(path, f"not valid TOML: {error}") from None
+    except RecursionError:
+        raise InputError(path, "not valid TOML: arrays or tables nested too deeply") from None
     return parse_spec(data, path)
 
 
@@ -282,6 +282,8 @@ def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
         if isinstance(item, int):
             if item < 1:
                 check.fail(key, f"a platform needs at least one host, got {item}")
+            if item > MAX_HOSTS:
+                check.fail(key, f"at most {MAX_HOSTS:,} hosts (docs/errors.md, limits), got {item:,}")
             platforms.append(PlatformPoint(hosts=item))
         else:
             file = check.file(item, key)
@@ -353,9 +355,12 @@ def _schedulers(check: _Checker, entries: Any) -> list[tuple[str, str, dict[str,
         known = {spec.name for spec in options_class.specs()} if options_class is not None else None
         for option, value in options.items():
             if known is not None and option not in known:
+                close = difflib.get_close_matches(option, sorted(known), n=1)
                 check.fail(
                     f"{key}.options.{option}",
-                    f"scheduler {name!r} has no option {option!r}: its options are {', '.join(sorted(known))}",
+                    f"scheduler {name!r} has no option {option!r}"
+                    + (f" (did you mean {close[0]!r}?)" if close else "")
+                    + f": its options are {', '.join(sorted(known))}",
                 )
             check.not_empty(value, f"{key}.options.{option}")
         for combo in _product(options):

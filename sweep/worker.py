@@ -35,11 +35,14 @@ from typing import Any
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from adaptsched import __version__
+from adaptsched.engines.partial import PARTIAL
 from adaptsched.engines.spec import RunSpec
 
 from .grid import Analysis
 
-OUTPUT_SUFFIXES = ("_jobs.csv", "_schedule.csv", "_machine_states.csv", "_sched.log", "_batsim.log")
+RESULTS = ("_jobs.csv", "_schedule.csv", "_machine_states.csv")
+#: What a run sends back: its results (a failed run's under their partial names, engines/partial.py) and logs.
+OUTPUT_SUFFIXES = (*RESULTS, *(f"{suffix}{PARTIAL}" for suffix in RESULTS), "_sched.log", "_batsim.log")
 LOG_LINES = 12
 
 #: An input as a task receives it: ``("path", PATH)`` on a shared file system, otherwise

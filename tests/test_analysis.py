@@ -163,7 +163,7 @@ def test_hosts_inference(tmp_path):
     assert m["hosts"] == 16 and "sched_schedule.csv" in m["hosts_source"]
     assert m["overall"]["utilization"] == pytest.approx(245 / (16 * 105))
     assert compute_metrics(from_schedule, hosts=5)["hosts"] == 5  # argument wins
-    with pytest.raises(ValueError, match="host id 3"):
+    with pytest.raises(InputError, match="allocates host id 3, beyond the 2 hosts given"):
         compute_metrics(from_schedule, hosts=2)
 
 

@@ -185,6 +185,48 @@ def test_easy_never_lets_backfill_delay_the_head():
     assert out["h"].start_s == 10 and out["s"].start_s == 20
 
 
+def _starts_of(decisions):
+    return [job_id for job_id, _ in decisions.starts]
+
+
+@pytest.mark.parametrize("order", ["fcfs", "large"])
+def test_easy_withdraws_the_reservation_of_a_head_a_job_goes_ahead_of(order):
+    """By hand, 4 hosts. a (3 hosts, walltime 10) runs from 0. h (2 hosts) arrives at 1: the head,
+    reserved at 10 (a's end). L (4 hosts) arrives at 2. In arrival order h keeps its place and
+    starts at 10; L is the head then, reserved at 20 (h's end). Widest first, L goes ahead of h:
+    h's reservation is withdrawn (it was a promise only while h was the head); L starts at 10 and
+    holds every host until 20, h is the head again, reserved at 20, and starts then."""
+    s = EasyBackfilling(4, order=order)
+    s.submit(Job("a", 0, 3, 10), 0)
+    assert _starts_of(s.schedule(0)) == ["a"]
+    s.submit(Job("h", 1, 2, 10), 1)
+    first = s.schedule(1)
+    assert first.starts == [] and first.metadata == {"h": {"reservation_s": 10}}
+    s.submit(Job("L", 2, 4, 10), 2)
+    arrival = s.schedule(2)
+    s.complete("a", 10)
+    at_10 = s.schedule(10)
+    if order == "fcfs":
+        assert arrival.metadata == {}  # L waits behind the head, without a reservation
+        assert _starts_of(at_10) == ["h"] and at_10.metadata == {"L": {"reservation_s": 20}}
+        assert s.withdrawn == {}
+        return
+    assert arrival.metadata == {"h": {"withdrawn_reservation_s": 10, "withdrawn_at_s": 2}, "L": {"reservation_s": 10}}
+    assert _starts_of(at_10) == ["L"]
+    assert at_10.metadata == {"h": {"reservation_s": 20, "withdrawn_reservation_s": 10, "withdrawn_at_s": 2}}
+    s.complete("L", 20)
+    assert _starts_of(s.schedule(20)) == ["h"]
+    assert s.first_reservation == {"h": 20, "L": 10} and s.withdrawn == {"h": (10, 2)}
+
+
+def test_easy_without_recorded_reservations_withdraws_silently():
+    s = EasyBackfilling(4, order="large", record_reservations=False)
+    for job, now in ((Job("a", 0, 3, 10), 0), (Job("h", 1, 2, 10), 1), (Job("L", 2, 4, 10), 2)):
+        s.submit(job, now)
+        assert s.schedule(now).metadata == {}
+    assert s.withdrawn == {"h": (10, 2)} and s.first_reservation == {"L": 10}
+
+
 def test_conservative_by_hand():
     sched = ConservativeBackfilling(4)
     sched.audit = []
@@ -252,6 +294,22 @@ def test_conservative_calls_back_at_a_reservation_no_event_triggers():
     assert sched.wake_requested == 10
 
 
+@pytest.mark.parametrize("order", ["sjf", "ljf", "small", "large", "saf"])
+def test_easy_keeps_every_promise_in_force_under_a_priority_order(order):
+    """On a trace excerpt, in-process: every job starts by its reservation in force, and every
+    withdrawn one was withdrawn while its job waited and before it was due (the head starts at
+    its shadow time at the latest, unless another job went ahead of it first)."""
+    jobs = _trace_jobs(CTC_EXCERPT, 338, first=1500)
+    sched = EasyBackfilling(338, order=order)
+    out = replay(sched, jobs)
+    assert all(o.start_s is not None for o in out.values())
+    for job_id, reserved_s in sched.first_reservation.items():
+        assert out[job_id].start_s <= reserved_s, job_id
+    assert sched.withdrawn, "no head lost its place: the case does not exercise the rule"
+    for job_id, (reserved_s, at_s) in sched.withdrawn.items():
+        assert at_s <= reserved_s and at_s <= out[job_id].start_s, job_id
+
+
 def test_rejects_jobs_wider_than_the_machine():
     for cls in (Fcfs, EasyBackfilling, ConservativeBackfilling):
         out = replay(cls(4), [(Job("w", 0, 5, 10), 10), (Job("z", 0, 0, 10), 10), (Job("ok", 0, 4, 10), 10)])
@@ -291,6 +349,7 @@ def test_invariants_on_trace_excerpts(path, hosts):
         if cls is EasyBackfilling:  # the head job is never delayed past its reservation
             for job_id, shadow in sched.first_reservation.items():
                 assert out[job_id].start_s <= shadow, job_id
+            assert sched.withdrawn == {}  # in arrival order, the head stays the head until it starts
         if cls is ConservativeBackfilling:  # reservations only move earlier, and hold
             assert all(new < old for _, old, new in sched.audit) and sched.audit
             for job_id, first in sched.first_reservation.items():

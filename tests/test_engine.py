@@ -5,6 +5,7 @@ import gc
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import PLUGINS, REPO
@@ -33,14 +34,29 @@ W1 = {
 }
 
 
+#: Five jobs on 2 hosts, one every 10 s: a plugin that fails at the third submission has ended two.
+FIVE = {
+    "nb_res": 2,
+    "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
+    "profiles": {"d1": {"type": "delay", "delay": 1}},
+}
+
+
 def write_json(path, doc):
     path.write_text(json.dumps(doc))
     return path
 
 
-def rows(prefix):
-    with open(f"{prefix}_jobs.csv") as handle:
+def rows(prefix, suffix=""):
+    with open(f"{prefix}_jobs.csv{suffix}") as handle:
         return {r["job_id"]: r for r in csv.DictReader(handle)}
+
+
+def only_partial(prefix):
+    """A failed run's outputs: under their partial names, none under the final ones."""
+    for name in ("_jobs.csv", "_schedule.csv", "_machine_states.csv"):
+        assert not Path(f"{prefix}{name}").exists(), name
+        assert Path(f"{prefix}{name}.partial").exists(), name
 
 
 def test_outputs_are_batsims_files_with_exact_times(tmp_path):
@@ -321,7 +337,8 @@ def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, ex
             say=lambda *a: None,
         )
     assert expected in str(info.value)
-    assert (tmp_path / f"{mistake}_jobs.csv").exists() and (tmp_path / f"{mistake}_schedule.csv").exists()
+    only_partial(tmp_path / mistake)
+    assert f"marked partial: {tmp_path / mistake}_machine_states.csv.partial" in str(info.value)
 
 
 @pytest.mark.parametrize("transport", ["inprocess", "zmq"])
@@ -335,7 +352,8 @@ def test_invalid_decisions_stop_the_run_with_a_clear_error(tmp_path, mistake, ex
 )
 def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transport, mistake, expected):
     """A plugin that raises, calls sys.exit or hangs stops the run with a clear message naming
-    the plugin, on both transports; the rows written before are kept, the outputs are complete files."""
+    the plugin, on both transports; the rows written before are kept, the outputs are complete
+    files, under their partial names (nothing under the final names)."""
     doc = {
         "nb_res": 2,
         "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
@@ -359,9 +377,10 @@ def test_a_failing_scheduler_keeps_the_results_already_written(tmp_path, transpo
         )
     message = str(info.value)
     assert "faultySched" in message and any(e in message for e in expected), message
-    kept = rows(prefix)
+    only_partial(prefix)
+    kept = rows(prefix, ".partial")
     assert sorted(kept) == ["1", "2"]  # completed before the failure, still in _jobs.csv
-    summary = (tmp_path / f"{mistake}_schedule.csv").read_text().splitlines()
+    summary = (tmp_path / f"{mistake}_schedule.csv.partial").read_text().splitlines()
     assert len(summary) == 2 and summary[1].split(",")[11] == "2"  # nb_jobs
     said = {"crash": "deliberate crash", "exit": "deliberate sys.exit", "hang": "deliberate hang"}[mistake]
     assert said in (tmp_path / f"{mistake}_sched.log").read_text()
@@ -398,19 +417,46 @@ def test_a_timeout_in_process_off_the_main_thread_is_refused_not_dropped(tmp_pat
 
 
 def test_a_plugin_that_kills_the_process_leaves_the_rows_written_on_disk(tmp_path):
-    """In-process, os._exit in the plugin ends the engine too: the rows written before are on disk."""
-    doc = {
-        "nb_res": 2,
-        "jobs": [{"id": i, "subtime": 10 * i, "res": 1, "profile": "d1", "walltime": 5} for i in range(1, 6)],
-        "profiles": {"d1": {"type": "delay", "delay": 1}},
-    }
-    workload = write_json(tmp_path / "w.json", doc)
+    """In-process, a plugin that kills its process (a signal) ends the engine too, with that
+    signal's status: the rows written before are on disk, under the partial names only."""
     command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", str(PLUGINS / "faultySched.py")]
-    command += ["--workload", str(workload), "--platform", "2", "--out", str(tmp_path / "gone")]
-    command += ["--option", 'mistake="os_exit"', "--progress", "off"]
+    command += ["--workload", str(write_json(tmp_path / "w.json", FIVE)), "--platform", "2"]
+    command += ["--out", str(tmp_path / "gone"), "--option", 'mistake="kill"', "--progress", "off"]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
-    assert done.returncode == 4
-    assert sorted(rows(tmp_path / "gone")) == ["1", "2"]
+    assert done.returncode == -9
+    assert sorted(rows(tmp_path / "gone", ".partial")) == ["1", "2"]
+    assert not (tmp_path / "gone_jobs.csv").exists() and not (tmp_path / "gone_schedule.csv").exists()
+
+
+def test_an_interrupted_run_leaves_its_outputs_marked_partial(tmp_path):
+    """Ctrl-C in the middle of a run: exit 130, nothing under the final names, what was written
+    kept under the partial names, readable; ``metrics --workload`` refuses it, counting the jobs."""
+    import signal
+    import time
+
+    excerpt = REPO / "workloads" / "excerpts" / "CTC-SP2-1996-3.1-cln.first5000.swf.gz"
+    prefix = tmp_path / "cut"
+    command = [sys.executable, "-m", "adaptsched", "run", "--scheduler", "conservative", "--workload", str(excerpt)]
+    command += ["--platform", "338", "--out", str(prefix), "--progress", "off"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    partial = Path(f"{prefix}_jobs.csv.partial")
+    for _ in range(6000):  # until its first rows are on disk (60 s at most)
+        if partial.is_file() and partial.read_text().count("\n") > 1:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "interrupted (what the run wrote is kept, marked partial:" in out, out
+    assert not list(tmp_path.glob("cut_*.csv")), list(tmp_path.iterdir())
+    kept = rows(prefix, ".partial")
+    assert 0 < len(kept) < 5000
+    done = subprocess.run(
+        [sys.executable, "-m", "adaptsched", "metrics", str(partial), "--workload", f"{prefix}_workload.json"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert f"{5000 - len(kept):,} of the workload's 5,000 jobs have no row" in done.stderr, done.stderr
 
 
 def test_moldable_job_runs_cpu_over_n_hosts(tmp_path):

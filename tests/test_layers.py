@@ -1,6 +1,6 @@
 """The layers import only downwards, and no module imports itself back through others.
 
-Layers, lowest first (docs/architecture.md): the root's ``errors`` and ``__init__``; ``core``;
+Layers, lowest first (docs/architecture.md): the root's ``errors``, ``limits`` and ``__init__``; ``core``;
 ``formats``; ``workloads`` and ``platforms``; ``schedulers``, ``engines`` and ``api`` (the public
 API for scheduler files, which re-exports core, a workload helper and the plugin helper); ``analysis``;
 ``sweep``; ``reproduce``; the command line (``cli``, ``demo``, ``__main__``). A module may
@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "adaptsched"
 LAYERS = (
-    ("errors", ""),
+    ("errors", "limits", ""),
     ("core",),
     ("formats",),
     ("workloads", "platforms"),

@@ -3,6 +3,7 @@
 broken scheduler (a molded copy with the wrong runtime) fails the run on every engine."""
 
 import json
+import shutil
 
 import pytest
 from helpers import PLUGINS, find_batsim
@@ -209,7 +210,8 @@ def test_a_scheduler_giving_a_copy_the_wrong_runtime_fails_its_run(tmp_path, tra
     )  # fmt: skip
     with pytest.raises(SimulationError, match=r"breaks the run's physics .* job w0!\d+ \(copy w0!\d+#1\) ran"):
         run(spec, say=lambda *a: None)
-    assert (tmp_path / "broken_jobs.csv").stat().st_size > len(HEADER)  # the outputs are kept
+    assert not (tmp_path / "broken_jobs.csv").exists()  # a failed run's outputs never look whole:
+    assert (tmp_path / "broken_jobs.csv.partial").stat().st_size > len(HEADER)  # they are kept, marked
     sound = run(RunSpec.make("downey", workload, 12, tmp_path / "sound", progress=False), say=lambda *a: None)
     assert "#1" in (tmp_path / "sound_jobs.csv").read_text()  # the sound scheduler molds too
     assert physics_error(check_physics(sound.jobs_csv, load_workload(workload), 12), sound.jobs_csv) is None
@@ -223,7 +225,7 @@ def test_metrics_with_the_workload_refuses_the_broken_run(tmp_path, capsys):
     )  # fmt: skip
     with pytest.raises(SimulationError):
         run(spec, say=lambda *a: None)
-    jobs_csv = str(tmp_path / "broken_jobs.csv")
+    jobs_csv = str(tmp_path / "broken_jobs.csv.partial")
     assert main(["metrics", jobs_csv, "--workload", str(workload)]) == 1
     err = capsys.readouterr().err
     assert "breaks the run's physics or invariants" in err and "(copy w0!" in err and "Traceback" not in err
@@ -243,7 +245,8 @@ def test_one_library_call_checks_any_run_from_its_prefix_workload_and_platform(t
     with pytest.raises(SimulationError):
         run(spec, say=lambda *a: None)
     platform = write_cluster(12, tmp_path / "cluster.xml")
-    for where in (broken / "run", broken / "run_jobs.csv", broken):
+    shutil.copy(broken / "run_jobs.csv.partial", broken / "run_jobs.csv")  # as a user may, to study it
+    for where in (broken / "run", broken / "run_jobs.csv", broken, broken / "run_jobs.csv.partial"):
         for what in (workload, load_workload(workload, embedded=False)):
             for machine in (12, platform):
                 found = physics_violations(where, what, machine, limit=2)
@@ -317,3 +320,262 @@ def test_the_host_sweep_finds_the_clashes_the_host_listing_finds(monkeypatch):
         assert bool(swept.violations) == bool(listed.violations)
         found += bool(listed.count)
     assert 50 < found < 350  # both kinds of case were drawn
+
+
+# ------------------------------------------------ what ``metrics --workload`` claims, one rule at a time
+#: Job 1 killed by its scheduler after 50 s of its 100 (allowed), so that a copy may complete it.
+JOB1_KILLED = row(1, 0, 4, 200, KILL, 0, 50, "0-3")
+#: Each case breaks one rule of those ``adaptsched metrics --workload`` claims (analysis/invariants.py,
+#: engines/physics.py), on the sound run above: its rows, the workload's changes, and every problem
+#: the command must report (worked by hand; the count pins that no other rule fires). Both layers
+#: check hosts and submissions: each layer's wording is listed, so that each check is needed.
+BROKEN_ONE_AT_A_TIME = {
+    "a job without a row": (
+        [r for i, r in enumerate(SOUND) if i != 3],
+        None,
+        ["1 of the workload's 3 jobs have no row: the run did not finish them (job w0!3)"],
+    ),
+    "a start before the submission": (
+        job1(sub=10),
+        None,
+        [
+            "job 1 starts at 0.0 before its submission 10.0",
+            "job w0!1 starts at 0.000000, before its submission at 10.000000",
+        ],
+    ),
+    "an allocation of another size": (
+        job1(hosts="0-2"),
+        None,
+        ["job 1 has 3 hosts up to 2, requested 4 of 8"],
+    ),
+    "a host running two jobs at once": (
+        job1(hosts="2-5"),
+        None,
+        ["host 4 runs jobs 1 and 2#1 at once (0.0 < 100.0)", "host 5 runs jobs 1 and 2#1 at once (0.0 < 100.0)",
+         "host 4 runs jobs w0!1 and w0!2#1 at once (w0!2#1 starts at 0.000000, w0!1 ends at 100.000000)",
+         "host 5 runs jobs w0!1 and w0!2#1 at once (w0!2#1 starts at 0.000000, w0!1 ends at 100.000000)"],
+    ),
+    "a job completed twice": (
+        [*SOUND, row("1#1", 0, 4, 200, OK, 300, 100, "0-3", link(1, "resubmitted"))],
+        None,
+        ["job w0!1 completed 2 times"],
+    ),
+    "a completion past the walltime": (
+        job1(wall=50),
+        None,
+        [
+            "job 1 completed after running past its walltime",
+            "job w0!1 completed after 100.000000 s, past its walltime 50 s",
+        ],
+    ),
+    "a runtime other than the profile's": (
+        job1(run_s=90),
+        None,
+        ["job w0!1 ran 90.000000 s on 4 hosts; its profile's time is 100.000000 s"],
+    ),
+    "a walltime kill at another time": (
+        job1(state=WALL, run_s=150),
+        None,
+        ["job w0!1 was killed at its walltime after 150.000000 s (walltime 200 s); its profile's time is 100.000000 s"],
+    ),
+    "a kill after the job's end": (
+        job1(state=KILL, run_s=150),
+        None,
+        ["job w0!1 was killed after 150.000000 s, later than its end (its profile's time: 100.000000 s)"],
+    ),
+    "a molded copy off its model": (  # (its work follows from its runtime: both said)
+        replace(2, row("2#1", 0, 2, 400, OK, 0, 190, "4-5", link(2, "molded"))),
+        None,
+        ["job w0!2 (copy w0!2#1) ran 190.000000 s on 2 hosts; its speedup model's runtime on 2 hosts is 200.000000 s",
+         "job w0!2: its molded copies did 380.000000 s of sequential work, the job holds 400.000000 s"],
+    ),
+    "a molded copy of a rigid job": (
+        [row(1, 0, 4, 200, "REJECTED", 0, 0, ""), *SOUND[1:], MOLDED],
+        None,
+        ["job w0!1 has no speedup model ('moldable') but ran molded as w0!1#1 on 2 hosts"],
+    ),
+    "molded copies that do another work": (
+        replace(2, row("2#1", 0, 2, 400, OK, 0, 0.5, "4-5", link(2, "molded"))),
+        {"t1_s": 1.0},
+        ["job w0!2: its molded copies did 1.000000 s of sequential work, the job holds 400.000000 s"],
+    ),
+    "a resized copy without its work": (
+        [JOB1_KILLED, *SOUND[1:], RESIZED],
+        None,
+        ["job w0!1: resized copy w0!1#1 on 2 hosts has scale 1.5; its work on 4 hosts needs 2"],
+    ),
+    "a stage copy of a job without stages": (
+        [JOB1_KILLED, *SOUND[1:], STAGED],
+        None,
+        ["job w0!1 has no evolving stages but ran stage copy w0!1#1 for 10.000000 s"],
+    ),
+    "a stage copy of a stage the job does not have": (
+        replace(5, row("3#2", 5, 2, -1, OK, 210, 20, "6-7", link(3, "stage", stage=5))),
+        None,
+        ["job w0!3: stage copy w0!3#2 names stage 5 of 2"],
+    ),
+    "a stage off its duration": (
+        replace(5, SLOW_STAGE),
+        None,
+        ["job w0!3 (copy w0!3#2) ran 25.000000 s on 2 hosts; stage 1's duration is 20.000000 s"],
+    ),
+}  # fmt: skip
+
+
+def metrics_against(tmp_path, rows, model=None):
+    doc = json.loads(json.dumps(WORKLOAD))
+    doc["jobs"][1]["moldable"].update(model or {})
+    (tmp_path / "w.json").write_text(json.dumps(doc))
+    (tmp_path / "x_jobs.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    return main(["metrics", str(tmp_path / "x_jobs.csv"), "--workload", str(tmp_path / "w.json"), "--hosts", "8"])
+
+
+def test_metrics_with_the_workload_passes_the_sound_run_and_says_what_it_checked(tmp_path, capsys):
+    assert metrics_against(tmp_path, SOUND) == 0
+    err = capsys.readouterr().err
+    assert "physics and invariants hold" in err and "all 3 of its jobs have a row; physics: 4 of 4 jobs timed" in err
+
+
+@pytest.mark.parametrize("case", list(BROKEN_ONE_AT_A_TIME))
+def test_metrics_with_the_workload_finds_each_rule_broken_alone(tmp_path, capsys, case):
+    rows, model, expected = BROKEN_ONE_AT_A_TIME[case]
+    assert metrics_against(tmp_path, rows, model) == 1
+    err = capsys.readouterr().err
+    head, _, listed = err.partition(" found): ")
+    assert head.endswith(f"({len(expected)}") and all(e in listed for e in expected), err
+
+
+def test_metrics_refuses_a_host_beyond_the_machine(tmp_path, capsys):
+    """The machine's size (``--hosts``, or its _schedule.csv) is checked first: a clear error."""
+    assert metrics_against(tmp_path, job1(hosts="5-8")) == 1
+    err = capsys.readouterr().err
+    assert "x_jobs.csv: field 'allocated_resources': allocates host id 8, beyond the 8 hosts given" in err, err
+
+
+# ------------------------------------------------ the end-of-run check times every job of an ordinary run
+#: 12 rigid jobs on 4 hosts, three delay profiles (job 5: 3 hosts, 20 s).
+RIGID = {
+    "nb_res": 4,
+    "jobs": [{"id": i, "subtime": 3 * i, "res": 1 + i % 3, "walltime": 100, "profile": f"d{i % 3}"} for i in range(12)],
+    "profiles": {
+        "d0": {"type": "delay", "delay": 10},
+        "d1": {"type": "delay", "delay": 7.5},
+        "d2": {"type": "delay", "delay": 20},
+    },
+}
+
+
+def run_rigid(tmp_path, transport, *extra):
+    path = tmp_path / "rigid.json"
+    path.write_text(json.dumps(RIGID))
+    command = ["run", "--scheduler", "easy", "--workload", str(path), "--platform", "4", "--out", str(tmp_path / "r")]
+    return main([*command, "--transport", transport, "--progress", "off", *extra])
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "zmq"])
+def test_an_ordinary_run_times_every_job_and_says_so(tmp_path, capsys, transport):
+    assert run_rigid(tmp_path, transport) == 0
+    assert "; physics: 12 of 12 jobs timed\n" in capsys.readouterr().out
+    result = run(RunSpec.make("fcfs", tmp_path / "rigid.json", 4, tmp_path / "f", progress=False), say=lambda *a: None)
+    assert (result.attempts, result.timed, result.physics) == (12, 12, "physics: 12 of 12 jobs timed")
+
+
+@pytest.mark.parametrize("transport", ["inprocess", "zmq"])
+def test_a_wrong_runtime_injected_into_the_engine_fails_an_ordinary_run(tmp_path, capsys, monkeypatch, transport):
+    """The engine runs job 5 one second longer than its profile says, on a plain rigid run (no
+    dynamic jobs, no profile reuse: the engine frees each profile with its last job)."""
+    from dataclasses import replace as copy_with
+
+    from adaptsched.engines.embedded.batsim import EmbeddedBatsim
+
+    made = EmbeddedBatsim.__init__
+
+    def doctored(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.job_profiles["w0!5"] = copy_with(self.job_profiles["w0!5"], delay=21.0)
+
+    monkeypatch.setattr(EmbeddedBatsim, "__init__", doctored)
+    assert run_rigid(tmp_path, transport) == 1
+    err = capsys.readouterr().err
+    assert "r_jobs.csv.partial breaks the run's physics (1 violation): job w0!5 ran 21.000000 s on 3 hosts; " in err
+    assert "its profile's time is 20.000000 s" in err and not (tmp_path / "r_jobs.csv").exists()
+
+
+#: One job of each profile type the embedded engine runs, on 4 hosts of 1 Gflop/s.
+EVERY_PROFILE = {
+    "nb_res": 4,
+    "jobs": [
+        {"id": "delay", "subtime": 0, "res": 1, "walltime": -1, "profile": "d"},
+        {"id": "total", "subtime": 0, "res": 2, "walltime": -1, "profile": "pht"},
+        {"id": "each", "subtime": 0, "res": 1, "walltime": -1, "profile": "ph"},
+        {"id": "vector", "subtime": 100, "res": 2, "walltime": -1, "profile": "par"},
+        {"id": "seq", "subtime": 100, "res": 2, "walltime": -1, "profile": "comp"},
+        {"id": "cut", "subtime": 200, "res": 2, "walltime": 15, "profile": "comp"},
+        {"id": "talks", "subtime": 300, "res": 2, "walltime": -1, "profile": "phtcom"},
+    ],
+    "profiles": {
+        "d": {"type": "delay", "delay": 4.5},
+        "pht": {"type": "parallel_homogeneous_total", "cpu": 6e9, "com": 0},  # 3 s on each of 2 hosts
+        "ph": {"type": "parallel_homogeneous", "cpu": 5e9, "com": 0},  # 5 s
+        "par": {"type": "parallel", "cpu": [2e9, 7e9], "com": [0, 0, 0, 0]},  # 7 s: the slower host
+        "comp": {"type": "composed", "repeat": 2, "seq": ["d", "pht"]},  # 2 x (4.5 + 3) = 15 s
+        "phtcom": {"type": "parallel_homogeneous_total", "cpu": 6e9, "com": 1e6},
+    },
+}
+
+
+@pytest.mark.parametrize(("platform", "said"), [
+    ("4", "physics: 7 of 7 jobs timed"),
+    (
+        "slow_shared.xml",
+        "physics: 6 of 7 jobs timed (1 not timed: their parallel tasks communicate over the platform's network)",
+    ),
+])  # fmt: skip
+def test_every_profile_type_is_timed_but_communications_over_a_network(tmp_path, capsys, platform, said):
+    from helpers import REPO
+
+    path = tmp_path / "every.json"
+    path.write_text(json.dumps(EVERY_PROFILE))
+    where = str(REPO / "tests" / "fixtures" / "platforms" / platform) if platform.endswith(".xml") else platform
+    assert main(["run", "--scheduler", "fcfs", "--workload", str(path), "--platform", where, "--out",
+                 str(tmp_path / "e"), "--progress", "off"]) == 0  # fmt: skip
+    assert f"; {said}\n" in capsys.readouterr().out
+    if platform == "4":  # the times, by hand: the check would have found any other
+        times = {r.split(",")[0]: r.split(",")[9] for r in (tmp_path / "e_jobs.csv").read_text().splitlines()[1:]}
+        assert times == {"delay": "4.500000", "total": "3.000000", "each": "5.000000", "vector": "7.000000",
+                         "seq": "15.000000", "cut": "15.000000", "talks": "3.000000"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("late", "said"),
+    [
+        ({"subtime": 1.7e15}, "field 'jobs[1].subtime': job 'late' is submitted at 1.7e+15 s, past 8,589,934,592 s"),
+        (
+            {"subtime": 8e9, "walltime": 6e8, "profile": "long"},
+            "field 'jobs[1].walltime': job 'late' (submitted at 8e+09 s, walltime 6e+08 s) can run until 8.6e+09 s",
+        ),
+        (
+            {"subtime": 8e9, "profile": "long"},
+            "field 'jobs[1].profile': job 'late' (submitted at 8e+09 s, a 7e+08 s delay) runs until 8.7e+09 s",
+        ),
+    ],
+)
+def test_times_past_the_clocks_precision_are_refused_up_front(tmp_path, capsys, late, said):
+    """Past 2^33 s a double (the clock of both engines, and Batsim's) cannot resolve a
+    microsecond: at 1.7e15 s, Batsim 4.2.1 runs a 7.77 s delay for 7.75 s and says nothing
+    (tests/conformance/test_run_promises.py). Refused before the run, naming the job and field."""
+    doc = {
+        "nb_res": 2,
+        "jobs": [
+            {"id": "early", "subtime": 0, "res": 1, "walltime": 100, "profile": "short"},
+            {"id": "late", "subtime": 0, "res": 1, "walltime": -1, "profile": "short", **late},
+        ],
+        "profiles": {"short": {"type": "delay", "delay": 7.77}, "long": {"type": "delay", "delay": 7e8}},
+    }
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "o"
+    assert main(["run", "--scheduler", "fcfs", "--workload", str(path), "--platform", "2", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert said in err and "cannot resolve a microsecond" in err, err
+    assert not list(tmp_path.glob("o_*.csv*"))  # refused before the first event

@@ -218,7 +218,7 @@ def test_distributed_sweep_survives_a_lost_worker_and_resumes(tmp_path):
             # once 2 runs are done, and while a run of w1's is under way: its outputs exist, so its
             # start reached the scheduler before (sweep/worker.py announces it first, and waits)
             if not killed and len(list((out / "runs").glob("*_result.json"))) >= 2:
-                if any((tmp_path / "worker1").glob("**/adaptsched-runs/*/*_jobs.csv")):
+                if any((tmp_path / "worker1").glob("**/adaptsched-runs/*/*_jobs.csv*")):
                     # mid-sweep, 10 runs to go, one of them running on w1: a new worker joins, w1 dies
                     # with the only copy of the inputs, which Dask computes again for the runs left
                     start_worker(2)

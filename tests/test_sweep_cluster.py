@@ -9,13 +9,19 @@
   sockets all on loopback, its jobs gone at the end;
 * resuming: a run without its ``_jobs.csv``, or whose result holds another key, runs again;
   changed metrics are recomputed on the workers, not the client; a LocalCluster sweep's
-  sockets are all on loopback.
+  sockets are all on loopback;
+* TLS: the certificate files go together, with a ``tls://`` address (or a scheduler file's, or
+  ``--cluster``), each mistake one line; a plain ``tcp://`` address beyond loopback is warned
+  about on stderr; dask-jobqueue's cluster over TLS, its job script naming the files. (A sweep
+  on a ``tls://`` scheduler started by hand: tests/test_sweep_docs.py.)
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,7 +31,7 @@ from listening import Watch, exposed
 
 from adaptsched.cli import main
 from adaptsched.errors import AdaptschedError, UsageError
-from adaptsched.sweep.cluster import Where, check_address, read_scheduler_file
+from adaptsched.sweep.cluster import Tls, Where, check_address, read_scheduler_file, unencrypted
 from adaptsched.sweep.jobqueue import JobQueue, job_script, parse_cluster_options
 
 REPO = Path(__file__).resolve().parent.parent
@@ -53,6 +59,28 @@ def spec(tmp_path) -> Path:
     path = tmp_path / "spec.toml"
     path.write_text(SPEC)
     return path
+
+
+@pytest.fixture
+def tls(tmp_path) -> Tls:
+    """A certificate authority of the test's own and a certificate it signed (openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not on PATH")
+    folder = tmp_path / "tls"
+    folder.mkdir(mode=0o700)
+    ext = "basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n"
+    script = f"""
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout ca.key -out ca.pem
+    openssl req -newkey rsa:2048 -nodes -subj /CN=test -keyout key.pem -out cert.csr
+    printf '{ext}subjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n' > cert.ext
+    openssl x509 -req -in cert.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile cert.ext -out cert.pem
+    """
+    subprocess.run(["bash", "-euc", script], cwd=folder, check=True, capture_output=True)
+    return Tls(str(folder / "ca.pem"), str(folder / "cert.pem"), str(folder / "key.pem"))
+
+
+def tls_args(tls: Tls) -> list[str]:
+    return ["--tls-ca-file", tls.ca_file, "--tls-cert", tls.cert, "--tls-key", tls.key]
 
 
 # ------------------------------------------------------------------------------ addresses
@@ -105,7 +133,7 @@ def test_unreachable_scheduler_is_one_line(tmp_path, spec, capfd, monkeypatch):
     assert err.startswith(
         f"adaptsched sweep: error: --scheduler-address tcp://127.0.0.1:{port}: no Dask scheduler answers"
     )
-    assert "\n" not in err and "Traceback" not in err and "Exception ignored" not in err
+    assert "\n" not in err and "Traceback" not in err and "Exception ignored" not in err  # and no warning: loopback
 
 
 def test_scheduler_file_is_read_checked_and_waited_for(tmp_path):
@@ -125,6 +153,89 @@ def test_scheduler_file_is_read_checked_and_waited_for(tmp_path):
 def test_places_do_not_go_together():
     with pytest.raises(UsageError, match="--workers and --scheduler-file do not go together"):
         Where(workers=2, scheduler_file="x.json").check()
+
+
+# ------------------------------------------------------------------------------------- TLS
+def test_tls_mistakes_are_one_line_before_anything_starts(tmp_path, spec, tls, capfd):
+    out = tmp_path / "out"
+    sweep = ["sweep", str(spec), "--out", str(out)]
+    not_pem = tmp_path / "not.pem"
+    not_pem.write_text("hello")
+    cases = [
+        (["--scheduler-address", "tls://10.0.0.1:8786", "--tls-ca-file", tls.ca_file], "go together: give all three"),
+        (["--workers", "2", *tls_args(tls)], "go with --scheduler-address tls://..., --scheduler-file or --cluster"),
+        (tls_args(tls), "the local cluster listens on 127.0.0.1 only"),
+        (["--scheduler-address", "tls://10.0.0.1:8786"], "tls://10.0.0.1:8786 is TLS: give --tls-ca-file"),
+        (["--scheduler-address", "tcp://10.0.0.1:8786", *tls_args(tls)], "but tcp://10.0.0.1:8786 is not tls://"),
+        (
+            [
+                "--scheduler-address",
+                "tls://10.0.0.1:8786",
+                *tls_args(tls)[:2],
+                "--tls-cert",
+                str(tmp_path / "none"),
+                *tls_args(tls)[4:],
+            ],
+            f"--tls-cert {tmp_path / 'none'}: cannot read it: No such file or directory",
+        ),
+        (
+            ["--scheduler-address", "tls://10.0.0.1:8786", "--tls-ca-file", str(not_pem), *tls_args(tls)[2:]],
+            f"--tls-ca-file {not_pem}: not a PEM certificate",
+        ),
+        (
+            ["--scheduler-address", "tls://10.0.0.1:8786", *tls_args(tls)[:4], "--tls-key", tls.ca_file],
+            "not a PEM certificate and its private key",
+        ),
+    ]
+    for args, words in cases:
+        assert main(sweep + args) == 2, args
+        err = capfd.readouterr().err.strip()
+        assert err.startswith("adaptsched sweep: error: ") and words in err and "\n" not in err, (args, err)
+    assert not out.exists()
+
+
+def test_a_tls_scheduler_file_needs_the_certificates(tmp_path, spec, capfd):
+    sched = tmp_path / "sched.json"
+    sched.write_text(json.dumps({"address": "tls://127.0.0.1:1"}))
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "o"), "--scheduler-file", str(sched)]) == 2
+    err = capfd.readouterr().err.strip()
+    assert f"--scheduler-file {sched}: tls://127.0.0.1:1 is TLS: give --tls-ca-file, --tls-cert and --tls-key" in err
+
+
+def test_unencrypted_addresses_beyond_loopback():
+    for address in ("tcp://127.0.0.1:8786", "tcp://localhost:8786", "tcp://[::1]:8786", "tls://10.0.0.1:8786"):
+        assert unencrypted(address, "-a") is None, address
+    text = unencrypted("tcp://10.0.0.1:8786", "--scheduler-address tcp://10.0.0.1:8786")
+    assert text is not None and text.startswith("warning: --scheduler-address tcp://10.0.0.1:8786: ")
+    assert "anyone who can reach it can run code" in text and "--tls-ca-file" in text
+
+
+@pytest.mark.parametrize("by_file", [False, True], ids=["address", "scheduler file"])
+def test_a_plain_tcp_scheduler_beyond_loopback_is_warned_about(tmp_path, spec, capfd, monkeypatch, by_file):
+    from adaptsched.sweep import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 1)
+    address = "tcp://192.0.2.1:8786"  # TEST-NET-1: beyond loopback, and nobody answers
+    where = ["--scheduler-address", address]
+    if by_file:
+        (tmp_path / "sched.json").write_text(json.dumps({"address": address}))
+        where = ["--scheduler-file", str(tmp_path / "sched.json")]
+    assert main(["sweep", str(spec), "--out", str(tmp_path / "o"), "--progress", "off", *where]) == 1
+    warning, error = capfd.readouterr().err.strip().splitlines()
+    assert warning.startswith(f"warning: {where[0]} {where[1]}: {address} is plain tcp:// beyond this machine")
+    assert error.startswith("adaptsched sweep: error: ") and "no Dask scheduler answers" in error
+
+
+@needs_jobqueue
+def test_dry_run_over_tls_names_the_certificates(tmp_path, spec, tls, capfd):
+    options = ["--cluster-option", "cores=8", "--cluster-option", "interface=ib0"]
+    command = ["sweep", str(spec), "--out", str(tmp_path / "o"), "--cluster", "slurm", "--dry-run"]
+    assert main(command + options + tls_args(tls)) == 0
+    [worker] = [line for line in capfd.readouterr().out.splitlines() if "distributed.cli.dask_worker" in line]
+    words = worker.split()
+    assert words[3] == "tls://<scheduler-address>:<port>" and words[words.index("--protocol") + 1] == "tls://"
+    for flag, path in zip(("--tls-ca-file", "--tls-cert", "--tls-key"), (tls.ca_file, tls.cert, tls.key)):
+        assert words[words.index(flag) + 1] == path
 
 
 # ----------------------------------------------------------------------------- job scripts
@@ -234,6 +345,24 @@ def test_sweep_on_dask_jobqueue_local_cluster(tmp_path, spec):
     assert any("distributed.cli.dask_worker" in command for _, command, _, _ in watch.seen)  # the jobs' workers
     assert not exposed(watch.seen), exposed(watch.seen)
     assert not {pid for pid in _children() - before if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE}
+
+
+@needs_jobqueue
+@pytest.mark.slow
+def test_sweep_on_dask_jobqueue_local_cluster_over_tls(tmp_path, spec, tls, capfd):
+    """The scheduler the sweep starts and the jobs' workers talk TLS, the workers reading the
+    certificate files their job script names."""
+    from adaptsched.sweep import run_sweep
+
+    queue = JobQueue("local", 1, {"interface": "lo", "cores": 1, "memory": "1GB"})
+    said: list[str] = []
+    with Watch() as watch:
+        where = Where(jobqueue=queue, tls=tls)
+        grid, _ = run_sweep(spec, tmp_path / "out", where=where, progress=False, say=said.append)
+    assert grid.done == 4 and not grid.failed, said  # the workers got in: the scheduler requires TLS
+    assert any(line.startswith("local: 1 job submitted; scheduler at tls://127.0.0.1:") for line in said), said
+    assert "warning" not in capfd.readouterr().err
+    assert not exposed(watch.seen), exposed(watch.seen)
 
 
 @pytest.mark.slow

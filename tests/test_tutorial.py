@@ -152,6 +152,31 @@ def test_depth_one_is_easy_and_a_deep_depth_is_conservative(tmp_path):
     assert jobs_csv(depth, "depth=1000000").equals(jobs_csv("conservative"))
 
 
+@pytest.mark.slow
+def test_the_largest_first_example_is_easy_widest_first(tmp_path):
+    """Step 2's claim: the same ``_jobs.csv`` as ``easy --option order=large``, reservations in
+    force and withdrawn ones included, on the CTC-SP2 excerpt the page runs."""
+    common = ["--workload", str(CTC_EXCERPT), "--platform", "338"]
+    mine, easy = tmp_path / "mine", tmp_path / "easy"
+    assert main(["run", "--scheduler", str(EXAMPLES / "my_largest_first.py"), *common, "--out", str(mine)]) == 0
+    assert main(["run", "--scheduler", "easy", "--option", "order=large", *common, "--out", str(easy)]) == 0
+    jobs = Path(f"{mine}_jobs.csv").read_text()
+    assert jobs == Path(f"{easy}_jobs.csv").read_text() and "withdrawn_at_s" in jobs
+
+
+def test_the_largest_first_example_fails_check_without_its_withdraw(tmp_path, capsys):
+    """Step 2's other claim: recorded as promises, the reservations of heads a wider job went
+    ahead of are broken promises."""
+    code = (EXAMPLES / "my_largest_first.py").read_text()
+    line = "            self.withdraw(self.holder, now)  # a wider job went ahead of it: no longer promised\n"
+    assert line in code
+    plugin = tmp_path / "my_largest_first.py"
+    plugin.write_text(code.replace(line, ""))
+    status = main(["check", str(plugin), "--out", str(tmp_path / "check")])
+    out = capsys.readouterr().out
+    assert status == 1 and "(guarantee)" in out and "after its guarantee" in out, out
+
+
 def test_a_wrong_option_is_refused_as_the_page_says(sandbox, capsys):
     line = commands("step 1")[0].replace("my_fcfs", "my_depth") + " --option depth=0"
     assert run_line(line) != 0

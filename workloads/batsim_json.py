@@ -18,7 +18,12 @@ Other types load only for real Batsim (``--engine batsim``).
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
+import shlex
+import sys
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +31,11 @@ from typing import Any
 
 from adaptsched.errors import InputError
 from adaptsched.formats.bulk import gc_paused
+from adaptsched.formats.files import HEAD_BYTES, head, looks_like_swf, opened, rest_of, text_kind
 from adaptsched.formats.jsontext import dict_format, dumps, is_int, is_number
 from adaptsched.formats.jsontext import escape as _escape
 from adaptsched.formats.rapidjson import batsim_float
+from adaptsched.limits import brief, shown
 
 EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homogeneous", "parallel", "composed")
 #: The fields of a job beyond Batsim's that a workload keeps for the checks before and after a
@@ -36,7 +43,7 @@ EMBEDDED_PROFILE_TYPES = ("delay", "parallel_homogeneous_total", "parallel_homog
 ANNOTATIONS = ("moldable", "evolving", "deadline", "max_res")
 
 
-@dataclass
+@dataclass(slots=True)
 class Profile:
     name: str
     type: str
@@ -47,7 +54,7 @@ class Profile:
     json: str = ""  # description as Batsim writes it
     cpus: tuple = ()  # parallel: flops on each host
     coms: tuple = ()  # parallel: bytes from host i to host j at i * n + j
-    seq: list = field(default_factory=list)  # composed: the names, then (load_workload) the profiles
+    seq: list | tuple = ()  # composed: the names, then (load_workload) the profiles; () for the others (no list each)
     repeat: int = 1  # composed
 
 
@@ -108,7 +115,7 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
         delay = desc.get("delay")
         if not is_number(delay) or delay <= 0:
             raise InputError(
-                path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {delay!r}", field="delay"
+                path, f"{prefix}profile '{name}': 'delay' must be a number > 0, got {brief(delay)}", field="delay"
             )
         profile.delay = float(delay)
     elif ptype == "parallel":
@@ -120,7 +127,7 @@ def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
             value = desc.get(key)
             if not is_number(value) or value < 0:
                 raise InputError(
-                    path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {value!r}", field=key
+                    path, f"{prefix}profile '{name}': '{key}' must be a number >= 0, got {brief(value)}", field=key
                 )
         profile.cpu, profile.com = float(desc["cpu"]), float(desc["com"])
     elif embedded:
@@ -159,7 +166,7 @@ def _parse_composed(profile: Profile, desc: dict, path, prefix: str):
     repeat, seq = desc.get("repeat", 1), desc.get("seq")
     if not is_int(repeat) or repeat <= 0:
         raise InputError(
-            path, f"{prefix}profile '{name}': 'repeat' must be an integer > 0, got {repeat!r}", field="repeat"
+            path, f"{prefix}profile '{name}': 'repeat' must be an integer > 0, got {brief(repeat)}", field="repeat"
         )
     if not isinstance(seq, list) or not seq or not all(isinstance(x, str) for x in seq):
         raise InputError(
@@ -197,7 +204,7 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
     elif is_int(raw_id):
         name = str(raw_id)
     else:
-        raise InputError(path, f"{prefix}a job has no 'id' (string or integer), got {raw_id!r}", field="id")
+        raise InputError(path, f"{prefix}a job has no 'id' (string or integer), got {brief(raw_id)}", field="id")
     if "!" in name:
         wl, _, name = name.partition("!")
         if wl != workload or not name or "!" in name:
@@ -205,18 +212,18 @@ def parse_job(desc, workload: str, profiles: dict, where, *, describe: bool = Tr
     label = f"{prefix}job '{name}'"
     subtime = desc.get("subtime")
     if not is_number(subtime):
-        raise InputError(path, f"{label}: 'subtime' must be a number, got {subtime!r}", field="subtime")
+        raise InputError(path, f"{label}: 'subtime' must be a number, got {brief(subtime)}", field="subtime")
     walltime = desc.get("walltime", -1)
     if not is_number(walltime) or not (walltime == -1 or walltime > 0):
         raise InputError(
-            path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {walltime!r}", field="walltime"
+            path, f"{label}: 'walltime' must be -1 (none) or a number > 0, got {brief(walltime)}", field="walltime"
         )
     res = desc.get("res")
     if not is_int(res) or res < 0:
-        raise InputError(path, f"{label}: 'res' must be an integer >= 0, got {res!r}", field="res")
+        raise InputError(path, f"{label}: 'res' must be an integer >= 0, got {brief(res)}", field="res")
     profile = desc.get("profile")
     if not isinstance(profile, str):
-        raise InputError(path, f"{label}: 'profile' must be a string, got {profile!r}", field="profile")
+        raise InputError(path, f"{label}: 'profile' must be a string, got {brief(profile)}", field="profile")
     if profile not in profiles:
         raise InputError(path, f"{label}: profile '{profile}' does not exist", field="profile")
     text = _description(desc, f"{workload}!{name}") if describe else ""
@@ -273,7 +280,7 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
         raise InputError(path, "not a JSON object")
     nb_res = doc.get("nb_res")
     if not is_int(nb_res) or nb_res <= 0:
-        raise InputError(path, f"must be a positive integer, got {nb_res!r}", field="nb_res")
+        raise InputError(path, f"must be a positive integer, got {brief(nb_res)}", field="nb_res")
     raw_profiles = doc.get("profiles")
     if not isinstance(raw_profiles, dict):
         raise InputError(path, "the 'profiles' object is missing", field="profiles")
@@ -293,12 +300,47 @@ def _load(path: str, name: str, embedded: bool) -> Workload:
         jobs[job.name] = job
         if not desc.keys().isdisjoint(ANNOTATIONS):
             annotations[job.name] = {key: desc[key] for key in ANNOTATIONS if key in desc}
+    of_jobs = {job.profile for job in jobs.values()}
+    _check_csv_safe(path, jobs, of_jobs)
     # Batsim drops the profiles no job (and no composed profile) uses from memory at load time.
-    used = {job.profile for job in jobs.values()} | resolve_composed(profiles, path)
+    used = of_jobs | resolve_composed(profiles, path)
     for pname in profiles:
         if pname not in used:
             profiles[pname] = None
     return Workload(name, str(Path(path).resolve()), nb_res, jobs, profiles, annotations)
+
+
+#: What a job id or a profile name cannot hold: Batsim writes them unquoted in ``_jobs.csv``.
+_UNSAFE_NAMES = {",": "a comma", '"': "a double quote", "\n": "a line break", "\r": "a line break"}
+
+
+def _unsafe(text: str) -> str | None:
+    """The first character of :data:`_UNSAFE_NAMES` that ``text`` holds (one fast scan each), or None."""
+    found = [(text.index(char), char) for char in _UNSAFE_NAMES if char in text]
+    return min(found)[1] if found else None
+
+
+def _check_csv_safe(path: str, jobs: dict[str, JobSpec], profiles: set[str]) -> None:
+    """Refuses a job id or a profile name (of a job) holding a comma, a double quote or a line
+    break, naming the first job: Batsim 4.2.1 writes both unquoted in ``_jobs.csv``, so that no
+    CSV reader reads them back; it stops on such a job id itself (a "not valid JSON" once it
+    prefixes the id with ``w0!``), and writes such a profile name as it is. One scan of all the
+    names, then a search for the first culprit only when there is one."""
+    if _unsafe("\0".join(jobs)) is None and _unsafe("\0".join(profiles)) is None:
+        return
+    for index, job in enumerate(jobs.values()):
+        for key, value in (("id", job.name), ("profile", job.profile)):
+            bad = _unsafe(value)
+            if bad is not None:
+                what = "job id" if key == "id" else "profile name"
+                raise InputError(
+                    path,
+                    f"jobs[{index}]: {what} {shown(value)} holds {_UNSAFE_NAMES[bad]}, which Batsim's "
+                    f"CSV outputs cannot carry (it writes {what}s unquoted in _jobs.csv; real Batsim 4.2.1 "
+                    + ("stops on such a job id)" if key == "id" else "writes a _jobs.csv no CSV reader reads back)")
+                    + ": rename it without commas, double quotes or line breaks",
+                    field=key,
+                )
 
 
 class _Constant:
@@ -313,18 +355,11 @@ class _Constant:
 
 def read_json(path: str, what: str = "file", parse_float: Callable[[str], float] | None = None):
     """A JSON file's document, or an :class:`InputError` naming what is wrong in the user's
-    terms: a missing file, one that is not text (binary, gzip-compressed), a UTF-8 byte-order
-    mark, invalid JSON (line and column), or NaN / Infinity, which Batsim refuses (the field's
-    path and line). ``parse_float`` reads fractional numbers (``float`` when None)."""
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(path, f"no such {what} file") from None
-    except IsADirectoryError:
-        raise InputError(path, f"a folder, not a {what} file") from None
-    except OSError as error:
-        raise InputError(path, f"cannot read: {error.strerror}") from None
-    text = decode_text(path, data, what)
+    terms: a missing file, one that is not JSON text (binary, gzip-compressed, UTF-16, an SWF
+    trace: :func:`json_text`), a UTF-8 byte-order mark, invalid JSON (line and column), nesting
+    past Python's recursion limit, or NaN / Infinity, which Batsim refuses (the field's path and
+    line). ``parse_float`` reads fractional numbers (``float`` when None)."""
+    text = json_text(path, what)
     if text.startswith("\ufeff"):
         raise InputError(
             path,
@@ -342,8 +377,23 @@ def read_json(path: str, what: str = "file", parse_float: Callable[[str], float]
         doc = json.loads(text, parse_constant=constant, parse_float=parse_float)
     except json.JSONDecodeError as error:
         raise InputError(path, f"not valid JSON: {error.msg} (column {error.colno})", line=error.lineno) from None
+    except RecursionError:
+        raise InputError(
+            path,
+            f"arrays or objects nested too deeply (past Python's limit of about {sys.getrecursionlimit():,} "
+            f"levels; a workload nests 4): not a {what} file",
+        ) from None
+    except ValueError as error:  # an integer of more than 4,300 digits (Python's limit)
+        digits = re.search(r"value has (\d+) digits", str(error))
+        size = f" of {int(digits.group(1)):,} digits" if digits else ""
+        raise InputError(
+            path, f"holds an integer{size}, past the 4,300 digits Python reads: not a {what} file"
+        ) from None
     if found:
-        where = _path_of(doc, found[0]) or "?"
+        try:
+            where = _path_of(doc, found[0]) or "?"
+        except RecursionError:
+            where = "?"
         token = found[0].name
         line = text.count("\n", 0, max(text.find(token), 0)) + 1
         raise InputError(
@@ -352,16 +402,53 @@ def read_json(path: str, what: str = "file", parse_float: Callable[[str], float]
     return doc
 
 
-def decode_text(path: str, data: bytes, what: str = "file") -> str:
-    """``data`` as UTF-8 text, or an :class:`InputError` saying it is not a text file."""
-    if data[:2] == b"\x1f\x8b":
-        raise InputError(path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)")
+def json_text(path: str, what: str = "file") -> str:
+    """The text of a JSON file, judged on its first bytes before it is read whole: a gzip file (an
+    SWF trace or not), UTF-16 text, binary data, or an SWF trace are refused with what to do,
+    and so is a file larger than :data:`~adaptsched.limits.MAX_TEXT_BYTES`."""
+    with opened(path, gunzip=False, what=what) as (gzipped, chunks):
+        first, chunks = head(chunks)
+        kind = text_kind(first)
+        if gzipped:
+            inflated = _inflated_head(first)
+            if text_kind(inflated) == "text" and looks_like_swf(inflated.decode("utf-8", "replace")):
+                raise InputError(path, swf_given(path, what))
+            raise InputError(
+                path, f"not a text file: it is gzip-compressed (decompress it first: zcat {path} > OUT.json)"
+            )
+        if kind.startswith("utf-16"):
+            codec = "utf-16" if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else kind
+            if looks_like_swf(first[: len(first) & ~1].decode(codec, "replace")):
+                raise InputError(path, swf_given(path, what))
+            raise InputError(
+                path,
+                f"UTF-16 text, which JSON does not allow and Batsim refuses: save it as UTF-8 "
+                f"(e.g. iconv -f UTF-16 -t UTF-8 {path} > OUT.json)",
+            )
+        if kind == "binary":
+            raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text")
+        if looks_like_swf(first.decode("utf-8", "replace")):
+            raise InputError(path, swf_given(path, what))
+        return rest_of(path, chunks, what)
+
+
+def _inflated_head(data: bytes) -> bytes:
+    """The first bytes that the start of a gzip file inflates to (b"" if they are corrupt)."""
     try:
-        if b"\0" in data[:65536]:
-            raise UnicodeDecodeError("utf-8", data, 0, 1, "NUL byte")
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(path, f"not a text file (it holds binary data): a {what} file is UTF-8 text") from None
+        return zlib.decompressobj(31).decompress(data, HEAD_BYTES)
+    except zlib.error:
+        return b""
+
+
+def swf_given(path: str, what: str) -> str:
+    """What to do with an SWF trace given where a Batsim JSON file is expected."""
+    name = Path(path).name
+    for suffix in (".gz", ".swf"):
+        name = name.removesuffix(suffix)
+    return (
+        f"this is an SWF trace (Standard Workload Format), not a Batsim JSON {what}: convert it first, "
+        f"e.g. adaptsched convert {shlex.quote(path)} {shlex.quote(name + '.json')} (docs/convert.md)"
+    )
 
 
 def _path_of(doc, target, prefix: str = "") -> str | None:

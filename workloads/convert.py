@@ -127,6 +127,7 @@ from typing import Any
 
 from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.formats.jsontext import is_int, is_number
+from adaptsched.limits import MAX_HOSTS
 from adaptsched.workloads.swf import MAX_EXAMPLE_LINES, NEEDED_FIELDS, SwfTrace, read_swf
 
 __all__ = ["ConversionOptionError", "ConversionReport", "convert_swf", "write_workload"]
@@ -378,6 +379,12 @@ def convert_swf(
         hosts_from = "given"
     else:
         hosts, hosts_from, hosts_why = _default_hosts(trace)
+        if hosts > MAX_HOSTS:
+            raise InputError(
+                trace.path,
+                f"its {hosts_from.removeprefix('header ')} says {hosts:,} hosts, more than the {MAX_HOSTS:,} "
+                "adaptsched simulates (docs/errors.md, limits): give the machine's size with --hosts N",
+            )
     report = ConversionReport(source=trace.name, hosts=hosts, hosts_from=hosts_from, read=len(jobs))
     report.hosts_why = hosts_why
     rows = _Rows(rules, hosts, report, jobs, start_s, end_s)

@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from adaptsched.errors import InputError, UsageError
+from adaptsched.limits import MAX_GENERATED_JOBS, shown
 
 #: The label every inserted flurry carries in the workload's metadata.
 LABEL = "synthetic flurry (adaptsched's reconstruction, not in the trace)"
@@ -130,16 +131,24 @@ def _num(x: float) -> str:
 
 
 def _bad(text: str, why: str) -> UsageError:
-    return UsageError(f"--add-flurry {text!r}: {why}")
+    return UsageError(f"--add-flurry {shown(text)}: {why}")
 
 
-def _int(text: str, key: str, value: str, minimum: int) -> int:
+def _int(text: str, key: str, value: str, minimum: int, maximum: int | None = None) -> int:
     try:
         out = int(value)
     except ValueError:
-        raise _bad(text, f"{key}={value!r} is not a whole number") from None
+        try:  # 1e6 is a whole number too
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not number.is_integer():
+            raise _bad(text, f"{key}={shown(value)} is not a whole number") from None
+        out = int(number)
     if out < minimum:
         raise _bad(text, f"{key}={value} must be at least {minimum}")
+    if maximum is not None and out > maximum:
+        raise _bad(text, f"{key}={value}: at most {maximum:,} (docs/errors.md, limits)")
     return out
 
 
@@ -147,7 +156,7 @@ def _float(text: str, key: str, value: str) -> float:
     try:
         out = float(value)
     except ValueError:
-        raise _bad(text, f"{key}={value!r} is not a number") from None
+        raise _bad(text, f"{key}={shown(value)} is not a number") from None
     if not math.isfinite(out):
         raise _bad(text, f"{key}={value} is not finite")
     return out
@@ -175,7 +184,7 @@ def parse_flurry(text: str) -> FlurrySpec:
         if not sep:
             raise _bad(text, f"{item!r}: expected key=value")
         if key == "count":
-            changes["count"] = _int(text, key, value, 1)
+            changes["count"] = _int(text, key, value, 1, MAX_GENERATED_JOBS)
         elif key in ("user", "seed"):
             changes[key] = _int(text, key, value, -1 if key == "user" else 0)
         elif key == "width":
@@ -214,6 +223,8 @@ def _arrivals(text: str, value: str) -> dict[str, Any]:
     lo, hi = _int(text, "arrivals", first, 0), _int(text, "arrivals", last, 0)
     if lo > hi:
         raise _bad(text, f"arrivals={value}: FIRST above LAST")
+    if hi - lo >= MAX_GENERATED_JOBS:
+        raise _bad(text, f"arrivals={value}: at most {MAX_GENERATED_JOBS:,} job numbers from FIRST to LAST")
     return {"arrivals": "gaps", "gaps": (lo, hi)}
 
 

@@ -47,7 +47,7 @@ from adaptsched.core.speedup import (
     SpeedupModel,
     check_efficiencies,
 )
-from adaptsched.errors import AdaptschedError
+from adaptsched.errors import AdaptschedError, UsageError
 
 MODELS = ("downey", "linear", "scojo-p")
 
@@ -137,7 +137,7 @@ def annotate(
     (:class:`ScojoP`); written into each job only when not Table 1's (0.8, 0.65, 0.4, speedup)."""
     model_fields = scojo_model_fields(model, efficiencies, interpolation)
     if not 0 <= fraction <= 1:
-        raise AdaptschedError(f"--fraction must be in [0, 1], got {fraction}")
+        raise UsageError(f"--fraction must be in [0, 1], got {fraction}")
     if model not in MODELS:
         raise AdaptschedError(f"unknown model {model!r}: choose among {', '.join(MODELS)}")
     a_max_value = a_max_number(a_max)

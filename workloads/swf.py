@@ -1,13 +1,18 @@
 """Reader for the Standard Workload Format (SWF 2.2) of the Parallel Workloads Archive.
 
     >>> trace = read_swf("CTC-SP2-1996-3.1-cln.swf.gz")      # doctest: +SKIP
-    >>> trace.header_int("MaxNodes"), len(trace.jobs), trace.jobs[0].runtime_s
+    >>> trace.header_int("MaxNodes"), len(trace.jobs), trace.jobs[0].runtime_s  # doctest: +SKIP
     (338, 77222, 937)
 
 File rules (SWF 2.2):
 
 * Plain ``.swf`` or gzip ``.swf.gz``: gzip is recognised by its magic bytes, whatever
-  the name. A file named ``*.gz`` that is not gzip is an error.
+  the name. A file named ``*.gz`` that is not gzip is an error. The file is read as a stream
+  (:func:`adaptsched.formats.files.opened`: gzip inflated block by block, refused past 200
+  times its size), judged on its first 64 KiB: binary data is an error; UTF-16 (with or without
+  a byte-order mark) is read as such, UTF-8 otherwise (a byte-order mark skipped, invalid bytes
+  replaced). Lines end with LF, CR LF or CR alone; a line longer than
+  :data:`~adaptsched.limits.MAX_SWF_LINE_BYTES` characters is an error.
 * One job per line, 18 whitespace-separated numeric fields (see ``SWF_FIELDS``).
   Empty lines are skipped. Lines starting with ``;`` are comments.
 * The header is the block of ``; Key: value`` comment lines before the first job line.
@@ -54,17 +59,19 @@ Speed: the full CTC-SP2 cleaned trace (77,222 jobs, 1.4 MB gzip) is read in abou
 from __future__ import annotations
 
 import codecs
-import gzip
 import hashlib
 import math
 import os
 import re
-import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
 from adaptsched.errors import InputError
+from adaptsched.formats.files import head, opened, text_kind, write_text
+from adaptsched.limits import MAX_SWF_LINE_BYTES, shown
 
 __all__ = ["EXCERPT_DIR", "NEEDED_FIELDS", "SWF_FIELDS", "OddValues", "SwfJob", "SwfTrace", "read_swf", "write_swf"]
 
@@ -215,47 +222,69 @@ class SwfTrace:
 
 
 def read_swf(path: str | os.PathLike) -> SwfTrace:
-    """Read an SWF file (plain or gzip). Raise ``InputError`` on any problem."""
+    """Read an SWF file (plain or gzip, UTF-8 or UTF-16), as a stream. Raise ``InputError`` on
+    any problem."""
     path_str = os.fspath(path)
-    try:
-        with open(path_str, "rb") as stream:
-            data = stream.read()
-    except FileNotFoundError:
-        raise InputError(path_str, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path_str, "is a directory, not an SWF file") from None
-    except OSError as exc:
-        raise InputError(path_str, f"cannot read: {exc.strerror or exc}") from None
-
-    digest = hashlib.sha256(data).hexdigest()
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise InputError(path_str, f"corrupt or truncated gzip data: {exc}") from None
-    elif path_str.endswith(".gz"):
-        raise InputError(path_str, "named .gz but not gzip-compressed")
-    if looks_binary(data):
-        raise InputError(path_str, "not a text file (it holds binary data): an SWF trace is text, one job a line")
-    if data.startswith(codecs.BOM_UTF8):  # a byte-order mark some editors write: not part of the first line
-        data = data[len(codecs.BOM_UTF8) :]
-    text = data.decode("utf-8", errors="replace")
-
-    header, header_lines, jobs, odd = _parse(text, path_str)
-    return SwfTrace(path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest, odd_values=odd)
+    digest = hashlib.sha256()
+    with opened(path_str, raw=digest.update) as (gzipped, chunks):
+        if path_str.endswith(".gz") and not gzipped:
+            raise InputError(path_str, "named .gz but not gzip-compressed")
+        first, chunks = head(chunks)
+        kind = text_kind(first)
+        if kind == "binary":
+            raise InputError(path_str, "not a text file (it holds binary data): an SWF trace is text, one job a line")
+        encoding = "utf-8" if kind in ("text", "gzip") else kind
+        if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            encoding = "utf-16"  # the mark says which and is skipped
+        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        header, header_lines, jobs, odd = _parse(chain.from_iterable(_lines(chunks, decoder, path_str)), path_str)
+    return SwfTrace(
+        path=path_str, header=header, jobs=jobs, header_lines=header_lines, sha256=digest.hexdigest(), odd_values=odd
+    )
 
 
 def looks_binary(data: bytes, sample: int = 65536) -> bool:
-    """Whether ``data`` is not text: a NUL byte, or more than 10 % of control characters (but
-    tabs and line ends), in its first ``sample`` bytes. Comments in Latin-1 stay text."""
-    head = data[:sample]
-    if b"\0" in head:
-        return True
-    controls = sum(1 for byte in head if byte < 32 and byte not in (9, 10, 12, 13))
-    return controls > 0.1 * max(len(head), 1)
+    """Whether ``data`` is not text: a NUL byte (but UTF-16), or more than 10 % of control
+    characters (but tabs and line ends), in its first ``sample`` bytes. Comments in Latin-1 stay text."""
+    return text_kind(data[:sample]) == "binary"
 
 
-def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob], dict[str, OddValues]]:
+def _lines(chunks: Iterator[bytes], decoder: codecs.IncrementalDecoder, path: str) -> Iterator[list[str]]:
+    """The lines of the decoded ``chunks``, a list per chunk: line ends ``\\n``, ``\\r\\n`` or ``\\r``
+    alone (old Mac files), a leading byte-order mark skipped; a line longer than
+    :data:`~adaptsched.limits.MAX_SWF_LINE_BYTES` stops the reading."""
+    carry = ""
+    count = 0
+    start = True
+    final = False
+    while not final:
+        chunk = next(chunks, None)
+        final = chunk is None
+        text = carry + decoder.decode(chunk or b"", final)
+        if start and text:
+            text, start = text.removeprefix("\ufeff"), False
+        held = ""
+        if "\r" in text:
+            if text.endswith("\r") and not final:  # may be the first half of \r\n
+                text, held = text[:-1], "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.split("\n")
+        carry = "" if final else lines.pop() + held
+        if len(carry) > MAX_SWF_LINE_BYTES or (
+            len(text) > MAX_SWF_LINE_BYTES and max(map(len, lines), default=0) > MAX_SWF_LINE_BYTES
+        ):
+            long = next((i for i, line in enumerate(lines) if len(line) > MAX_SWF_LINE_BYTES), len(lines))
+            raise InputError(
+                path,
+                f"a line longer than {MAX_SWF_LINE_BYTES:,} characters: not an SWF trace (its lines are "
+                "18 numbers, or ';' comments)",
+                line=count + long + 1,
+            )
+        count += len(lines)
+        yield lines
+
+
+def _parse(lines: Iterable[str], path: str) -> tuple[dict[str, str], list[str], list[SwfJob], dict[str, OddValues]]:
     odd: dict[str, OddValues] = {}
     header: dict[str, str] = {}
     header_lines: list[str] = []
@@ -265,7 +294,7 @@ def _parse(text: str, path: str) -> tuple[dict[str, str], list[str], list[SwfJob
     in_header = True
     current_key: str | None = None
 
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    for lineno, raw in enumerate(lines, 1):
         s = raw.strip()
         if not s:
             continue
@@ -344,18 +373,18 @@ def _parse_fields(parts: list[str], path: str, lineno: int, odd: dict[str, OddVa
         problem = None
         value: int | float = -1
         if not _NUMBER.fullmatch(text):
-            problem = f"{text!r} is not a number"
+            problem = f"{shown(text)} is not a number"
         else:
             try:
                 value = int(text)
             except ValueError:
                 number_value = float(text)
                 if not math.isfinite(number_value):
-                    problem = f"{text!r} is not a finite number"
+                    problem = f"{shown(text)} is not a finite number"
                 elif number_value.is_integer():
                     value = int(number_value)
                 elif i in _INT_FIELDS:
-                    problem = f"{text!r} is not an integer"
+                    problem = f"{shown(text)} is not an integer"
                 else:
                     value = number_value
         if problem is not None:
@@ -440,6 +469,4 @@ def write_swf(workload: dict, path: str | os.PathLike, *, requested_procs_from_r
             -1,
         )
         lines.append(" ".join(map(str, fields)))
-    path = Path(path)
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return write_text(path, "\n".join(lines) + "\n")

@@ -7,7 +7,9 @@ Batsim or both (:mod:`.runs`), and checks every run with :mod:`adaptsched.analys
 * no host runs two jobs at once, no job starts before its submission, every allocation has
   the requested size (unless molded) on hosts of the machine;
 * every job of the workload ends; no job completes twice, nor after running past its walltime;
-* no job starts after the reservation its scheduler recorded in its metadata (if it records any);
+* no job starts after the reservation its scheduler recorded in its metadata (if it records any)
+  and did not withdraw; a reservation is withdrawn only while the job waits and before it is due
+  (:mod:`.promises`: EASY's head job holds its reservation while it stays the head);
 * the engine accepts every decision, and the scheduler runs without an error;
 * with both engines, both write the same ``_jobs.csv``.
 

@@ -2,7 +2,8 @@
 
 A run is an ordinary :class:`~adaptsched.engines.spec.RunSpec` (the embedded engine in-process
 or over ZeroMQ, or real Batsim with the plugin under pybatsim); its ``_jobs.csv`` is checked by
-:func:`adaptsched.analysis.invariants.run_violations`. A run the engine stops (a decision it refuses,
+:func:`adaptsched.analysis.invariants.run_violations`, and the reservations its scheduler withdrew
+by :func:`.promises.withdrawal_violations`. A run the engine stops (a decision it refuses,
 the scheduler's exception, a deadlock) is a violation too
 (:func:`~adaptsched.analysis.invariants.run_failure`). With both engines, each run is checked
 and their ``_jobs.csv`` compared (:func:`~adaptsched.analysis.invariants.same_jobs`).
@@ -19,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from adaptsched.analysis.invariants import Violation, run_failure, run_violations, same_jobs
+from adaptsched.analysis.jobs import read_jobs_csv
 from adaptsched.errors import NO_ANSWER, AdaptschedError
 
 from .cases import job_ids
+from .promises import withdrawal_violations
 
 #: Seconds a plugin may take to answer one message in ``check``'s embedded runs (its workloads are
 #: small: a plugin slower than this is taken to hang).
@@ -94,7 +97,9 @@ def run_once(
     # Every rule on a finished run is called here, from analysis/invariants.py; the run's physics
     # against its workload is checked by the engine at the end of every run (engines/physics.py):
     # a violation stops the run, and run_failure names it "physics".
-    return Checked(run_violations(f"{prefix}_jobs.csv", host_count(platform), workload_ids=job_ids(workload)))
+    jobs_csv = f"{prefix}_jobs.csv"
+    found = run_violations(jobs_csv, host_count(platform), workload_ids=job_ids(workload))
+    return Checked(found + [Violation("guarantee", p) for p in withdrawal_violations(read_jobs_csv(jobs_csv))])
 
 
 def host_count(platform: int | str) -> int:

@@ -31,6 +31,7 @@ import json
 import time
 from bisect import bisect_right
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from adaptsched.core.intervals import IntervalMap, IntervalSet
@@ -167,9 +168,15 @@ class EmbeddedBatsim:
         *,
         options: EngineOptions | None = None,
         progress: Callable[[int], None] | None = None,
+        output_suffix: str = "",
     ) -> None:
+        """``output_suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.partial`)."""
         self.platform = platform
-        self.workloads = {w.name: w for w in workloads}
+        # The engine's own view of each workload: its profiles as Batsim holds them during the run
+        # (freed with their last job unless reused, registered by the scheduler), in a dict of its
+        # own. The workloads given are left as they are: the end-of-run physics check times every
+        # job against them (engines/physics.py), and a caller may run them again.
+        self.workloads = {w.name: replace(w, profiles=dict(w.profiles)) for w in workloads}
         self.static_workloads = [w.name for w in workloads]
         self.connection = connection
         self.options = options or EngineOptions()
@@ -185,15 +192,17 @@ class EmbeddedBatsim:
         # (the job computing on each host, the host's last state change): one map, one assign per run
         self.host_job: IntervalMap[tuple[str | None, float]] = IntervalMap(self.nb_hosts, (None, 0.0))
         # _schedule.csv's nb_computing_machines counts storage machines too (Batsim's machines.size())
-        self.tracer = JobsTracer(export_prefix, self.nb_hosts + len(platform.storage_hosts))
+        self.tracer = JobsTracer(export_prefix, self.nb_hosts + len(platform.storage_hosts), suffix=output_suffix)
         self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
-        self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts)
+        self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts, suffix=output_suffix)
         self.nb_computing = 0  # hosts running a job (compute sharing is off)
         self.power: PowerSide | None = None  # the energy model, with --energy
         if self.options.energy:
-            self.power = PowerSide(self, export_prefix)
+            self.power = PowerSide(self, export_prefix, output_suffix)
             self.machine_states.close()
-            self.machine_states = EnergyMachineStateTracer(export_prefix, self.nb_hosts, self.power.states)
+            self.machine_states = EnergyMachineStateTracer(
+                export_prefix, self.nb_hosts, self.power.states, suffix=output_suffix
+            )
         # server state (ServerData)
         self.sched_ready = True
         self.end_sent = False
@@ -207,7 +216,7 @@ class EmbeddedBatsim:
         self.jobs: dict[str, JobRecord] = {}  # live jobs: full id -> JobRecord
         self.job_profiles: dict[str, Any] = {}  # full id -> Profile, kept while the job lives
         self.static_jobs: dict[str, list[JobRecord]] = {}  # workload name -> its jobs in submission order
-        for workload in workloads:
+        for workload in self.workloads.values():
             static = self.static_jobs[workload.name] = []
             for spec in sorted(workload.jobs.values(), key=lambda j: (j.subtime, j.id)):
                 job = self.jobs[spec.id] = JobRecord(spec)

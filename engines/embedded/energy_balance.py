@@ -26,13 +26,18 @@ from __future__ import annotations
 
 import csv
 import math
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from adaptsched.engines.embedded.power import COMPUTATION, MachinePower, read_power
+from adaptsched.engines.partial import RunOutputs
 from adaptsched.platforms.simgrid import Platform
 
 #: Relative rounding of the energy meter's sums (module doc).
 METER_ROUNDING = 1e-11
+#: A host's watts outside jobs: idle, sleeping, switching off, switching on.
+Watts = tuple[float, float, float, float]
 
 
 @dataclass
@@ -67,10 +72,10 @@ def _g_error(t: float) -> float:
     return 0.0 if t == 0 else 0.5 * 10 ** (math.floor(math.log10(abs(t))) - 5)
 
 
-def _outside_watts(prefix: str, power: MachinePower) -> tuple[float, float, float, float] | str:
+def _outside_watts(named: Callable[[str], str], power: MachinePower) -> Watts | str:
     """Watts of an idle, sleeping, switching-off and switching-on host, or why they are not one number."""
     sleep_used: set[int] = set()
-    with open(f"{prefix}_pstate_changes.csv", newline="") as handle:
+    with open(named("_pstate_changes.csv"), newline="") as handle:
         for row in csv.DictReader(handle):
             target = int(row["new_pstate"])
             if target < 0 or target == power.pstate:
@@ -93,40 +98,58 @@ def _power_of(m: MachinePower) -> tuple[object, ...]:
 
 
 def energy_balance(prefix: str, platform: Platform) -> Balance:
-    """The energy balance of the run whose outputs are ``PREFIX_*`` (module doc)."""
+    """The energy balance of the run whose outputs are ``PREFIX_*`` (module doc), read under their
+    partial names before the run's outputs are renamed (:mod:`adaptsched.engines.partial`)."""
+    return _balance(_Named(prefix), platform)
+
+
+class _Named:
+    """An output's file: its partial name while it has one, else its final name."""
+
+    def __init__(self, prefix: str) -> None:
+        self.outputs = RunOutputs(prefix)
+
+    def __call__(self, suffix: str) -> str:
+        partial = self.outputs.partial(suffix)
+        return partial if os.path.isfile(partial) else self.outputs.final(suffix)
+
+
+def _balance(named: _Named, platform: Platform) -> Balance:
     model = read_power(platform)
     if len(model.machines) != model.nb_compute:
         return Balance(skipped="storage hosts are summed too")
     first = model.machines[0]
     if len({_power_of(m) for m in model.machines}) > 1:
         return Balance(skipped="hosts of different power")
-    watts = _outside_watts(prefix, first)
+    watts = _outside_watts(named, first)
     if isinstance(watts, str):
         return Balance(skipped=watts)
     if platform.network is not None and watts[1:] != (0.0, 0.0, 0.0):
         # the row of a switch's end is written when its message reaches the server
         return Balance(skipped="hosts slept on a platform with a network: machine-state rows lag the switches")
-    with open(f"{prefix}_consumed_energy.csv", newline="") as handle:
+    with open(named("_consumed_energy.csv"), newline="") as handle:
         rows = list(csv.DictReader(handle))
     if not rows:
         return Balance(skipped="no energy row")
     end, total = float(rows[-1]["time"]), float(rows[-1]["energy"])
     balance = Balance(total_j=total, bound_j=0.5e-6 + METER_ROUNDING * abs(total))
-    with open(f"{prefix}_jobs.csv", newline="") as handle:
+    with open(named("_jobs.csv"), newline="") as handle:
         for job in csv.DictReader(handle):
             if job["consumed_energy"] not in ("", "-1.000000"):
                 balance.jobs_j += float(job["consumed_energy"])
                 balance.bound_j += 0.5e-6
-    balance.outside_j, time_bound = _outside(prefix, model.nb_compute, watts, end)
+    balance.outside_j, time_bound = _outside(named, model.nb_compute, watts, end)
     balance.bound_j += time_bound
     return balance
 
 
-def _outside(prefix: str, nb_hosts: int, watts: tuple[float, float, float, float], end: float) -> tuple[float, float]:
+def _outside(
+    named: Callable[[str], str], nb_hosts: int, watts: tuple[float, float, float, float], end: float
+) -> tuple[float, float]:
     """The energy drawn outside jobs over ``[0, end]`` and its bound from the ``%g`` times."""
     idle_w, sleep_w, off_w, on_w = watts
     now, power, energy, bound = 0.0, nb_hosts * idle_w, 0.0, 0.0
-    with open(f"{prefix}_machine_states.csv", newline="") as handle:
+    with open(named("_machine_states.csv"), newline="") as handle:
         for row in csv.DictReader(handle):
             t = float(row["time"])
             if t > end:

@@ -28,8 +28,8 @@ from adaptsched.engines.embedded.energy import LongDouble, ld_text
 class EnergyTracer:
     """``PREFIX_consumed_energy.csv``."""
 
-    def __init__(self, prefix: str) -> None:
-        self.path = f"{prefix}_consumed_energy.csv"
+    def __init__(self, prefix: str, suffix: str = "") -> None:
+        self.path = f"{prefix}_consumed_energy.csv{suffix}"
         self._file = open(self.path, "w", buffering=1 << 16)
         self._file.write("time,energy,event_type,wattmin,epower\n")
         self._file.flush()
@@ -62,8 +62,8 @@ class EnergyTracer:
 class PStateTracer:
     """``PREFIX_pstate_changes.csv``."""
 
-    def __init__(self, prefix: str) -> None:
-        self.path = f"{prefix}_pstate_changes.csv"
+    def __init__(self, prefix: str, suffix: str = "") -> None:
+        self.path = f"{prefix}_pstate_changes.csv{suffix}"
         self._file = open(self.path, "w", buffering=1 << 16)
         self._file.write("time,machine_id,new_pstate\n")
 

@@ -9,7 +9,9 @@ host-seconds spent in each state *up to each host's last state change* (the idle
 tail after a host's last job is not counted), as Batsim does.
 
 Rows are flushed to disk regularly, so a run that stops early (a crashed
-scheduler, an invalid decision) keeps every row already produced.
+scheduler, an invalid decision) keeps every row already produced. A run writes them under
+their partial names (``suffix``: ``PREFIX_jobs.csv.partial``), renamed when it succeeds
+(:mod:`adaptsched.engines.partial`).
 
 ``PREFIX_machine_states.csv`` (``MachineStateTracer`` in ``src/export.cpp``): one row each
 time a job starts or ends (``Machines::update_machines_on_job_run`` and ``..._on_job_end`` in
@@ -56,9 +58,9 @@ REJECTED_ROW = '%s,%s,%s,%f,%s,%f,0,%s,,,,,,,%s,,"%s"\n'
 
 
 class JobsTracer:
-    def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512) -> None:
-        self.jobs_path = f"{prefix}_jobs.csv"
-        self.schedule_path = f"{prefix}_schedule.csv"
+    def __init__(self, prefix: str, nb_machines: int, *, flush_every: int = 512, suffix: str = "") -> None:
+        self.jobs_path = f"{prefix}_jobs.csv{suffix}"
+        self.schedule_path = f"{prefix}_schedule.csv{suffix}"
         self.nb_machines = nb_machines
         self._file = open(self.jobs_path, "w")
         self._file.write(",".join(JOBS_COLUMNS) + "\n")
@@ -231,8 +233,8 @@ MACHINE_STATES_COLUMNS = ("time", "nb_sleeping", "nb_switching_on", "nb_switchin
 class MachineStateTracer:
     """``PREFIX_machine_states.csv``: call :meth:`write` after each job start or end."""
 
-    def __init__(self, prefix: str, nb_machines: int) -> None:
-        self.path = f"{prefix}_machine_states.csv"
+    def __init__(self, prefix: str, nb_machines: int, *, suffix: str = "") -> None:
+        self.path = f"{prefix}_machine_states.csv{suffix}"
         self.nb_machines = nb_machines
         self._file = open(self.path, "w", buffering=1 << 16)  # Batsim's WriteBuffer is 64 KiB too
         self._file.write(",".join(MACHINE_STATES_COLUMNS) + "\n")
@@ -249,8 +251,8 @@ class MachineStateTracer:
 class EnergyMachineStateTracer(MachineStateTracer):
     """With ``--energy``: the counts of every machine state (engines/embedded/machines.py)."""
 
-    def __init__(self, prefix: str, nb_machines: int, states: Any) -> None:
-        super().__init__(prefix, nb_machines)
+    def __init__(self, prefix: str, nb_machines: int, states: Any, *, suffix: str = "") -> None:
+        super().__init__(prefix, nb_machines, suffix=suffix)
         self.states = states
 
     def write(self, now: float, nb_computing: int) -> None:

@@ -86,7 +86,8 @@ def ids_of(hosts: IntervalSet) -> np.ndarray:
 class PowerSide:
     """The engine's energy model and Batsim's code around it, for one run."""
 
-    def __init__(self, engine: PoweredEngine, prefix: str) -> None:
+    def __init__(self, engine: PoweredEngine, prefix: str, suffix: str = "") -> None:
+        """``suffix`` follows each output's name (``.partial``: :mod:`adaptsched.engines.partial`)."""
         self.engine = engine
         self.kernel = engine.kernel
         self.model = read_power(engine.platform)
@@ -94,8 +95,8 @@ class PowerSide:
         self.meter.network = engine.platform.network is not None
         engine.kernel.on_solve = self.meter.on_solve
         self.states = MachineStates(engine.nb_hosts)
-        self.energy_csv = EnergyTracer(prefix)
-        self.pstate_csv = PStateTracer(prefix)
+        self.energy_csv = EnergyTracer(prefix, suffix)
+        self.pstate_csv = PStateTracer(prefix, suffix)
         initial: dict[int, list[int]] = {}
         for machine, power in enumerate(self.model.machines):
             initial.setdefault(power.pstate, []).append(machine)

@@ -9,6 +9,10 @@ addresses; tests/conformance/test_conformance.py).
 - A pair it refuses (SMPI, usage traces, storage profiles; platforms without a master host,
   which real Batsim stops on too) is refused before the first event, with a message that names
   what and points to ``--engine batsim``: never a silent wrong answer.
+- A workload whose times reach past 2^33 s (``test_long_workload.json``: a job every decade up to
+  1e17 s) is refused by both engines before the first event (the clock cannot hold a microsecond
+  there: real Batsim runs its 20.2 s delays for 16 s at 1e17 s); with the limit lifted, both
+  engines still write the same bytes, and the physics check finds the rounded runtimes on both.
 
 docs/conformance.md gives the counts. Batsim's files are read from its source tree
 ($BATSIM_SRC, else the build kit's /opt/src/batsim-4.2.1), never committed here. Runs only when
@@ -101,6 +105,12 @@ def test_batsim_corpus(tmp_path, platform, workload, scheduler):
         message = str(refused.value)
         assert message == refusal or "--engine batsim" in message, message
         return
+    if past_the_clock(TREE / "workloads" / workload):
+        for engine in ("batsim", "embedded"):
+            with pytest.raises(InputError, match="cannot resolve a microsecond"):
+                run(spec[engine], say=lambda *a: None)
+        same_bytes_past_the_clock(spec, tmp_path)
+        return
     said: list[object] = []
     run(spec["batsim"], say=lambda *a: None)
     run(spec["embedded"], say=said.append)
@@ -113,3 +123,35 @@ def test_batsim_corpus(tmp_path, platform, workload, scheduler):
             assert math.isclose(float(value), float(embedded[key]), rel_tol=1e-10), (key, value, embedded[key])
         else:
             assert value == embedded[key], (key, value, embedded[key])
+
+
+def past_the_clock(workload: Path) -> bool:
+    """Whether a job of the workload is submitted at or past 2^33 s (engines/run.py's limit)."""
+    from adaptsched.engines.run import MAX_TIME_S
+    from adaptsched.workloads.batsim_json import load_workload
+
+    return any(job.subtime >= MAX_TIME_S for job in load_workload(workload, embedded=False).jobs.values())
+
+
+def same_bytes_past_the_clock(spec: dict[str, RunSpec], tmp_path: Path) -> None:
+    """With the limit lifted: both engines run it (each stopped by its physics check, or both
+    passing it, on a platform whose network leaves the rounded jobs untimed) to the same bytes."""
+    import adaptsched.engines.run as run_module
+
+    saved, run_module.MAX_TIME_S = run_module.MAX_TIME_S, math.inf
+    outcome = {}
+    try:
+        for engine in ("batsim", "embedded"):
+            try:
+                run(spec[engine], say=lambda *a: None)
+                outcome[engine] = ""
+            except SimulationError as error:
+                assert "breaks the run's physics" in str(error), str(error)
+                outcome[engine] = ".partial"
+    finally:
+        run_module.MAX_TIME_S = saved
+    assert outcome["batsim"] == outcome["embedded"], outcome
+    suffix = outcome["batsim"]
+    for name in ("_jobs.csv", "_machine_states.csv"):
+        real, ours = (Path(f"{tmp_path / engine}{name}{suffix}").read_bytes() for engine in ("batsim", "embedded"))
+        assert real == ours, name

@@ -12,10 +12,13 @@ Option ``mistake`` (pybatsim -o '{"mistake": ...}'):
   exit         calls sys.exit(3) when the third job is submitted
   hang         loops forever when the third job is submitted
   os_exit      calls os._exit(4) when the third job is submitted
+  os_exit_0    calls os._exit(0) (success!) when the third job is submitted
+  kill         kills its own process (SIGKILL) when the third job is submitted
 Otherwise it is plain FCFS on the lowest host ids.
 """
 
 import os
+import signal
 import sys
 import time
 
@@ -38,6 +41,10 @@ class FaultySched(BatsimScheduler):
             sys.exit(3)
         if self.mistake == "os_exit" and self.seen == 3:
             os._exit(4)
+        if self.mistake == "os_exit_0" and self.seen == 3:
+            os._exit(0)
+        if self.mistake == "kill" and self.seen == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
         if self.mistake == "hang" and self.seen == 3:
             print("faultySched: deliberate hang at the third submission", flush=True)
             while True:

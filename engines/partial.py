@@ -1,0 +1,96 @@
+"""A run's outputs never look whole when they are not: written under partial names, renamed
+once the run has ended and passed its physics check.
+
+Both engines write a run's outputs (``PREFIX_jobs.csv``, ``PREFIX_schedule.csv``,
+``PREFIX_machine_states.csv``, real Batsim's ``PREFIX_schedule.trace``) under their *partial*
+names, the final name followed by :data:`PARTIAL` (``PREFIX_jobs.csv.partial``), and
+:meth:`RunOutputs.promote` gives them their final names only when the run succeeded. A run that
+fails, is interrupted (Ctrl-C) or whose process dies leaves what it wrote under the partial
+names, readable (the rows written before the end are on disk: the embedded engine flushes its
+``_jobs.csv`` before each message to an in-process plugin), and nothing under the final names:
+a run starts by removing both names' files of its prefix (a previous run's outputs would
+otherwise pass for its own). Real Batsim writes under a prefix of its own in a folder beside the
+outputs (``PREFIX.partial-XXXX/``), whose files are moved to the partial names when it ends
+(:func:`batsim_prefix`, :func:`collect`); if the process running it is killed, they stay there.
+
+The logs (``PREFIX_sched.log``, ``PREFIX_batsim.log``) and the inputs a run writes
+(``PREFIX_platform.xml``, ``PREFIX_workload.json``) keep their names: they are not results.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+#: What follows an output's final name while it is not (or never becomes) a finished run's.
+PARTIAL = ".partial"
+#: A run's outputs, after its prefix, in the order :meth:`RunOutputs.promote` renames them: the
+#: schedule summary, which Batsim writes at the very end, last.
+SUFFIXES = (
+    "_machine_states.csv",
+    "_schedule.trace",
+    "_consumed_energy.csv",  # with the energy model (docs/energy.md)
+    "_pstate_changes.csv",
+    "_jobs.csv",
+    "_schedule.csv",
+)
+
+
+class RunOutputs:
+    """The outputs of the run of prefix ``prefix``: their final and partial names."""
+
+    def __init__(self, prefix: str | Path) -> None:
+        self.prefix = str(prefix)
+
+    def final(self, suffix: str) -> str:
+        return f"{self.prefix}{suffix}"
+
+    def partial(self, suffix: str) -> str:
+        return f"{self.prefix}{suffix}{PARTIAL}"
+
+    def clear(self) -> None:
+        """Removes the outputs of an earlier run of this prefix, final or partial."""
+        for suffix in SUFFIXES:
+            for path in (self.final(suffix), self.partial(suffix)):
+                try:
+                    os.unlink(path)
+                except FileNotFoundError:
+                    pass
+
+    def kept(self) -> list[str]:
+        """The partial outputs on disk (those of a run that did not succeed)."""
+        return [self.partial(s) for s in SUFFIXES if os.path.isfile(self.partial(s))]
+
+    def promote(self) -> None:
+        """The run succeeded: its outputs get their final names."""
+        for suffix in SUFFIXES:
+            if os.path.isfile(self.partial(suffix)):
+                os.replace(self.partial(suffix), self.final(suffix))
+
+    def note(self) -> str:
+        """What a failed run's message adds: where its outputs are kept, or ''."""
+        kept = self.kept()
+        if not kept:
+            return ""
+        return f"(what the run wrote is kept, marked partial: {', '.join(kept)})"
+
+
+def batsim_prefix(prefix: str | Path) -> tuple[Path, str]:
+    """A folder beside the outputs for real Batsim to write in, and the export prefix there."""
+    final = Path(prefix)
+    folder = Path(tempfile.mkdtemp(prefix=f"{final.name}{PARTIAL}-", dir=final.parent))
+    return folder, str(folder / final.name)
+
+
+def collect(folder: Path, prefix: str | Path) -> None:
+    """Real Batsim has ended: each file it wrote in ``folder`` moves to its partial name beside
+    the outputs (``folder/NAME_jobs.csv`` -> ``PREFIX_jobs.csv.partial``); ``folder`` goes."""
+    outputs = RunOutputs(prefix)
+    name = Path(prefix).name
+    for suffix in SUFFIXES:
+        path = folder / f"{name}{suffix}"
+        if path.is_file():
+            os.replace(path, outputs.partial(suffix))
+    shutil.rmtree(folder, ignore_errors=True)

@@ -13,10 +13,13 @@ ran), queue time (wait), run time R(n) and turnaround; its model (from the workl
 
 The measured time. Downey averages day-long runs in which "existing jobs continue to run
 until all queued jobs have been scheduled": we read a day's measured time as [its start,
-max(end of its 12-hour arrival phase, the last start of its jobs)], and our runs chain the
-days (a long job may run into the next morning, as on a real machine). Load and utilization
-are integrals of the busy processors and of the efficiency-weighted busy processors over
-the measured times, divided by N x their total length. Only jobs that started count.
+max(end of its 12-hour arrival phase, the last start of its jobs)]. A workload's days may be
+chained (a long job runs into the next morning, as on a real machine) or apart (each day on
+an empty machine, as the paper's runs: :func:`adaptsched.workloads.downey.generate`); a day
+is known by its jobs' submission times either way (whole days from the start). Load and
+utilization are integrals of the busy processors and of the efficiency-weighted busy
+processors over the measured times, divided by N x their total length. Only jobs that
+started count.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def main(argv=None):
     parser.add_argument(
         "--json-out",
         type=Path,
-        help="also append the JSON line to this file (docs/results/qops/dvqops_high_load.jsonl: the report shows it)",
+        help="also append the JSON line to this file (dvqops_high_load.jsonl in a report folder: its report shows it)",
     )
     args = parser.parse_args(argv)
     hosts = TRACES[args.trace][1]

@@ -9,7 +9,7 @@ everything behind it waits (no backfilling, as in the paper).
 Ideal cluster size (``strategy``), an integer in [1, N]:
 
 * ``PWS`` (sec. 5.1): the n maximising the power S(n)^2 / n (searched over the integers);
-* ``AVG`` (sec. 5.2): round(A); ``3/2AVG``: round(1.5 A) (sec. 6.4);
+* ``AVG`` (sec. 5.2): round(A); ``3/2AVG``: round(1.5 A) (sec. 6.5);
 * ``MAX`` (sec. 5.2): the smallest n with S(n) = A;
 * ``SEV`` (sec. 5.3, Sevcik's A+ with pi = 0, Figure 10): round(A - (A - 1) rho sigma /
   sigma_max), with rho the offered load (``load``, known exactly as in the paper) and

@@ -433,8 +433,9 @@ def counts(claims: Iterable[Claim]) -> dict[str, int]:
         "depends_hold": sum(c.verdict == HOLDS for c in depends),
         "by_construction": sum(c.klass == BY_CONSTRUCTION for c in claims),
         "not_checkable": sum(c.klass == NOT_CHECKABLE for c in claims),
-        "workload": sum(c.klass == WORKLOAD for c in claims),
+        "workload": sum(c.klass == WORKLOAD and c.verdict != NOT_CHECKED for c in claims),
         "workload_hold": sum(c.klass == WORKLOAD and c.verdict == HOLDS for c in claims),
+        "workload_unstated": sum(c.klass == WORKLOAD and c.verdict == NOT_CHECKED for c in claims),
     }
 
 
@@ -455,6 +456,8 @@ def headline(claims: Iterable[Claim]) -> str:
         beside.append(f"{k['not_checkable']} are not checkable")
     if k["workload"]:
         beside.append(f"{k['workload_hold']} of {k['workload']} workload facts match the paper's")
+    if k.get("workload_unstated"):
+        beside.append(f"{k['workload_unstated']} more workload facts are shown, the paper not stating them")
     return text + ("; beside them, " + ", ".join(beside) if beside else "") + "."
 
 
@@ -474,6 +477,22 @@ CLASSES_TEXT = (
 def findings_section(title: str, claims: Sequence[Claim]) -> list[str]:
     """A report's findings section: title, headline, how to read it, the table."""
     return ["", f"## {title}", "", headline(claims), "", CLASSES_TEXT, "", *findings_table(claims)]
+
+
+def workload_fact(
+    text: str,
+    paper: str,
+    ours: Sample,
+    band: tuple[float, float] | None,
+    tolerance: str,
+    source: str,
+    fmt: Callable[[float], str] | None = None,
+) -> Claim:
+    """A fact about the workload (class :data:`WORKLOAD`) beside the paper's: its verdict that of a
+    value claim within ``band`` (:func:`in_band`); with ``band`` None the paper does not state it:
+    shown, not checked."""
+    verdict = NOT_CHECKED if band is None else in_band(ours, *band)
+    return Claim(text, paper, ours, tolerance, source, WORKLOAD, verdict, fmt=fmt or num(3))
 
 
 def write_findings_csv(path: Path, claims: Iterable[Claim]) -> None:

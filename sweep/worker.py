@@ -242,6 +242,7 @@ def _run_and_analyse(task: RunTask, spec: RunSpec) -> dict[str, Any]:
     from adaptsched.engines.run import run
 
     cpu = _cpu_of_worker() if task.pin_cpus else None
+    cpu_begin = time.process_time()  # the run's CPU time, when its engine runs in this process
     affinity = None
     if cpu is not None:
         affinity = os.sched_getaffinity(0)
@@ -270,6 +271,7 @@ def _run_and_analyse(task: RunTask, spec: RunSpec) -> dict[str, Any]:
             "analysis": task.analysis_id,
             "params": task.params,
             "analysis_s": time.perf_counter() - analysed,
+            "cpu_s": time.process_time() - cpu_begin,
         }
     )
     return out

@@ -18,8 +18,8 @@ PLUGINS = Path(__file__).resolve().parent / "plugins"
 #: Skip reason of every test that needs real Batsim (conftest.py counts them by its start).
 NO_BATSIM = "real Batsim not found"
 NO_BATSIM_HELP = (
-    "set BATSIM=/path/to/batsim or put batsim on PATH; docs/getting-started.md says how to install "
-    "Batsim 4.2.x (Nix, from source, or the build kit ../shared/tools/batsim-build)"
+    "set BATSIM=/path/to/batsim or put batsim on PATH, or run `.ci/tests conformance corpus`, which builds "
+    "real Batsim when it finds none; docs/getting-started.md says how to install Batsim 4.2.x"
 )
 
 
@@ -31,6 +31,25 @@ INTERPRETED_ONLY_HELP = (
     "doctests read from compiled objects, and monkeypatched module functions (compiled calls are "
     "direct), run against the pure-Python source, as README's test command does"
 )
+
+
+#: Skip reason of the tests that read a whole archive trace of ../shared/traces (conftest.py counts them).
+NO_TRACE = "archive trace not found in ../shared/traces"
+NO_TRACE_HELP = (
+    "put the Parallel Workloads Archive's traces in ../shared/traces, next to the repository "
+    "(docs/getting-started.md says where each one comes from)"
+)
+
+#: Skip reason of the tests of ``sweep --cluster`` that need dask-jobqueue (conftest.py counts them).
+NO_JOBQUEUE = "dask-jobqueue not installed"
+NO_JOBQUEUE_HELP = "pip install -e '.[test]' (or '.[cluster]'), as setup.sh does"
+
+
+def needs_trace(path: Path):
+    """A mark that skips a test when the archive trace ``path`` is absent, counted loudly."""
+    import pytest
+
+    return pytest.mark.skipif(not path.is_file(), reason=f"{NO_TRACE}: {path.name}")
 
 
 #: Skip reason of the tests that need Batsim 4.2.1's source tree (its workloads/ and platforms/).
@@ -79,6 +98,13 @@ def find_batsim():
     if named:
         return shutil.which(named) or (named if Path(named).is_file() else None)
     return shutil.which("batsim")
+
+
+def needs_batsim():
+    """A mark that skips a test when real Batsim is absent (conftest.py: the conformance tier)."""
+    import pytest
+
+    return pytest.mark.skipif(find_batsim() is None, reason=f"{NO_BATSIM}: {NO_BATSIM_HELP}")
 
 
 def assert_no_host_runs_two_jobs(records):

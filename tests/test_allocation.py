@@ -2,6 +2,7 @@
 and molded jobs' folded rows matching the speedup model through the embedded engine."""
 
 import pytest
+from test_downey_workload import paper_speedup
 
 from adaptsched.core.allocation import DowneyAllocation, ideal_size, pws_size
 from adaptsched.core.base import Job
@@ -26,6 +27,10 @@ def test_ideal_sizes_by_hand():
     assert ideal_size("SEV", Downey(10, 0.0), 64, load=0.75) == 10
     assert ideal_size("SSEV", high, 64, load=0.75) == 7  # sigma taken as 1: 6.625
     assert ideal_size("SEV", high, 64, load=0.0) == 10
+    # sigma beyond sigma_max (2) counts as sigma_max: at rho = 0.4, 10 - 9 x 0.4 x 2 / 2 = 6.4, where
+    # sigma = 3 taken as it is would give 10 - 9 x 0.4 x 3 / 2 = 4.6; at rho = 1.5, never below 1
+    assert ideal_size("SEV", Downey(10, 3.0), 64, load=0.4) == 6
+    assert ideal_size("SEV", Downey(10, 3.0), 64, load=1.5) == 1
 
 
 @pytest.mark.parametrize("A,sigma", [(64, 0.3), (64, 0.8), (64, 1.5), (20, 2.0), (7.5, 0.9)])
@@ -74,10 +79,11 @@ def test_asp_divides_the_free_processors_among_the_queue():
 def test_molded_copy_replaces_the_original_with_the_model_runtime():
     blocker = moldable("x", 0, 12, 0.0, 1200)  # 12 of 16 hosts for 100 s
     out = run([blocker, moldable("a", 1, 10, 0.5, 1000, res=10)], 16)  # greedy AVG: 4 hosts
-    model = Downey(10, 0.5, 1000)
     assert out["a"].rejected and len(out["a"].hosts) == 4 and out["a"].start_s == 1
-    assert out["a"].end_s - out["a"].start_s == pytest.approx(model.runtime(4))
-    assert out["a"].scale == pytest.approx(model.speedup(10) / model.speedup(4))
+    # Downey's eq. (1), A = 10, sigma = 0.5: S(4) = 40 / (10 + 0.5 x 3 / 2) = 40 / 10.75, so
+    # 1,000 / S(4) = 268.75 s; S(10) = 100 / (10 + 0.5 x 9 / 2) = 100 / 12.25; scale S(10) / S(4) = 1075 / 490
+    assert out["a"].end_s - out["a"].start_s == pytest.approx(268.75)
+    assert out["a"].scale == pytest.approx(1075 / 490)
 
 
 def test_bad_options():
@@ -97,7 +103,8 @@ def check_molded_rows(prefix, workload):
     assert len(jobs) == len(specs) and (jobs["final_state"] == "COMPLETED_SUCCESSFULLY").all()
     for (job_id, row), n in zip(jobs.iterrows(), sizes):
         m = specs[job_id]
-        expected = Downey(m["A"], m["sigma"], m["t1_s"]).runtime(int(n))
+        expected = m["t1_s"] / paper_speedup(int(n), m["A"], m["sigma"])  # eq. (1)-(2), written out in the test
+
         assert row["execution_time"] == pytest.approx(expected, rel=1e-9, abs=2e-6), job_id
         assert row["starting_time"] >= row["submission_time"]
     return int((jobs["scale"] != 1.0).sum())

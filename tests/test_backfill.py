@@ -28,7 +28,22 @@ def test_criteria_orders():
     assert [j.id for j in weighted.order(jobs + [later], 30)] == ["short", "long", "mid", "later"]
 
 
+def test_r_over_l_and_p_over_l_divide_by_the_estimate():
+    """R/L scores R / L with R uniform on [0, 1): a 10 s job comes before a 10,000 s one unless its
+    R is under a thousandth of the other's, about once in 2,000 passes. P/L scores P / L with P in
+    1..3: at that ratio of estimates the short job is first whatever the levels (1/10 > 3/10,000)."""
+    short, long = Job("short", 5, 1, 10), Job("long", 0, 1, 10_000)
+    r = Criterion("R/L", seed=3)
+    firsts = [r.order([long, short], 0)[0].id for _ in range(2000)]
+    assert firsts.count("short") >= 1990
+    p = Criterion("P/L", seed=3)
+    for job in (long, short):
+        p.on_arrival(job)
+    assert [j.id for j in p.order([long, short], 0)] == ["short", "long"]
+
+
 def test_priority_is_drawn_once_and_random_at_every_pass():
+
     jobs = [Job(str(i), 0, 1, 10) for i in range(50)]
     p = Criterion("P", seed=1, priority_levels=3)
     for job in jobs:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, REPO, find_batsim
+from helpers import CTC_EXCERPT, REPO, find_batsim, needs_batsim
 
 SWF_FIXTURES = REPO / "tests" / "fixtures" / "swf"
 
@@ -65,11 +65,12 @@ def test_convert_bad_swf(tmp_path, fixture, fragments):
     assert_clean_error(code, err, *fragments)
 
 
-@pytest.mark.parametrize("engine", ["embedded", "batsim"])
+@pytest.mark.parametrize(
+    "engine",
+    ["embedded", pytest.param("batsim", marks=needs_batsim())],
+)
 def test_jobs_wider_than_the_platform_are_named_before_the_run(tmp_path, engine):
     """Batsim runs them and exits 0 with the jobs REJECTED; both engines say so first."""
-    if engine == "batsim" and find_batsim() is None:
-        pytest.skip(f"{NO_BATSIM}: {NO_BATSIM_HELP}")
     doc = {
         "nb_res": 4,
         "jobs": [

@@ -5,6 +5,7 @@ in-process replay driver (no simulator).
 """
 
 import random
+from itertools import pairwise
 
 import pytest
 from helpers import CTC_EXCERPT, SDSC_EXCERPT, assert_no_host_runs_two_jobs
@@ -87,10 +88,19 @@ def _random_profile(rnd, nb_hosts, reservations, now=0.0):
     return p
 
 
+def repeats(profile):
+    """The times where a step has as many free hosts as the one before (a profile extended
+    before its start keeps one: its new first step is not merged with the old one)."""
+    return {t for t, a, b in zip(profile.times[1:], profile.free, profile.free[1:]) if a == b}
+
+
 def test_profile_shift_is_release_then_reserve():
-    """shift does both range updates in one call: the same steps as _add(new, min(end, old), -n)
-    then _add(max(end, old), old + w, n), on profiles of up to 60 steps (updates of more than 16
-    steps take a slice), overlapping or not, and the same error where the new slot does not fit."""
+    """shift moves n hosts for w seconds from old to new < old: as a function of time, the free
+    hosts drop by n on [new, new + w) and rise by n on [old, old + w), computed here point by
+    point from the profile before the move (``free_at``, and all hosts before its start). On
+    profiles of up to 60 steps (updates of more than 16 steps take a slice), overlapping or not:
+    the same function, and no two equal steps in a row made (the steps depend only on the function);
+    where the new slot does not fit, the error names the first time it runs short."""
     rnd = random.Random(11)
     errors = 0
     for trial in range(3000):
@@ -99,18 +109,29 @@ def test_profile_shift_is_release_then_reserve():
         new = rnd.choice([old - 0.5, float(rnd.randrange(0, int(old)))])
         w = rnd.choice([0.0, 1.0, 3.0, 7.0, 20.0, 45.0, INF])
         n = rnd.randrange(1, p.nb_hosts + 1)
-        expected, got = p.copy(), p.copy()
-        try:
-            end = new + w
-            expected._add(new, min(end, old), -n)
-            expected._add(max(end, old), old + w, n)
-        except ValueError as error:
-            with pytest.raises(ValueError, match=str(error).replace("(", r"\(").replace(")", r"\)")):
+        before = p.copy()
+
+        def expected(t, before=before, new=new, old=old, w=w, n=n):
+            free = before.free_at(t) if t >= before.times[0] else before.nb_hosts
+            return free - n * (new <= t < new + w) + n * (old <= t < old + w)
+
+        # every point where either function may step, and one inside each step
+        marks = sorted({*before.times, new, old, new + w, old + w} - {INF})
+        points = [*marks, *((a + b) / 2 for a, b in pairwise(marks)), marks[-1] + 1.0]
+        short = [t for t in points if new <= t < min(new + w, old) and expected(t) < 0]
+        got = p.copy()
+        if short:
+            with pytest.raises(ValueError, match=rf"over-subscribed profile at t={min(short):g} \("):
                 got.shift(n, old, new, w)
             errors += 1
             continue
         got.shift(n, old, new, w)
-        assert (got.times, got.free) == (expected.times, expected.free), (trial, p, old, new, w, n)
+        assert got.times[0] == (new if new < before.times[0] and w > 0 else before.times[0])  # extended
+        points = [t for t in points if t >= got.times[0]]
+        assert [got.free_at(t) for t in points] == [expected(t) for t in points], (trial, before, old, new, w, n)
+        if new >= before.times[0]:  # (a profile extended before its start keeps its old first step)
+            assert repeats(got) <= repeats(before), (trial, before, got)  # no equal steps in a row made
+        assert got.times == sorted(set(got.times)), (trial, got)
     assert 100 < errors < 2900  # both outcomes tried
 
 

@@ -145,6 +145,21 @@ def test_variants_and_the_planner():
     assert planner.place(src).start_s == 10.0
 
 
+def test_mic_stretches_a_stage_to_twice_its_length_and_no_further():
+    """mic is l = 2 (sec. 5.1). On the hand case, (10, 1), (8, 1), (10, 10): the third stage
+    needs the 10 nodes of [30, 40), so the second must end at 30. nos: no stretch, start 12.
+    mic: the second stage lasts at most 16 s, [14, 30), after the first, [4, 14): start 4.
+    l = 3 would let it last 20 s, [10, 30), and start at 0."""
+    p, _ = hand_case()
+    src = [(10.0, 1), (8.0, 1), (10.0, 10)]
+    for variant, start, stages in (("nos", 12.0, (10.0, 8.0, 10.0)), ("mic", 4.0, (10.0, 16.0, 10.0))):
+        planner = Planner(10, variant)
+        planner.profile = p.copy()
+        placed = planner.place(src)
+        assert (placed.start_s, tuple(d for d, _ in placed.stages)) == (start, stages), variant
+    assert fit(src, p, 3.0) == (0.0, (10.0, 20.0, 10.0))
+
+
 # -- properties on random tests ----------------------------------------------------------------
 @st.composite
 def random_tests(draw, max_apps=8, max_stages=5):

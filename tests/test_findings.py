@@ -470,7 +470,7 @@ def test_readme_quotes_each_committed_reports_headline():
 
     root = Path(__file__).resolve().parents[1]
     readme = (root / "README.md").read_text()
-    for paper in ("perkovic-keleher", "downey", "qops", "klein-perez"):
+    for paper in ("perkovic-keleher", "downey", "qops", "scojo-p", "klein-perez"):
         report = (root / "docs" / "results" / paper / "report.md").read_text()
         found = re.search(r"(\d+) of (\d+) independent claims hold", report)
         assert found, f"docs/results/{paper}/report.md has no headline"

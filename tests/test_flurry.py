@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import SHARED_TRACES
+from helpers import SHARED_TRACES, needs_trace
 
 from adaptsched.errors import InputError, UsageError
 from adaptsched.workloads.convert import convert_swf, write_workload
@@ -137,7 +137,7 @@ def test_spec_text_round_trips():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not CTC_FULL.exists(), reason="the CTC-SP2 trace is not in ../shared/traces")
+@needs_trace(CTC_FULL)
 def test_ctc_preset_gives_the_papers_table_1(tmp_path):
     """The reconstruction on the cleaned CTC log: 79,302 jobs and Table 1's means and median
     width (the parameters were read off Table 1, so this checks the arithmetic, not the paper)."""

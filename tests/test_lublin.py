@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from helpers import SHARED_TRACES
+from helpers import SHARED_TRACES, needs_trace
 from test_cli import assert_usage_error, cli
 
 from adaptsched.workloads import lublin as L
@@ -298,7 +298,7 @@ def test_ks_pvalue_sanity():
 ARCHIVE_256 = SHARED_TRACES / "lublin_256.swf.gz"
 
 
-@pytest.mark.skipif(not ARCHIVE_256.exists(), reason=f"{ARCHIVE_256} not found")
+@needs_trace(ARCHIVE_256)
 def test_256_hosts_match_the_archives_lublin_256():
     trace = read_swf(ARCHIVE_256)
     sizes = np.array([j.allocated_procs for j in trace.jobs])

@@ -1,8 +1,10 @@
 """QoPS and VQoPS admission control (core/qops.py): hand-worked cases and the deadline
 invariant on a real trace excerpt."""
 
+import functools
+
 import pytest
-from helpers import COMPILED
+from helpers import COMPILED, INTERPRETED_ONLY
 
 from adaptsched.core.base import Job
 from adaptsched.core.qops import Qops, positions
@@ -273,13 +275,14 @@ def test_same_decisions_compares_every_opportunity_cost_test():
     assert same_decisions(tests, 0.25, 0.25) and same_decisions([], 0.0, 0.4)
 
 
-@pytest.mark.parametrize("start", ["recorded", "empty"])
-def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, monkeypatch):
-    # A busy day on 16 hosts with jobs ending before their estimates (so that the queue is
-    # compressed): DVQoPS reusing its what-if replays within a retune (the same replay asked
-    # twice, or one at another OC-factor deciding every test alike) chooses the same factors
-    # and windows and schedules every job as DVQoPS replaying each what-if anew, with fewer
-    # replays.
+@functools.cache
+def reused_and_anew(start):
+    """A busy day on 16 hosts with jobs ending before their estimates (so that the queue is
+    compressed), under DVQoPS reusing its what-if replays within a retune (the same replay asked
+    twice, or one at another OC-factor deciding every test alike) and under DVQoPS replaying
+    each what-if anew: {reuse_replays: (choices, each job's (start, end, rejected), whether each
+    what-if replay was given up)}. The last list is empty when the core is compiled (its calls
+    to what_if_values are direct: the counter sees none)."""
     import random
 
     import adaptsched.core.dvqops as dvqops
@@ -306,19 +309,38 @@ def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start, mon
         calls.append(found.beaten_below is not None)
         return found
 
-    monkeypatch.setattr(dvqops, "what_if_values", counted)
     runs = {}
-    for cls in (dvqops.Dvqops, Anew):
-        calls.clear()
-        sched = cls(16, max_window_h=4, what_if_start=start)
-        out = replay(sched, jobs)
-        runs[cls] = (sched.choices, {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()}, list(calls))
-    assert len({oc for _, oc, _ in runs[Anew][0]}) > 1  # (the window is chosen every 4 h)
-    assert runs[dvqops.Dvqops][:2] == runs[Anew][:2]
-    if COMPILED:  # compiled calls to what_if_values are direct: the counter sees none
-        return
-    assert len(runs[dvqops.Dvqops][2]) < len(runs[Anew][2])
-    assert any(runs[dvqops.Dvqops][2]) and not any(runs[Anew][2])  # replays given up, or none
+    dvqops.what_if_values = counted
+    try:
+        for cls in (dvqops.Dvqops, Anew):
+            calls.clear()
+            sched = cls(16, max_window_h=4, what_if_start=start)
+            out = replay(sched, jobs)
+            choices = sched.choices
+            runs[cls.reuse_replays] = (
+                choices,
+                {k: (o.start_s, o.end_s, o.rejected) for k, o in out.items()},
+                list(calls),
+            )
+    finally:
+        dvqops.what_if_values = original
+    return runs
+
+
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_reused_what_if_replays_leave_every_decision_unchanged(start):
+    runs = reused_and_anew(start)
+    assert len({oc for _, oc, _ in runs[False][0]}) > 1  # (the window is chosen every 4 h)
+    assert runs[True][:2] == runs[False][:2]
+
+
+@pytest.mark.skipif(COMPILED, reason=INTERPRETED_ONLY)
+@pytest.mark.parametrize("start", ["recorded", "empty"])
+def test_dvqops_reuses_what_if_replays_and_gives_some_up(start):
+    """With the same decisions (the test above), fewer replays, some given up below their bound."""
+    runs = reused_and_anew(start)
+    assert len(runs[True][2]) < len(runs[False][2])
+    assert any(runs[True][2]) and not any(runs[False][2])  # replays given up, or none
 
 
 def test_a_what_if_replay_is_given_up_only_below_its_bound():
@@ -617,3 +639,79 @@ def test_planning_try_finds_the_starts_the_profile_finds():
         assert (base.times, base.free) == before  # the base is left as it was
 
     check()
+
+
+# -- DVQoPS's own rules, worked by hand (Islam et al., sec. 4.3, Figure 4) ---------------------------
+# A trap on 4 hosts, each job on all 4 hosts for an estimate of 1,000 s (it runs 999 s): a normal
+# job N at t0 (price 0.1 x 4 x 1,000 = 400, deadline t0 + 5,000 s), then an urgent one U at t0 + 100
+# (price 10 x 400 = 4,000, deadline t0 + 1,200 s: it must start by t0 + 200). VQoPS at OC-factor f
+# accepts a job when its gain exceeds f x res x estimate = 4,000 f:
+# * N, on an empty machine, gains 400 (it ends at t0 + 1,000, within its estimate: full price):
+#   accepted at f = 0 and 0.05 (400 > 0, 400 > 200), turned away at f >= 0.1 (400 <= 400);
+# * U: if N was accepted, U cannot start before t0 + 1,000 and end by its deadline: turned away;
+#   else it starts at t0 + 100, ends at t0 + 1,100 (full price) and gains 4,000 > 4,000 f: accepted.
+# The trap's revenue: 400 at f = 0 or 0.05, 4,000 at f = 0.1, 0.2 or 0.4.
+def trap(t0, tag=""):
+    normal = qjob(f"N{tag}", t0, 4, 1000.0, t0 + 5000.0, price=400.0)
+    urgent = qjob(f"U{tag}", t0 + 100.0, 4, 1000.0, t0 + 1200.0, price=4000.0, urgent=True)
+    return [normal, urgent]
+
+
+def test_dvqops_factor_choice_by_hand():
+    """Figure 4(c): the factor of highest what-if revenue over the window just past, the smallest
+    of equals. Window 1 h, the trap at 0; X (4 hosts, 50 s, price 20) at 3,600 s triggers the
+    choice over [0, 3,600): 400 at f = 0 and 0.05, 4,000 at 0.1, 0.2 and 0.4: f = 0.1. Live, N was
+    taken at the initial factor 0 and U turned away; X is then decided at 0.1: 20 <= 0.1 x 4 x 50."""
+    from adaptsched.core.dvqops import Dvqops
+
+    x = qjob("X", 3600.0, 4, 50.0, 3600.0 + 500.0, price=20.0)
+    sched = Dvqops(4, window_h=1)
+    out = replay(sched, [(j, j.walltime_s - 1) for j in [*trap(0.0), x]])
+    assert sched.choices == [(3600.0, 0.1, 3600.0)]
+    assert not out["N"].rejected and out["U"].rejected and out["X"].rejected
+    keep = Dvqops(4, window_h=1, ties="current")  # 0 (in force) is not among the best: the smallest of them
+    replay(keep, [(j, j.walltime_s - 1) for j in [*trap(0.0), x]])
+    assert keep.choices == [(3600.0, 0.1, 3600.0)]
+
+
+def test_dvqops_retune_by_hand():
+    """Sec. 4.3: the factor chosen is used "for the next rollback window hours", then chosen again
+    from the window just before. Window 1 h: the trap at 0, X at 3,600 s (the first choice, 0.1,
+    as above); Y (normal, 4 hosts, 1,000 s, price 400) at 5,000 s, less than an hour later: no
+    choice, and Y is turned away at 0.1 (400 <= 400); Z (1 host, 10 s, price 1) at 7,300 s, over an
+    hour after the first choice: a choice over [3,700, 7,300), where only Y arrived. Y pays 400 at
+    f = 0 and 0.05 (400 > 200), nothing above: f = 0, the smaller. Z is then taken (1 > 0)."""
+    from adaptsched.core.dvqops import Dvqops
+
+    x = qjob("X", 3600.0, 4, 50.0, 4100.0, price=20.0)
+    y = qjob("Y", 5000.0, 4, 1000.0, 10000.0, price=400.0)
+    z = qjob("Z", 7300.0, 1, 10.0, 7400.0, price=1.0)
+    sched = Dvqops(4, window_h=1)
+    out = replay(sched, [(j, j.walltime_s - 1) for j in [*trap(0.0), x, y, z]])
+    assert sched.choices == [(3600.0, 0.1, 3600.0), (7300.0, 0.0, 3600.0)]
+    assert out["Y"].rejected and not out["Z"].rejected
+
+
+def test_dvqops_window_choice_by_hand():
+    """Figure 4(b): every max_window_h hours, DVQoPS itself is simulated over the last max_window_h
+    hours with each candidate window, and the window of highest revenue is kept. max_window_h = 2:
+    candidates 1 h and 2 h; the trap at 0 and again at 3,600 s (N2, U2); W (1 host, 10 s, price 1)
+    at 7,200 s triggers the choice over [0, 7,200), from the factor in force, 0:
+    * 1 h: [0, 1 h) at 0: N pays 400, U is turned away; [1 h, 2 h) at the best factor of
+      [0, 1 h), 0.1: N2 turned away, U2 pays 4,000: 4,400;
+    * 2 h: factor 0 throughout: N and N2 pay 400 each, U and U2 are turned away: 800.
+    The window is 1 h, and the factor is then chosen over its last hour, [1 h, 2 h): the trap
+    again, 0.1."""
+    from adaptsched.core.dvqops import Dvqops
+
+    w = qjob("W", 7200.0, 1, 10.0, 7300.0, price=1.0)
+    sched = Dvqops(4, max_window_h=2)
+    out = replay(sched, [(j, j.walltime_s - 1) for j in [*trap(0.0), *trap(3600.0, "2"), w]])
+    assert sched.choices == [(7200.0, 0.1, 3600.0)]
+    # live, at factor 0 until then: both normal jobs taken, both urgent ones turned away
+    assert [out[j].rejected for j in ("N", "U", "N2", "U2")] == [False, True, False, True]
+    history = sched._known()
+    sched.oc_factor = 0.0  # as it was when the window was chosen: the simulations' revenues
+    assert sched.simulate_dvqops(history, 3600.0, 0.0, 7200.0) == pytest.approx(4400.0)
+
+    assert sched.simulate_dvqops(history, 7200.0, 0.0, 7200.0) == pytest.approx(800.0)

@@ -346,9 +346,9 @@ def test_cirne_berman_expand_idle_into_hosts_idle_now(expand):
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]))
-def test_cirne_berman_counts_what_if_equals_replaying_the_frame(seed, aging):
-    jobs = random_jobs(seed, 20, 8, 0.7)
+@given(st.data(), st.sampled_from(["top", "one-class"]))
+def test_cirne_berman_counts_what_if_equals_replaying_the_frame(data, aging):
+    jobs = data.draw(job_lists(20, 8, 0.7))
     runs = [(job, job.walltime_s - 1 if "moldable" in job.fields else job.walltime_s) for job in jobs]
     fast = CirneBerman(8, aging=aging)
     slow = CirneBerman(8, aging=aging, whatif="replay")
@@ -371,12 +371,12 @@ class CheckedCirneBerman(CirneBerman):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["top", "one-class"]), st.sampled_from([1.0, 0.1]))
-def test_cirne_berman_one_shared_what_if_gives_every_size_its_replayed_start(seed, aging, spread):
+@given(st.data(), st.sampled_from(["top", "one-class"]), st.sampled_from([1.0, 0.1]))
+def test_cirne_berman_one_shared_what_if_gives_every_size_its_replayed_start(data, aging, spread):
     """Every size's start from the one shared simulation is the start a replay of the frame on
     that size gives, on a quiet machine and in a deep queue (submissions 10x closer: sizes part
     at the head, jobs age in the what-ifs)."""
-    jobs = [Job(j.id, j.submit_s * spread, j.res, j.walltime_s, j.fields) for j in random_jobs(seed, 30, 16, 0.8)]
+    jobs = [Job(j.id, j.submit_s * spread, j.res, j.walltime_s, j.fields) for j in data.draw(job_lists(30, 16, 0.8))]
     sched = CheckedCirneBerman(16, aging=aging)
     replay(sched, [(job, job.walltime_s - 1 if "moldable" in job.fields else job.walltime_s) for job in jobs])
     assert sched.checked > 0
@@ -400,24 +400,49 @@ def test_replay_from_a_live_state():
 
 
 # -- every scheduler on random workloads ---------------------------------------------------
-def random_jobs(draw_seed, nb_jobs, nb_hosts, fraction):
-    import random
-
-    rnd = random.Random(draw_seed)
+@st.composite
+def job_lists(draw, nb_jobs, nb_hosts, fraction):
+    """Up to ``nb_jobs`` jobs drawn as data (hypothesis shrinks each field): a size, a runtime in
+    one of SCOJO-P's three length classes (short < 1 min, medium < 1 h, long), a submission
+    time, and, with probability about ``fraction``, moldable (N_opt the size) rather than rigid."""
+    runtimes = st.one_of(st.floats(1, 59), st.floats(60, 3599), st.floats(3600, 20000))
     jobs = []
-    for i in range(nb_jobs):
-        n = rnd.randint(1, nb_hosts)
-        rt = rnd.choice([rnd.uniform(1, 59), rnd.uniform(60, 3599), rnd.uniform(3600, 20000)])
-        submit = rnd.uniform(0, 20000)
-        jobs.append(moldable(str(i), submit, n, rt) if rnd.random() < fraction else rigid(str(i), submit, n, rt))
+    for i in range(draw(st.integers(1, nb_jobs))):
+        n, rt, submit = draw(st.integers(1, nb_hosts)), draw(runtimes), draw(st.floats(0, 20000))
+        is_moldable = draw(st.integers(0, 99)) < 100 * fraction
+        jobs.append(moldable(str(i), submit, n, rt) if is_moldable else rigid(str(i), submit, n, rt))
     return jobs
 
 
+def paper_scojo_p(runtime_opt_s, n_opt, machine_hosts):
+    """Barsanti & Sodan, sec. 4.6 and Table 1, written out here: sizes N_opt / 2 (rounded up)
+    to 2 N_opt (at most the machine); the speedup through 0.4 N_opt at N_opt / 2, 0.65 N_opt at
+    N_opt and 0.8 N_opt at 2 N_opt (efficiencies 0.8, 0.65, 0.4), straight lines between; the
+    work T1 = 0.65 N_opt runtime(N_opt). Returns (N_min, N_max, runtime(n))."""
+
+    def runtime(n):
+        x = n / n_opt
+        speedup = 0.65 + (x - 1) * (0.65 - 0.4) / 0.5 if x <= 1 else 0.65 + (x - 1) * (0.8 - 0.65)
+        return runtime_opt_s * 0.65 / speedup  # (the speedup per N_opt: T1 / S(n) = rt_opt 0.65 / that)
+
+    return -(-n_opt // 2), min(2 * n_opt, machine_hosts), runtime
+
+
+def test_paper_scojo_p_by_hand():
+    n_min, n_max, runtime = paper_scojo_p(1000.0, 8, 12)
+    assert (n_min, n_max) == (4, 12)  # 2 N_opt = 16 cut at the machine
+    assert runtime(8) == pytest.approx(1000.0)  # at N_opt: its runtime
+    assert runtime(4) == pytest.approx(1625.0)  # N_opt / 2: 0.65 / 0.4 = 1.625 (Table 1's factors swapped)
+    assert runtime(16) == pytest.approx(812.5)  # 2 N_opt: 0.65 / 0.8 = 0.8125
+    assert runtime(12) == pytest.approx(1000 * 0.65 / 0.725)  # halfway from N_opt to 2 N_opt: S = 0.725 N_opt
+    assert paper_scojo_p(10.0, 5, 64)[:2] == (3, 10)
+
+
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10**6), st.sampled_from(["trad", "scojo-p", "non-pred", "cb"]), st.sampled_from([0.5, 1.0]))
-def test_invariants_on_random_workloads(seed, which, fraction):
+@given(st.data(), st.sampled_from(["trad", "scojo-p", "non-pred", "cb"]), st.sampled_from([0.5, 1.0]))
+def test_invariants_on_random_workloads(data, which, fraction):
     nb_hosts = 16
-    jobs = random_jobs(seed, 25, nb_hosts, fraction)
+    jobs = data.draw(job_lists(25, nb_hosts, fraction))
     sched = {
         "trad": lambda: PriorityEasy(nb_hosts),
         "scojo-p": lambda: ScojoP(nb_hosts),
@@ -431,10 +456,10 @@ def test_invariants_on_random_workloads(seed, which, fraction):
         n = len(o.hosts)
         if "moldable" not in job.fields or which == "trad":
             assert n == job.res
-        model = ScojoPModel(job.walltime_s - 1, job.res, nb_hosts) if "moldable" in job.fields else None
-        if model is not None:
-            assert model.n_min <= n <= model.n_max
-            assert o.end_s - o.start_s == pytest.approx(model.runtime(n), abs=1e-6)
+        if "moldable" in job.fields:
+            n_min, n_max, runtime = paper_scojo_p(job.walltime_s - 1, job.res, nb_hosts)
+            assert n_min <= n <= n_max
+            assert o.end_s - o.start_s == pytest.approx(runtime(n), rel=1e-9, abs=1e-6)
     assert sched.idle()
 
 
@@ -454,9 +479,9 @@ def check_scojo_rows(prefix, workload):
         spec = by_id[str(job_id)]
         if "moldable" in spec:
             m = spec["moldable"]
-            model = ScojoPModel(m["runtime_opt_s"], m["n_opt"], workload["nb_res"])
-            assert model.n_min <= n <= model.n_max, job_id
-            assert abs(row["execution_time"] - model.runtime(int(n))) <= 1e-6, job_id
+            n_min, n_max, runtime = paper_scojo_p(m["runtime_opt_s"], m["n_opt"], workload["nb_res"])
+            assert n_min <= n <= n_max, job_id
+            assert abs(row["execution_time"] - runtime(int(n))) <= 1e-6, job_id
             resized += int(n) != m["n_opt"]
         else:
             assert n == spec["res"] and abs(row["execution_time"] - delays[spec["profile"]]) <= 1e-6
@@ -820,7 +845,9 @@ def test_cirne_berman_looks_at_every_size_when_the_speedup_falls_near_n_max():
     sched = CirneBerman(32)
     spec = {"model": "scojo-p", "runtime_opt_s": 100.0, "n_opt": 10, "interpolation": "efficiency"}
     model = ScojoPModel.from_spec(spec, 32)
-    assert model.runtime(20) > model.runtime(18) < model.runtime(17)
+    # E(s N_opt) = 0.65 - 0.25 (s - 1) for s >= 1, S = n E, runtime = T1 / S with T1 = 0.65 x 10 x 100 = 650:
+    # n = 17: 650 / (17 x 0.475) = 80.495; n = 18: 650 / (18 x 0.45) = 80.247; n = 20: 650 / (20 x 0.4) = 81.25
+    assert [model.runtime(n) for n in (17, 18, 20)] == pytest.approx([650 / 8.075, 650 / 8.1, 81.25])
     sched.submit(Job("J", 0, 10, 101, {"moldable": spec}), 0)
     assert sizes(sched.schedule(0.0)) == {"J": 18}
 

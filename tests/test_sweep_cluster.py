@@ -27,6 +27,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from helpers import NO_JOBQUEUE
 from listening import Watch, exposed
 
 from adaptsched.cli import main
@@ -50,7 +51,7 @@ first = 60
 """
 
 needs_jobqueue = pytest.mark.skipif(
-    importlib.util.find_spec("dask_jobqueue") is None, reason="dask-jobqueue (the 'cluster' and 'test' extras)"
+    importlib.util.find_spec("dask_jobqueue") is None, reason=f"{NO_JOBQUEUE}: the 'cluster' and 'test' extras"
 )
 
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import SHARED_TRACES
+from helpers import SHARED_TRACES, needs_trace
 
 from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.workloads.convert import ConversionOptionError, convert_swf, write_workload
@@ -365,7 +365,7 @@ def test_excerpts():
         assert path.stat().st_size < 150_000
 
 
-@pytest.mark.skipif(not CTC_FULL.exists(), reason=f"{CTC_FULL} not available (shared traces absent)")
+@needs_trace(CTC_FULL)
 def test_full_ctc():
     workload, report = convert_swf(CTC_FULL)
     assert report.read == 77222 and workload["nb_res"] == 338

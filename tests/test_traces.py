@@ -9,7 +9,7 @@ and dropped jobs must be what convert reports. Slow (whole traces): not in CI's 
 import re
 
 import pytest
-from helpers import REPO, SHARED_TRACES, schedule_violations
+from helpers import NO_TRACE, REPO, SHARED_TRACES, schedule_violations
 
 from adaptsched.analysis.invariants import check_invariants
 from adaptsched.analysis.jobs import read_jobs_csv
@@ -49,7 +49,7 @@ def assert_sound(prefix, workload_path, nb_hosts):
 def test_every_shared_trace_converts_and_runs_soundly(tmp_path, trace, scheduler):
     path = SHARED_TRACES / f"{trace}.swf.gz"
     if not path.is_file():
-        pytest.skip(f"{path} is absent (docs/getting-started.md says where each trace comes from)")
+        pytest.skip(f"{NO_TRACE}: {path.name}")
     workload, report = convert_swf(path)
     assert report.read == report.kept + report.n_dropped + report.n_excluded + report.n_merged
     assert documented_counts()[trace] == (report.hosts, report.read, report.kept, report.n_dropped)

@@ -11,6 +11,17 @@ Downey, "A parallel workload model and its implications for processor allocation
   processors, as the paper counts), then 12 h without arrivals;
 * N = 64 processors by default.
 
+Days are *chained* (day k's arrivals start at k days: a day's backlog is still there the next
+morning) or *apart* (``apart=True``, Downey's "day-long simulated runs" of sec. 4 and
+Figure 11): each day then starts at a whole number of days after the previous one's start,
+late enough that the previous day's jobs have all ended whatever the scheduler does, so every
+day starts on an empty machine. The gap is a bound, not a guess: under any scheduler that
+never idles the whole machine while a job waits (every FIFO strategy here: with no job
+running the head job fits), a day's jobs have all ended within its 12-hour arrival phase plus
+the sum of their lifetimes L (a job's runtime on any cluster size is at most L, its runtime on
+one processor). The same seed draws the same jobs in both: only their days' start times differ,
+so the effect of chaining is measured on the same jobs.
+
 Lifetimes, A and sigma are rounded to six decimals, the precision of Batsim's messages, so
 that a scheduler reading them back computes the same runtimes.
 
@@ -41,8 +52,10 @@ def arrival_rate(load: float, hosts: int) -> float:
     return load * hosts / MEAN_L_S
 
 
-def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_max: float = 2.0) -> dict:
-    """A Batsim JSON workload dict of ``days`` simulated days (module doc)."""
+def generate(
+    days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_max: float = 2.0, apart: bool = False
+) -> dict:
+    """A Batsim JSON workload dict of ``days`` simulated days, chained or ``apart`` (module doc)."""
     if days < 1:
         raise AdaptschedError(f"--days must be >= 1, got {days}")
     if not load > 0:
@@ -53,15 +66,20 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
     rate = arrival_rate(load, hosts)
     jobs: list[dict] = []
     profiles: dict[str, dict] = {}
+    day_start = 0.0
+    starts = []
     for day in range(days):
-        t = day * DAY_S
+        t = day_start if apart else day * DAY_S
+        starts.append(t)
         end = t + ARRIVAL_PHASE_S
+        lifetimes = 0.0
         while True:
             t += rnd.expovariate(rate)
             if t >= end:
                 break
             # six decimals: what a scheduler reads back through Batsim's messages
             lifetime = round(math.exp(rnd.uniform(2.0, 12.0)), 6)
+            lifetimes += lifetime
             A = round(math.exp(rnd.uniform(0.0, math.log(hosts))), 6) if hosts > 1 else 1.0
             sigma = round(rnd.uniform(0.0, sigma_max), 6)
             model = Downey(A, sigma, lifetime)
@@ -80,9 +98,12 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
                     "max_res": max(res, min(hosts, model.n_max_useful)),
                 }
             )
+        # apart: the next day starts once this day's jobs have surely ended (module doc)
+        day_start = starts[-1] + DAY_S * max(1, math.ceil((ARRIVAL_PHASE_S + lifetimes) / DAY_S))
     return {
-        "description": f"{len(jobs)} moldable jobs of Downey's (1996) model over {days} days, offered load "
-        f"{load} on {hosts} processors (seed {seed}; adaptsched.workloads.downey)",
+        "description": f"{len(jobs)} moldable jobs of Downey's (1996) model over {days} days"
+        + (" run apart" if apart else "")
+        + f", offered load {load} on {hosts} processors (seed {seed}; adaptsched.workloads.downey)",
         "nb_res": hosts,
         "adaptsched": {
             "generator": "downey-1996",
@@ -90,6 +111,8 @@ def generate(days: int, load: float, *, hosts: int = 64, seed: int = 0, sigma_ma
             "load": load,
             "hosts": hosts,
             "seed": seed,
+            "days_apart": apart,
+            "day_starts_s": starts if apart else None,
             "arrival_rate_per_s": rate,
             "mean_lifetime_s": MEAN_L_S,
             "submit_offset_s": 0,

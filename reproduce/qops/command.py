@@ -40,10 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--segment",
         action="append",
         type=segment,
-        metavar="first|last|START:END",
-        help=f"which part of each trace: its first --jobs jobs (the paper's reading), its last --jobs jobs, "
-        f"or the converted jobs START to END (0-based, END excluded); repeatable: the report compares "
-        f"them with the paper's Table 1 (default {DEFAULT_SEGMENT})",
+        metavar="load|first|last|START:END",
+        help=f"which part of each trace: load, the window of --jobs jobs whose offered load is nearest the "
+        f"paper's (89 %% SDSC, 74 %% CTC; windows start every --jobs/10 jobs), its first or last --jobs jobs, "
+        f"or the converted jobs START to END (0-based, END excluded); repeatable (default {DEFAULT_SEGMENT})",
+    )
+    parser.add_argument(
+        "--real-estimates",
+        action="store_true",
+        help="also sec. 5.4's scenarios with the traces' own estimates (C = 10, U = 20/50/80 %%, QoPS and VQoPS)",
     )
 
 
@@ -55,7 +60,7 @@ def segment(text: str) -> str:
         return parse_segment(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected first, last or START:END (whole numbers, START < END), got {text!r}"
+            f"expected load, first, last or START:END (whole numbers, START < END), got {text!r}"
         ) from None
 
 
@@ -67,6 +72,7 @@ def main(
     seeds: int = 3,
     qos_trace: list[str] | None = None,
     segment: list[str] | None = None,
+    real_estimates: bool = False,
     setup: Setup = DEFAULT,
 ) -> Path:
     """``adaptsched reproduce qops``: its options as :func:`add_arguments` declares them (each
@@ -80,6 +86,7 @@ def main(
         trace_files=trace_files(traces, trace),
         segments=tuple(dict.fromkeys(segment or [DEFAULT_SEGMENT])),
         seeds=seeds,
+        real=real_estimates,
         setup=setup,
     )
 
@@ -119,32 +126,45 @@ def reproduce(
     segments: tuple[str, ...] = (DEFAULT_SEGMENT,),
     seeds: int = 3,
     setup: Setup = DEFAULT,
+    variants: dict[str, str] | None = None,
+    only=None,
+    real: bool = False,
 ) -> Path:
     """Runs every scenario (resuming in ``out``) and writes the report
     (:meth:`Setup.report_folder`). ``trace_files`` maps a trace name to its SWF file
-    (default: as :mod:`adaptsched.workloads.traces` finds them)."""
+    (default: as :mod:`adaptsched.workloads.traces` finds them). ``variants`` maps one of our
+    schedulers (``qops``, ``dvqops``) to a scheduler file run in its place with the same options
+    (another reading of the paper, run through the same pipeline and checked by the same claims:
+    tests/test_wrong_reading_qops.py). ``only``: just these (C, U, load, estimates) scenarios,
+    without Table 2 (:func:`.plan.runs`)."""
     from adaptsched.platforms.simgrid import write_cluster
     from adaptsched.workloads.traces import find_trace
 
-    from .plan import analyse_run, runs
+    from .plan import analyse_run, runs, trace_windows
     from .report import write_report
 
     clock = Stopwatch()
     for trace in traces:  # every trace is there before anything runs
         find_trace(trace, (trace_files or {}).get(trace))
     out, inputs, setup = setup.prepare(out)
-    scenarios, plan, batch = runs(inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds)
+    scenarios, plan, batch = runs(
+        inputs, traces, jobs=jobs, trace_files=trace_files, segments=segments, seeds=seeds, only=only, real=real
+    )
     setup.say(f"{len(scenarios)} scenarios, {len(batch)} runs ({setup.engine} engine)")
     platforms = {}
     for trace in traces:
         hosts = TRACES[trace][1]
         platforms[trace] = str(write_cluster(hosts, inputs / f"cluster{hosts}.xml"))
     folder = out / setup.engine
+    variants = variants or {}
     grid = [  # one grid over both traces, each run on its trace's machine
-        setup.grid_run(folder, name, scheduler, options, workload=path, platform=platforms[trace])
+        setup.grid_run(
+            folder, name, variants.get(scheduler, scheduler), options, workload=path, platform=platforms[trace]
+        )
         for trace, name, scheduler, options, path in batch
     ]
     results = setup.run_batch(grid, folder, analyse_run)
+    windows = {t: trace_windows(t, jobs=jobs, trace_files=trace_files) for t in traces} if "load" in segments else {}
     report = write_report(
         setup.report_folder(out),
         scenarios,
@@ -158,6 +178,8 @@ def reproduce(
         segments=segments,
         seeds=seeds,
         command=setup.command,
+        when=clock.when(),
+        windows=windows,
     )
     setup.say(f"report: {report}")
     return report

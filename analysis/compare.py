@@ -26,12 +26,14 @@ import pandas as pd
 from ..errors import InputError
 from .gantt import choose_window, parse_window, plot_gantt
 from .jobs import read_jobs_csv, resolve_jobs_path, run_label, with_alloc_columns
-from .metrics import CLASSES, analyse, class_label, fmt_number, fmt_seconds, nothing_ran
+from .metrics import CLASSES, ENERGY_ROWS, analyse, class_label, fmt_number, fmt_seconds, nothing_ran
 from .metrics import OVERALL_ROWS as METRICS_ROWS
 from .plots import plot_class_bsld, plot_overall_bars, plot_wait_cdf
 
-#: The comparison's overall rows: the machine size, then the metrics table's rows.
-OVERALL_ROWS = (("hosts", "hosts", fmt_number),) + METRICS_ROWS
+#: The comparison's overall rows: the machine size, then the metrics table's rows, then the
+#: energy rows (shown when a run has energy: ``--energy``).
+OVERALL_ROWS = (("hosts", "hosts", fmt_number),) + METRICS_ROWS + ENERGY_ROWS
+ENERGY_KEYS = tuple(key for key, _, _ in ENERGY_ROWS)
 
 
 def _labels(runs, labels) -> list[str]:
@@ -66,6 +68,8 @@ def comparison_rows(metrics: list[dict]) -> list[tuple[str, str, list]]:
     rows = []
     for key, label, _ in OVERALL_ROWS:
         values = [m["hosts"] if key == "hosts" else m["overall"].get(key) for m in metrics]
+        if key in ENERGY_KEYS and all(v is None for v in values):
+            continue  # no run has energy
         rows.append((key, label, values))
     params = metrics[0]["parameters"]
     for cls in CLASSES:
@@ -92,6 +96,8 @@ def summary_table(metrics_by_label: dict, keys=SUMMARY_ROWS) -> str:
     """A few overall metrics of several runs as an aligned Markdown table (a terminal summary;
     ``comparison.md`` has them all). ``metrics_by_label``: ``comparison.json``'s content."""
     labels = list(metrics_by_label)
+    if any(m["overall"].get("energy_j") is not None for m in metrics_by_label.values()):
+        keys = (*keys, "energy_j", "mean_power_w")  # beside wait and slowdown
     rows = [["metric", *labels]]
     for key in keys:
         label, fmt = next((lbl, f) for k, lbl, f in OVERALL_ROWS if k == key)

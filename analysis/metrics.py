@@ -53,6 +53,7 @@ import pandas as pd
 
 from adaptsched.core.units import DAY_S, HOUR_S, MINUTE_S
 
+from .energy import energy_stats, fmt_joules
 from .evalys_bridge import executed_rows, integral, load_curve
 from .fold import fold_attempts, root_keys
 from .jobs import (
@@ -164,6 +165,7 @@ def analyse(
     ran_raw = executed_rows(raw)
     ran_jobs = jobs[jobs["starting_time"].notna()]
     capacity = _add_machine_stats(overall, raw, jobs, ran_raw, ran_jobs, nb_hosts)
+    overall.update(energy_stats(source, ran_jobs, overall["makespan_s"], overall["busy_node_s"]))
     raw_roots = roots[ran_raw.index] if len(ran_raw) else roots.iloc[:0]
     classes = _class_stats(ran_jobs, ran_raw, raw_roots, capacity, bound_s, short_s, long_s, wide_hosts)
 
@@ -342,6 +344,16 @@ OVERALL_ROWS = (
     ("mean_queue_hosts", "queued demand: hosts requested by waiting jobs, time-average", fmt_number),
 )
 
+#: The energy rows, after :data:`OVERALL_ROWS`, for runs made with ``--energy`` (:mod:`.energy`).
+ENERGY_ROWS = (
+    ("energy_j", "energy (Batsim's consumed_joules)", fmt_joules),
+    ("mean_power_w", "mean power", lambda v: "-" if v is None else f"{v:,.1f} W"),
+    ("jobs_energy_j", "energy of the jobs (sum of consumed_energy)", fmt_joules),
+    ("job_energy_mean_j", "energy per job, mean", fmt_joules),
+    ("energy_outside_jobs_j", "energy outside jobs (idle, sleeping, switching hosts)", fmt_joules),
+    ("energy_per_node_s_j", "energy per unit of work (J per busy host-second)", fmt_number),
+)
+
 _CLASS_COLUMNS = (
     ("jobs", "jobs", fmt_number),
     ("completed", "completed", fmt_number),
@@ -392,6 +404,8 @@ def format_metrics(metrics: dict) -> str:
         if key == "mean_queue_hosts" and overall.get(key) is not None and metrics["hosts"]:
             text += f" ({overall[key] / metrics['hosts']:.2f} x the {metrics['hosts']} hosts)"
         lines.append(f"| {label} | {text} |")
+    if overall.get("energy_j") is not None:
+        lines += [f"| {label} | {fmt(overall.get(key))} |" for key, label, fmt in ENERGY_ROWS]
     lines += [
         "",
         "### Per class (executed jobs)",

@@ -16,7 +16,12 @@ differ, or when in-process ``conservative`` takes more than ``CONSERVATIVE_TARGE
 ``easy``'s time in any round.
 
     .venv/bin/python benchmarks/engines.py [--trace T] [--hosts 338] [--out DIR] [--repeat 3]
-        [--pin on|off|both] [--readme]
+        [--pin on|off|both] [--readme] [--energy]
+
+``--energy`` adds ``easy+energy``: ``easy`` with Batsim's energy model (``--energy``, on the same
+cluster with the power model of ``adaptsched platform --power``), and the target that it costs at
+most ``ENERGY_TARGET`` times ``easy`` in-process, judged round by round like the others
+(``--schedulers easy --engines inprocess --energy`` measures only that pair).
 
 ``--pin both`` runs every configuration pinned and unpinned, in the same rounds; ``--readme``
 then rewrites README.md's speed section (between its ``speed-table`` markers) from the
@@ -64,6 +69,7 @@ from baseline import commit, load  # benchmarks/baseline.py, beside this script
 
 from adaptsched.analysis.invariants import SAME_COLUMNS
 from adaptsched.engines.real import batsim_version, find_batsim
+from adaptsched.platforms.power import PowerSpec
 from adaptsched.platforms.simgrid import write_cluster
 from adaptsched.workloads.convert import convert_swf, write_workload
 from adaptsched.workloads.traces import shared_trace
@@ -73,6 +79,8 @@ DEFAULT_TRACE = shared_trace("CTC-SP2")
 SCHEDULERS = ("easy", "easyBackfill", "conservative")
 ENGINES = ("inprocess", "zmq", "batsim")
 TARGET = 5.0  # in-process at least this many times faster than real Batsim, with easy (docs/engines.md)
+ENERGY_TARGET = 1.3  # easy with the energy model at most this many times easy's time, in-process (docs/energy.md)
+ENERGY = "+energy"  # a scheduler name's suffix: the run with --energy on the powered cluster
 CONSERVATIVE_TARGET = 1.5  # conservative in-process at most this many times easy's time
 REPEAT = 3  # interleaved rounds by default (module doc)
 README = REPO / "README.md"
@@ -106,6 +114,10 @@ def machine() -> dict:
 
 
 def command_for(scheduler, engine, workload_path, platform_path, prefix, batsim, pinned):
+    energy = scheduler.endswith(ENERGY)
+    if energy:  # the powered cluster beside the plain one (main)
+        scheduler = scheduler.removesuffix(ENERGY)
+        platform_path = Path(platform_path).with_name(Path(platform_path).stem + "-power.xml")
     command = [
         sys.executable,
         "-m",
@@ -122,6 +134,8 @@ def command_for(scheduler, engine, workload_path, platform_path, prefix, batsim,
         "--progress",
         "off",
     ]
+    if energy:
+        command.append("--energy")
     if engine == "batsim":
         command += ["--engine", "batsim", "--batsim", batsim]
     else:
@@ -315,6 +329,7 @@ def main(argv=None):
         "--pin", choices=("on", "off", "both"), default="on", help="bind engine and scheduler to one CPU (default on)"
     )
     parser.add_argument("--readme", action="store_true", help="rewrite README.md's speed section from this run")
+    parser.add_argument("--energy", action="store_true", help="also easy with the energy model (module doc)")
     parser.add_argument("--readme-only", action="store_true", help="rewrite it from the last benchmark.json")
     parser.add_argument(
         "--repeat", type=int, default=REPEAT, help=f"interleaved rounds; each run's best time is kept ({REPEAT})"
@@ -336,12 +351,14 @@ def main(argv=None):
     workload, report = convert_swf(trace, hosts=args.hosts, first=args.first)
     workload_path = write_workload(workload, out / "workload.json")
     platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")
+    write_cluster(args.hosts, out / f"cluster{args.hosts}-power.xml", power=PowerSpec())  # for easy+energy
     nb_jobs = len(workload["jobs"])
     batsim = None if args.no_batsim else find_batsim(args.batsim)
     engines = [e for e in args.engines.split(",") if e != "batsim" or batsim]
-    schedulers = args.schedulers.split(",")
+    schedulers = args.schedulers.split(",") + (["easy" + ENERGY] if args.energy else [])
     print(report.summary().splitlines()[0])
-    batsim_text = f"{batsim} ({batsim_version(batsim)})" if batsim else "not installed: embedded transports only"
+    missing = "skipped (--no-batsim)" if args.no_batsim else "not installed"
+    batsim_text = f"{batsim} ({batsim_version(batsim)})" if batsim else f"{missing}: embedded transports only"
     print(f"real Batsim: {batsim_text}")
 
     bench = Bench(
@@ -457,7 +474,18 @@ def ratios_of(bench: Bench) -> tuple[dict[str, Any], list[str]]:
                     f"in-process against real Batsim with easy{tag}: {verdict} ({spread(rounds)}; target {TARGET:g}x)"
                 )
         elif not bench.batsim:
-            ratios["target"] = "not checked: real Batsim is not installed"
+            ratios["target"] = "not checked: real Batsim " + ("skipped" if bench.args.no_batsim else "is not installed")
+        if ("easy" + ENERGY, "inprocess", pinned) in results and ("easy", "inprocess", pinned) in results:
+            powered, easy = results[("easy" + ENERGY, "inprocess", pinned)], results[("easy", "inprocess", pinned)]
+            rounds = per_round(powered, easy)
+            verdict = at_most(rounds, ENERGY_TARGET)
+            cpu = powered["cpu_s"] / easy["cpu_s"]
+            ratios[f"target: in-process easy --energy <= {ENERGY_TARGET:g}x easy{tag}"] = (
+                f"{powered['wall_s'] / easy['wall_s']:.2f}x (best of each), {cpu:.2f}x on CPU time; "
+                f"round by round {spread(rounds)}; {verdict}"
+            )
+            if verdict != "met in every round":
+                failures.append(f"easy --energy over easy in-process{tag}: {verdict} ({spread(rounds)})")
         if ("conservative", "inprocess", pinned) in results and ("easy", "inprocess", pinned) in results:
             cons, easy = results[("conservative", "inprocess", pinned)], results[("easy", "inprocess", pinned)]
             rounds = per_round(cons, easy)

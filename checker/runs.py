@@ -44,6 +44,7 @@ class Target:
     batsim: str | None = None
     transport: str = "inprocess"
     scheduler_timeout_s: float | None = SCHEDULER_TIMEOUT_S
+    energy: bool = False  # Batsim's energy model on every run (check --energy)
 
 
 @dataclass
@@ -80,8 +81,9 @@ def run_once(
         batsim=target.batsim,
         transport=target.transport if embedded else None,
         scheduler_timeout_s=target.scheduler_timeout_s if embedded else None,  # real Batsim waits
+        energy=target.energy,
     )
-    for suffix in ("_jobs.csv", "_schedule.csv"):  # never read a previous run's outputs
+    for suffix in ("_jobs.csv", "_schedule.csv", *ENERGY_OUTPUTS):  # never read a previous run's outputs
         Path(f"{prefix}{suffix}").unlink(missing_ok=True)
     try:
         run(spec, say=lambda *args: None)
@@ -126,7 +128,31 @@ def violations(target: Target, workload: dict[str, Any], platform: int | str, fo
         found += [
             Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}") for d in same_jobs(a, b)
         ]
+        if target.energy:
+            prefixes = [folder / f"{name}-{engine}" for engine in target.engines]
+            found += [
+                Violation("engines-differ", f"{target.engines[0]} vs {target.engines[1]}: {d}")
+                for d in same_energy(*prefixes)
+            ]
     return Checked(found)
+
+
+ENERGY_OUTPUTS = ("_consumed_energy.csv", "_pstate_changes.csv")
+
+
+def same_energy(a_prefix: Path, b_prefix: Path) -> list[str]:
+    """How two runs' energy outputs differ (empty: byte-identical), the first line that differs in each."""
+    out = []
+    for suffix in ENERGY_OUTPUTS:
+        a, b = (Path(f"{prefix}{suffix}").read_text().splitlines() for prefix in (a_prefix, b_prefix))
+        for number, (x, y) in enumerate(zip(a, b), start=1):
+            if x != y:
+                out.append(f"{suffix} line {number}: {x!r} against {y!r}")
+                break
+        else:
+            if len(a) != len(b):
+                out.append(f"{suffix}: {len(a)} lines against {len(b)}")
+    return out
 
 
 def essence(message: str) -> str:

@@ -18,6 +18,7 @@ from .common import (
     EXIT_NOTHING_CHECKED,
     EXIT_OK,
     Subparsers,
+    add_energy_option,
     add_engine_options,
     add_seed_option,
     checked_platform,
@@ -74,6 +75,7 @@ def register(sub: Subparsers) -> None:
         help="time to shrink a failing case (default 120)",
     )
     add_seed_option(p)
+    add_energy_option(p)
     p.add_argument("--out", help="folder for the runs and the failing workload (default results/check/NAME)")
     p.set_defaults(func=cmd_check)
 
@@ -95,7 +97,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     engines = ("embedded", "batsim") if args.engine == "both" else (args.engine,)
     batsim = find_batsim_or_fail(args.batsim) if "batsim" in engines else None
     timeout_s = SCHEDULER_TIMEOUT_S if args.scheduler_timeout is None else args.scheduler_timeout or None  # 0: wait
-    target = Target(args.scheduler, option_values(args.option), engines, batsim, args.transport, timeout_s)
+    target = Target(
+        args.scheduler, option_values(args.option), engines, batsim, args.transport, timeout_s, energy=args.energy
+    )
     platform = host_count(checked_platform(args.platform)) if args.platform else None
     nb_hosts = platform if isinstance(platform, int) else read_platform(platform).nb_hosts if platform else None
     stem = Path(args.scheduler).name.split(".")[0]

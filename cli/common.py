@@ -94,6 +94,16 @@ def add_engine_options(parser: argparse.ArgumentParser, *, engine: bool = True, 
     parser.add_argument("--batsim", help="real Batsim executable (default: $BATSIM, then 'batsim' on PATH)")
 
 
+def add_energy_option(parser: argparse.ArgumentParser) -> None:
+    """``--energy``: Batsim's energy model (real Batsim's ``-E``), on either engine (docs/energy.md)."""
+    parser.add_argument(
+        "--energy",
+        action="store_true",
+        help="Batsim's energy model (real Batsim's -E): the platform's wattage_per_state and sleep_pstates give "
+        "OUT_consumed_energy.csv, OUT_pstate_changes.csv and each job's consumed_energy (docs/energy.md)",
+    )
+
+
 def add_cluster_options(parser: argparse.ArgumentParser, *, jobs_flag: bool = True) -> None:
     """Where the runs go: a local Dask cluster of ``--workers`` processes (on 127.0.0.1), a
     running one (``--scheduler-address``, ``--scheduler-file``), or a dask-jobqueue cluster

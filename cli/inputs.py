@@ -44,6 +44,18 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("platform", help="write a homogeneous cluster platform for Batsim")
     add_hosts_option(p, "at least 1", required=True)
     p.add_argument("--speed", default="1Gf", help="host speed (default 1Gf)")
+    p.add_argument(
+        "--power",
+        action="store_true",
+        help="give each host pstates and watts for --energy: Batsim's own energy platforms' numbers "
+        "(95 W idle, 190.738 W at full load, 9.75 W asleep, switch-off 6.1 s / 616.08 J, switch-on 151.52 s / "
+        "18966.4228 J; docs/energy.md)",
+    )
+    p.add_argument(
+        "--power-model",
+        metavar="KEY=VALUE,...",
+        help="--power with other numbers: any of idle_w, full_w, sleep_w, off_s, off_w, on_s, on_w",
+    )
     p.add_argument("output", help="platform XML to write")
     p.set_defaults(func=cmd_platform)
 
@@ -97,9 +109,14 @@ def cmd_platform(args: argparse.Namespace) -> int:
         raise AdaptschedError(
             f"cannot write {args.output}: the folder {Path(args.output).parent} does not exist (create it first)"
         )
-    path = write_cluster(args.hosts, args.output, speed=args.speed)
+    from adaptsched.platforms.power import PowerSpec
+
+    power = PowerSpec.parse(args.power_model or "") if args.power or args.power_model else None
+    path = write_cluster(args.hosts, args.output, speed=args.speed, power=power)
     say(
         f"wrote {path}: {args.hosts} compute hosts at {args.speed} plus a master, no links "
         "(Batsim's messages take zero simulated time)"
     )
+    if power is not None:
+        say(f"power (for --energy): {power.describe()}")
     return 0

@@ -14,6 +14,7 @@ from typing import Any
 from .common import (
     Subparsers,
     add_cluster_options,
+    add_energy_option,
     add_engine_options,
     cluster_choice,
     output_folder,
@@ -33,6 +34,7 @@ COMMON = (
     "report_dir",
     "engine",
     "batsim",
+    "energy",
     "workers",
     "scheduler_address",
     "scheduler_file",
@@ -69,6 +71,7 @@ def register(sub: Subparsers, *, papers: bool = True) -> None:
             help="write the report (Markdown, CSV, PNG) into DIR, e.g. docs/results/PAPER (default OUT/report-ENGINE)",
         )
         add_engine_options(q)
+        add_energy_option(q)
         add_cluster_options(q, jobs_flag=False)
         q.set_defaults(func=cmd_reproduce, paper=command)
 
@@ -94,6 +97,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     setup = Setup(
         engine=args.engine,
         batsim=args.batsim,
+        energy=args.energy,
         workers=where.workers,
         scheduler_address=where.scheduler_address,
         scheduler_file=where.scheduler_file,

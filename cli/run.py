@@ -11,6 +11,7 @@ from adaptsched.formats.files import refuse_overwriting
 
 from .common import (
     Subparsers,
+    add_energy_option,
     add_engine_options,
     add_metric_options,
     add_progress_option,
@@ -69,6 +70,7 @@ def register(sub: Subparsers) -> None:
         action="store_true",
         help="real Batsim only: also write its Pajé trace OUT_schedule.trace (off by default: large)",
     )
+    add_energy_option(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -126,6 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=progress_choice(args.progress),
         pin_cpu=not args.no_pin,
         schedule_trace=args.schedule_trace,
+        energy=args.energy,
     )
     result = run(spec, say=say)
     rate = result.nb_jobs / result.wall_s if result.wall_s > 0 else float("inf")
@@ -134,7 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"{result.nb_jobs} jobs "
         f"in {result.wall_s:.1f} s ({rate:.0f} jobs/s); {result.physics}"
     )
-    say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv")
+    energy = f", {result.prefix}_consumed_energy.csv, {result.prefix}_pstate_changes.csv" if args.energy else ""
+    say(f"outputs: {result.jobs_csv}, {result.schedule_csv}, {result.prefix}_machine_states.csv{energy}")
     for note in result.notes:
         say(f"note: {note}")
     if args.report:

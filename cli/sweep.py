@@ -11,6 +11,7 @@ from adaptsched.formats.files import refuse_overwriting
 from .common import (
     Subparsers,
     add_cluster_options,
+    add_energy_option,
     add_engine_options,
     add_progress_option,
     cluster_choice,
@@ -35,6 +36,7 @@ def register(sub: Subparsers) -> None:
         help="workers see --out and the inputs under the same paths: nothing is shipped (default: shipped)",
     )
     add_engine_options(p, engine=False)  # the spec says which engines
+    add_energy_option(p)
     add_progress_option(p)
     p.set_defaults(func=cmd_sweep)
 
@@ -58,6 +60,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         shared_fs=args.shared_fs,
         batsim=args.batsim,
         progress=progress_choice(args.progress),
+        energy=args.energy,
         say=say,
     )
     say(f"table: {written['table']}; charts: " + (", ".join(p.name for p in written["charts"]) or "none"))

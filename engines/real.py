@@ -60,12 +60,14 @@ def run_batsim(
     poll_s: float = 0.2,
     cpu: int | None = None,
     schedule_trace: bool = False,
+    energy: bool = False,
 ) -> float:
     """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess.
 
     Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
-    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default), each
-    under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.run.partial`):
+    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default); with
+    ``energy`` (``-E``), its energy model's ``PREFIX_consumed_energy.csv`` and ``PREFIX_pstate_changes.csv``;
+    each under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.run.partial`):
     the caller renames them once the run has passed its checks.
     """
     folder, export_prefix = batsim_prefix(prefix)  # its outputs, partial until the run succeeds (partial.py)
@@ -89,6 +91,8 @@ def run_batsim(
         command.append("--acknowledge-dynamic-jobs")
     if profile_reuse:
         command.append("--enable-profile-reuse")
+    if energy:
+        command.append("--energy")
     log_path = f"{prefix}_batsim.log"
     jobs_csv = Path(f"{export_prefix}_jobs.csv")
     start = time.perf_counter()

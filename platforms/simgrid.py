@@ -40,6 +40,7 @@ from pathlib import Path
 from adaptsched.errors import InputError
 from adaptsched.formats.files import read_text, write_text
 from adaptsched.limits import MAX_HOSTS, shown
+from adaptsched.platforms.power import SLEEP_PSTATES, PowerSpec
 from adaptsched.platforms.routes import Network, read_network
 
 #: Host sizes used by the seed papers; ``platforms/cluster<N>.xml`` ships for each.
@@ -62,8 +63,17 @@ _SPEED_RE = re.compile(r"^\s*([0-9.eE+-]+)\s*([kMGTPEZY]?f)?(?:lops)?\s*$")
 @dataclass(frozen=True)
 class Host:
     name: str
-    speed_flops: float
+    speed_flops: float  # at its initial pstate
     properties: dict = field(default_factory=dict)
+    #: flop/s of each of its pstates (``speed="100Mf, 50Mf"``); empty: one, ``speed_flops``
+    speeds: tuple = ()
+    pstate: int = 0  # its initial pstate
+    cores: int = 1
+
+    @property
+    def pstate_speeds(self) -> tuple:
+        """Flop/s of each pstate (the energy model's DVFS and sleep states)."""
+        return self.speeds or (self.speed_flops,)
 
 
 @dataclass(frozen=True)
@@ -149,15 +159,18 @@ def read_platform(path) -> Platform:
             name = element.get("id")
             if not name:
                 raise InputError(path, "a <host> has no 'id'")
-            speed = _pstate_speed(element, path, f"host {name!r} speed")
-            hosts.append(Host(name, speed, _props(element)))
+            speeds, pstate = _pstate_speeds(element, path, f"host {name!r} speed")
+            cores = _cores(element, path, f"host {name!r}")
+            hosts.append(Host(name, speeds[pstate], _props(element), speeds, pstate, cores))
         elif element.tag in ("cluster", "cabinet"):
             cid = element.get("id", "?")
-            speed = parse_speed(element.get("speed", ""), path=path, what=f"{element.tag} {cid!r} speed")
+            what = f"{element.tag} {cid!r} speed"
+            speeds = tuple(parse_speed(s, path=path, what=what) for s in element.get("speed", "").split(","))
+            cores = _cores(element, path, f"{element.tag} {cid!r}")
             props = _props(element)
             prefix, suffix = element.get("prefix", ""), element.get("suffix", "")
             for number in _radical_numbers(element.get("radical", ""), path):
-                hosts.append(Host(f"{prefix}{number}{suffix}", speed, dict(props)))
+                hosts.append(Host(f"{prefix}{number}{suffix}", speeds[0], dict(props), speeds, 0, cores))
         if len(hosts) > MAX_HOSTS + 1:  # (and a master)
             raise InputError(
                 path, f"more than {MAX_HOSTS:,} hosts, the most adaptsched simulates (docs/errors.md, limits)"
@@ -197,20 +210,33 @@ def _instantaneous(network: Network, master: str, hosts: list) -> bool:
         return False
 
 
-def _pstate_speed(element, path, what: str) -> float:
-    """A host's speed: that of its ``pstate`` (default 0) among its comma-separated speeds."""
-    speeds = element.get("speed", "").split(",")
+def _pstate_speeds(element, path, what: str) -> tuple[tuple[float, ...], int]:
+    """A host's comma-separated speeds, one per pstate, and its ``pstate`` (default 0)."""
+    texts = element.get("speed", "").split(",")
     try:
         pstate = int(float(element.get("pstate", "0")))
     except ValueError:
         raise InputError(path, f"{what}: pstate {element.get('pstate')!r} is not an integer") from None
-    if not 0 <= pstate < len(speeds):
-        raise InputError(path, f"{what}: pstate {pstate} but only {len(speeds)} speeds")
-    return parse_speed(speeds[pstate], path=path, what=what)
+    if not 0 <= pstate < len(texts):
+        raise InputError(path, f"{what}: pstate {pstate} but only {len(texts)} speeds")
+    return tuple(parse_speed(text, path=path, what=what) for text in texts), pstate
 
 
-def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
-    """XML of a homogeneous cluster: a master plus ``nb_hosts`` compute hosts, no links."""
+def _cores(element, path, what: str) -> int:
+    """A host's (or a cluster's hosts') ``core`` count, default 1."""
+    text = element.get("core", "1")
+    try:
+        cores = int(text)
+    except ValueError:
+        raise InputError(path, f"{what}: core {text!r} is not an integer") from None
+    if cores < 1:
+        raise InputError(path, f"{what}: core {text!r} must be at least 1")
+    return cores
+
+
+def cluster_xml(nb_hosts: int, *, speed: str = "1Gf", power: PowerSpec | None = None) -> str:
+    """XML of a homogeneous cluster: a master plus ``nb_hosts`` compute hosts, no links; with
+    ``power``, each compute host has its pstates and watts (:mod:`adaptsched.platforms.power`)."""
     if nb_hosts < 1:
         raise ValueError("a cluster needs at least one compute host")
     parse_speed(speed)
@@ -225,7 +251,16 @@ def cluster_xml(nb_hosts: int, *, speed: str = "1Gf") -> str:
         '  <zone id="cluster" routing="Full">',
         f'    <host id="master" speed="{speed}"><prop id="role" value="master"/></host>',
     ]
-    lines += [f'    <host id="host{i:0{width}d}" speed="{speed}"/>' for i in range(nb_hosts)]
+    if power is None:
+        lines += [f'    <host id="host{i:0{width}d}" speed="{speed}"/>' for i in range(nb_hosts)]
+    else:
+        lines.insert(5, f"  <!-- power (adaptsched.platforms.power): {power.describe()} -->")
+        props = (
+            f'<prop id="wattage_per_state" value="{power.wattage_per_state()}"/>'
+            f'<prop id="sleep_pstates" value="{SLEEP_PSTATES}"/>'
+        )
+        speeds = power.speeds(speed)
+        lines += [f'    <host id="host{i:0{width}d}" speed="{speeds}">{props}</host>' for i in range(nb_hosts)]
     lines += ["  </zone>", "</platform>", ""]
     return "\n".join(lines)
 
@@ -237,13 +272,13 @@ def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
         raise ValueError("a cluster needs at least one compute host")
     flops = parse_speed(speed)
     width = len(str(nb_hosts - 1))
-    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}) for i in range(nb_hosts))  # names sort as ids
-    return Platform(str(path), Host("master", flops, {"role": "master"}), hosts)
+    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}, (flops,)) for i in range(nb_hosts))  # names sort as ids
+    return Platform(str(path), Host("master", flops, {"role": "master"}, (flops,)), hosts)
 
 
-def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf") -> Path:
+def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf", power: PowerSpec | None = None) -> Path:
     """Writes :func:`cluster_xml` to ``path`` (whole or not at all: a full disk names the file)."""
-    return write_text(path, cluster_xml(nb_hosts, speed=speed))
+    return write_text(path, cluster_xml(nb_hosts, speed=speed, power=power))
 
 
 def shipped_platform(nb_hosts: int) -> Path | None:

@@ -39,6 +39,7 @@ class Setup:
 
     engine: str = "embedded"
     batsim: str | None = None
+    energy: bool = False  # Batsim's energy model on every run (reproduce --energy)
     workers: int | None = None
     scheduler_address: str | None = None
     scheduler_file: str | None = None
@@ -67,7 +68,14 @@ class Setup:
         """One run of a batch on this setup's engine, its outputs ``FOLDER/NAME_*``; its options
         are checked here, before anything runs."""
         spec = RunSpec.make(
-            scheduler, workload, platform, Path(folder) / name, options=options, engine=self.engine, batsim=self.batsim
+            scheduler,
+            workload,
+            platform,
+            Path(folder) / name,
+            options=options,
+            engine=self.engine,
+            batsim=self.batsim,
+            energy=self.energy,
         )
         return GridRun(name, spec, {"scheduler": scheduler, **{f"opt.{k}": v for k, v in options.items()}})
 

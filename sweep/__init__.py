@@ -44,6 +44,7 @@ def run_sweep(
     shared_fs: bool = False,
     batsim: str | None = None,
     progress: bool | None = None,
+    energy: bool = False,
     say: Callable[..., None] = print,
 ) -> tuple[GridResult, dict[str, Any]]:
     """Reads the spec (every mistake found before anything runs), runs what is not done yet
@@ -56,6 +57,10 @@ def run_sweep(
 
     where = (where or Where()).check()
     spec = read_spec(spec_path)
+    if energy:  # sweep --energy: as the spec's energy = true
+        from adaptsched.sweep.spec import with_energy
+
+        spec = with_energy(spec)
     if "batsim" in spec.engines:
         from adaptsched.engines.run import find_batsim_or_fail
 

@@ -117,7 +117,7 @@ def run_key(spec: RunSpec, hashes: dict[str, str] | None = None) -> str:
             hashes[path] = sha256_file(path)
         return hashes[path]
 
-    ident = {
+    ident: dict[str, object] = {
         "scheduler": spec.scheduler,
         "plugin": spec.plugin_sha256,
         "options": spec.options.values(),
@@ -126,6 +126,8 @@ def run_key(spec: RunSpec, hashes: dict[str, str] | None = None) -> str:
         "engine": spec.engine,
         "adaptsched": __version__,
     }
+    if spec.energy:  # only then: the keys (and folder names) of runs without energy stay as they were
+        ident["energy"] = True
     text = json.dumps(ident, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 

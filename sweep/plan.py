@@ -50,7 +50,7 @@ def plan_runs(spec: Spec, out: Path, *, batsim: str | None = None) -> list[GridR
         if point.platform not in platforms:
             from adaptsched.platforms.simgrid import read_platform
 
-            path = make_platform(point.platform, inputs)
+            path = make_platform(point.platform, inputs, energy=spec.energy)
             platforms[point.platform] = (path, read_platform(path).nb_hosts)
         platform_path, nb_hosts = platforms[point.platform]
         wkey = (point.workload, nb_hosts)
@@ -64,6 +64,7 @@ def plan_runs(spec: Spec, out: Path, *, batsim: str | None = None) -> list[GridR
             options=point.parsed if point.parsed is not None else point.options,
             engine=point.engine,
             batsim=batsim,
+            energy=spec.energy,
         )
         key = run_key(run, hashes)
         params = parameters(point, nb_hosts)

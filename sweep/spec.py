@@ -4,6 +4,9 @@ Format (docs/sweeps.md has the full reference; ``examples/orders.toml`` is an ex
 
     title = "Perkovic & Keleher's orders"  # optional, used in charts
     engine = "embedded"                  # or "batsim", or a list of both
+    energy = false                       # Batsim's energy model on every run (docs/energy.md):
+                                         # host counts get a cluster with power states, and
+                                         # the default collect gains the energy metrics
     platforms = [430]                    # host counts and/or SimGrid XML files
 
     [[schedulers]]                       # one table per scheduler entry
@@ -54,7 +57,7 @@ import hashlib
 import itertools
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -69,7 +72,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ENGINES = ("embedded", "batsim")
-TOP_KEYS = ("title", "engine", "platforms", "schedulers", "workloads", "metrics")
+TOP_KEYS = ("title", "engine", "energy", "platforms", "schedulers", "workloads", "metrics")
 SCHEDULER_KEYS = ("name", "plugin", "options", "label")
 CONVERT_KEYS = ("first", "start_s", "end_s", "missing_estimate", "over_estimate", "zero_runtime", "moldable")
 GENERATORS = {"downey": ("days", "load", "seed", "sigma_max", "moldable")}
@@ -91,10 +94,19 @@ OVERALL_METRICS = (
     "resubmitted_jobs",
     "wasted_node_s",
     "killed_node_s",
+    "energy_j",
+    "energy_kwh",
+    "mean_power_w",
+    "jobs_energy_j",
+    "job_energy_mean_j",
+    "energy_outside_jobs_j",
+    "energy_per_node_s_j",
 )
 CLASSES = ("short", "medium", "long", "narrow", "wide")
 CLASS_METRICS = ("bsld_mean", "wait_mean_s", "response_mean_s", "utilization", "jobs", "killed")
 DEFAULT_COLLECT = ("bsld_mean", "wait_mean_s", "response_mean_s", "utilization")
+#: What a sweep with the energy model collects by default: the same, then the energy.
+ENERGY_COLLECT = (*DEFAULT_COLLECT, "energy_kwh", "mean_power_w", "energy_per_node_s_j")
 
 
 def known_metrics() -> list[str]:
@@ -158,6 +170,7 @@ class Spec:
     points: list[Point]
     metrics: Metrics
     engines: tuple
+    energy: bool = False  # Batsim's energy model on every run (``energy = true``, or ``sweep --energy``)
 
 
 def _axis(value: Any) -> list[Any]:
@@ -226,6 +239,9 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
         if engine not in ENGINES:
             check.fail("engine", f"unknown engine {engine!r}: choose among {', '.join(ENGINES)}")
 
+    energy = data.get("energy", False)
+    if not isinstance(energy, bool):
+        check.fail("energy", f"expected true or false, got {energy!r}")
     metrics = _metrics(check, data.get("metrics", {}))
     schedulers = _schedulers(check, data.get("schedulers"))
     workloads = _workloads(check, data.get("workloads"))
@@ -242,7 +258,17 @@ def parse_spec(data: dict[str, Any], path: str | Path) -> Spec:
             for platform in workload.platforms or platforms:
                 for engine in engines:
                     points.append(Point(name, options, workload, platform, engine, label, parsed))
-    return Spec(Path(path), title, points, metrics, tuple(engines))
+    spec = Spec(Path(path), title, points, metrics, tuple(engines))
+    return with_energy(spec) if energy else spec
+
+
+def with_energy(spec: Spec) -> Spec:
+    """The spec with Batsim's energy model on every run (``energy = true``, ``sweep --energy``):
+    a default ``collect`` gains the energy metrics, beside wait and slowdown."""
+    spec.energy = True
+    if spec.metrics.collect == DEFAULT_COLLECT:
+        spec.metrics = replace(spec.metrics, collect=ENERGY_COLLECT)
+    return spec
 
 
 def _platforms(check: _Checker, value: Any, where: str) -> list[PlatformPoint]:
@@ -458,16 +484,18 @@ def _check_workload_params(check: _Checker, key: str, kind: str, params: dict[st
 
 
 # ------------------------------------------------------------------- making the inputs
-def make_platform(platform: PlatformPoint, folder: Path) -> Path:
-    """The platform's XML file (a generated cluster for a host count), in ``folder``."""
+def make_platform(platform: PlatformPoint, folder: Path, *, energy: bool = False) -> Path:
+    """The platform's XML file (a generated cluster for a host count, with the default power
+    model for the energy model's runs: :mod:`adaptsched.platforms.power`), in ``folder``."""
     if platform.file is not None:
         return Path(platform.file)
+    from adaptsched.platforms.power import PowerSpec
     from adaptsched.platforms.simgrid import write_cluster
 
     hosts = int(platform.hosts or 0)
-    path = folder / f"cluster{hosts}.xml"
+    path = folder / (f"cluster{hosts}-power.xml" if energy else f"cluster{hosts}.xml")
     if not path.is_file():
-        write_cluster(hosts, path)
+        write_cluster(hosts, path, power=PowerSpec() if energy else None)
     return path
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from helpers import CTC_EXCERPT, NO_BATSIM, NO_BATSIM_HELP, REPO, find_batsim
 
+from adaptsched.analysis import compute_metrics
 from adaptsched.cli import main
 
 DOC = REPO / "docs" / "writing-a-scheduler.md"
@@ -109,6 +110,26 @@ def test_each_example_passes_check(example, tmp_path, capsys):
 def test_each_example_passes_check_on_both_engines(example, tmp_path, capsys):
     """Under stock pybatsim and real Batsim, with the same ``_jobs.csv`` as the embedded engine."""
     status = main(["check", str(EXAMPLES / example), "--engine", "both", "--batsim", BATSIM, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "all checks passed" in out, out
+
+
+def test_the_energy_example_passes_check_with_energy(tmp_path, capsys):
+    """Step 7's plugin with Batsim's energy model, its hosts put to sleep as soon as they idle."""
+    idle_off = str(EXAMPLES / "my_idle_off.py")
+    status = main(["check", idle_off, "--option", "idle_s=0", "--energy", "--fuzz", "2", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert status == 0 and "all checks passed" in out, out
+    assert any(",-2" in p.read_text() for p in tmp_path.rglob("*_pstate_changes.csv"))  # hosts did sleep
+
+
+@pytest.mark.slow
+@needs_batsim
+def test_the_energy_example_passes_check_with_energy_on_both_engines(tmp_path, capsys):
+    """The same on real Batsim (-E): the same _jobs.csv, _consumed_energy.csv and _pstate_changes.csv."""
+    idle_off = str(EXAMPLES / "my_idle_off.py")
+    args = ["check", idle_off, "--option", "idle_s=0", "--energy", "--engine", "both", "--batsim", BATSIM]
+    status = main([*args, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert status == 0 and "all checks passed" in out, out
 
@@ -262,6 +283,20 @@ def test_step_5(sandbox):
     for line in commands("step 5"):
         assert run_line(line) == 0, line
     assert len((sandbox / "results" / "tutorial" / "my_whatif_jobs.csv").read_text().splitlines()) == 1 + 300
+
+
+@pytest.mark.slow
+def test_step_7(sandbox, capsys):
+    """Step 7's runs, and its claim: less energy than EASY, for a mean wait within a minute of it."""
+    for line in commands("step 7"):
+        assert run_line(line) == 0, line
+    capsys.readouterr()
+    results = sandbox / "results" / "tutorial"
+    idle_off, easy = (
+        compute_metrics(results / f"{name}_jobs.csv")["overall"] for name in ("my_idle_off", "easy_energy")
+    )
+    assert idle_off["energy_j"] < 0.8 * easy["energy_j"]  # the page: 23 % less
+    assert easy["wait_mean_s"] < idle_off["wait_mean_s"] < easy["wait_mean_s"] + 60  # the page: 20 s longer
 
 
 @pytest.mark.slow

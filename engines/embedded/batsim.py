@@ -46,12 +46,15 @@ from adaptsched.engines.embedded.kernel import (
     KILL,
     PUT,
     SLEEP,
+    SLEEP_HOOKED,
     Body,
     Mailbox,
     Simcall,
 )
+from adaptsched.engines.embedded.machines import COMPUTING, IDLE
 from adaptsched.engines.embedded.network import kernel_for
-from adaptsched.engines.embedded.outputs import JobsTracer, MachineStateTracer
+from adaptsched.engines.embedded.outputs import EnergyMachineStateTracer, JobsTracer, MachineStateTracer
+from adaptsched.engines.embedded.pstates import PowerSide, ids_of
 from adaptsched.errors import SimulationError
 from adaptsched.formats.intervals import RunsText, hosts_text, parse_runs
 from adaptsched.formats.jsontext import RawJson, dumps
@@ -73,12 +76,14 @@ class EngineOptions:
         profile_reuse: bool = False,
         forward_profiles: bool = False,
         sched_config: str = "",
+        energy: bool = False,
     ) -> None:
         self.dynamic_jobs = dynamic_jobs  # --enable-dynamic-jobs
         self.ack_dynamic_jobs = ack_dynamic_jobs  # --acknowledge-dynamic-jobs
         self.profile_reuse = profile_reuse  # --enable-profile-reuse
         self.forward_profiles = forward_profiles  # --forward-profiles-on-submission
         self.sched_config = sched_config  # --sched-cfg
+        self.energy = energy  # -E, --energy: the energy model (engines/embedded/pstates.py)
 
     @property
     def garbage_collect_profiles(self) -> bool:
@@ -191,6 +196,13 @@ class EmbeddedBatsim:
         self.tracer.long_double = platform.network is not None  # fractional times: Batsim's arithmetic
         self.machine_states = MachineStateTracer(export_prefix, self.nb_hosts, suffix=output_suffix)
         self.nb_computing = 0  # hosts running a job (compute sharing is off)
+        self.power: PowerSide | None = None  # the energy model, with --energy
+        if self.options.energy:
+            self.power = PowerSide(self, export_prefix, output_suffix)
+            self.machine_states.close()
+            self.machine_states = EnergyMachineStateTracer(
+                export_prefix, self.nb_hosts, self.power.states, suffix=output_suffix
+            )
         # server state (ServerData)
         self.sched_ready = True
         self.end_sent = False
@@ -244,7 +256,13 @@ class EmbeddedBatsim:
             gc.freeze()
             gc.unfreeze()
             self.machine_states.close()
-            self.tracer.finalize(scheduling_time_s=self.scheduling_time_s, last_changes=self.last_changes())
+            summary = None
+            if self.power is not None:
+                self.power.close()
+                summary = self.power.summary()
+            self.tracer.finalize(
+                scheduling_time_s=self.scheduling_time_s, last_changes=self.last_changes(), energy=summary
+            )
             self.decisions.detach()  # no cycle left through a compiled engine
         return self
 
@@ -299,6 +317,8 @@ class EmbeddedBatsim:
         for low, high in hosts.runs:
             assign(low, high, state)
         self.nb_computing += hosts.size  # len(hosts), without the call
+        if self.power is not None:
+            self.power.states.change(job.energy_ids, COMPUTING, now)
         self.machine_states.write(now, self.nb_computing)
 
     def hosts_end(self, hosts: IntervalSet) -> None:
@@ -307,6 +327,8 @@ class EmbeddedBatsim:
         for low, high in hosts.runs:
             assign(low, high, state)
         self.nb_computing -= hosts.size
+        if self.power is not None:
+            self.power.states.change(ids_of(hosts), IDLE, now)
         self.machine_states.write(now, self.nb_computing)
 
     def last_changes(self) -> list[tuple[float, int]]:
@@ -399,7 +421,11 @@ class EmbeddedBatsim:
             "CONTINUE_DYNAMIC_REGISTER": self.on_continue_dynamic_register,
             "SUBMITTER_HELLO": None,
             "SUBMITTER_BYE": self.on_submitter_bye,
+            "PSTATE_MODIFICATION": self.on_pstate_modification,
+            "SCHED_TELL_ME_ENERGY": self.on_tell_me_energy,
         }
+        if self.power is not None:
+            handlers["SWITCHED_ON"] = handlers["SWITCHED_OFF"] = self.power.on_switched
         receive = (GET, self.mbox)  # get(): inline, one generator less
         pending = self.mbox.pending  # the mailbox is empty when this deque is
         events = self.events
@@ -409,9 +435,12 @@ class EmbeddedBatsim:
             if handler is not None:
                 creation = handler(message)
                 if creation is not None:  # handlers that start an actor do it by a simcall
-                    actor = yield creation
-                    if creation[0] == CREATE and len(creation) > 3:
-                        creation[3].actor = actor  # the job this actor executes
+                    if type(creation) is not tuple:  # the energy model's: several simcalls
+                        yield from creation
+                    else:
+                        actor = yield creation
+                        if creation[0] == CREATE and len(creation) > 3:
+                            creation[3].actor = actor  # the job this actor executes
             if self.sched_ready and not self.end_ack and not pending:
                 if events.events:  # generate_and_send(), inline: its simcall and state, in its order
                     text = events.message(self.kernel.now)
@@ -439,6 +468,7 @@ class EmbeddedBatsim:
             and self.nb_running == 0
             and self.nb_waiters == 0
             and self.nb_killers == 0
+            and (self.power is None or self.power.nb_switching == 0)
         )
 
     def static_job_submitter(self, workload_name: str) -> Body:
@@ -446,6 +476,7 @@ class EmbeddedBatsim:
         yield (PUT, mbox, ("SUBMITTER_HELLO",))
         current = self.kernel.now
         to_send: list[JobRecord] = []
+        first = self.power is not None  # the first job's submission is read with --energy
         for job in self.static_jobs.pop(workload_name):
             if job.subtime > current:
                 if to_send:
@@ -455,6 +486,10 @@ class EmbeddedBatsim:
                 yield (SLEEP, job.subtime - current if current.is_integer() else ld_difference(job.subtime, current))
                 current = self.kernel.now
             to_send.append(job)
+            if first:
+                first = False
+                assert self.power is not None
+                yield from self.power.first_submitted()
         if to_send:
             yield (PUT, mbox, ("JOB_SUBMITTED", to_send))
         yield (PUT, mbox, ("SUBMITTER_BYE",))
@@ -466,16 +501,19 @@ class EmbeddedBatsim:
         job.alloc_text = hosts_text(hosts) if alloc_text is None else alloc_text
         remaining = job.walltime
         profile = self.job_profiles[job.id]
+        power = self.power
+        if power is not None:
+            yield from power.job_start(job)
         self.hosts_start(job, hosts)
         if profile.type == "delay":
             job.delay_start = kernel.now
             job.delay_required = profile.delay
-            if remaining < 0 or profile.delay < remaining:
-                yield (SLEEP, profile.delay)
-                code = profile.ret
-            else:
-                yield (SLEEP, remaining)
-                code = -1
+            in_time = remaining < 0 or profile.delay < remaining
+            sleep_s, code = (profile.delay, profile.ret) if in_time else (remaining, -1)
+            if power is None:
+                yield (SLEEP, sleep_s)
+            else:  # its end updates its first host's energy
+                yield (SLEEP_HOOKED, sleep_s, power.delay_hooks(hosts))
         else:  # parallel tasks and composed profiles (profiles.py)
             code = yield from profiles.run(self, job, profile, hosts, [remaining])
         job.return_code = code
@@ -492,6 +530,8 @@ class EmbeddedBatsim:
         job.runtime = kernel.now - job.starting_time
         if job.runtime == 0:
             job.runtime = 1e-5  # Batsim's epsilon for null runtimes
+        if power is not None:
+            yield from power.job_end(job)
         if job.state != "COMPLETED_KILLED":
             yield (PUT, self.mbox, ("JOB_COMPLETED", job))
 
@@ -529,6 +569,8 @@ class EmbeddedBatsim:
             job.runtime = self.kernel.now - job.starting_time
             if job.runtime == 0:
                 job.runtime = 1e-5
+            if self.power is not None:
+                yield from self.power.job_end(job)
         yield (PUT, self.mbox, ("KILLING_DONE", job_ids, progress))
 
     # -- server handlers (server.cpp) -----------------------------------------
@@ -659,6 +701,8 @@ class EmbeddedBatsim:
                 if values[i][0] is not None:
                     self.fail_busy(job, hosts, alloc_text)
                 i += 1
+        if self.power is not None:
+            self.power.check_execute(job, hosts, alloc_text)
         profile = self.job_profiles[job.id]
         if hosts.size != job.res and not profiles.moldable(profile):
             self.fail(
@@ -669,6 +713,22 @@ class EmbeddedBatsim:
         # the text of canonical runs is the decision's own (hosts_text would write it again)
         actor_gen = self.execute_job(job, hosts, str.__str__(alloc_text) if type(alloc_text) is RunsText else None)
         return (CREATE, f"job_{job.id}", actor_gen, job)
+
+    def on_pstate_modification(self, message: Message) -> Body:
+        if self.power is None:
+            self.fail(
+                "SET_RESOURCE_STATE received: a pstate modification needs Batsim's energy model, which is "
+                "not enabled (add --energy; real Batsim stops on it too)"
+            )
+        return self.power.on_set_resource_state(message)
+
+    def on_tell_me_energy(self, message: Message) -> Body:
+        if self.power is None:
+            self.fail(
+                "QUERY consumed_energy received: the energy consumption needs Batsim's energy model, which is "
+                "not enabled (add --energy; real Batsim stops on it too)"
+            )
+        return self.power.on_query(message)
 
     def fail_busy(self, job: JobRecord, hosts: IntervalSet, alloc_text: str) -> NoReturn:
         """Stops the run on the first host of ``hosts`` that computes a job (no time-sharing)."""

@@ -11,6 +11,7 @@ time, as in Batsim.
 
 from __future__ import annotations
 
+import re
 import weakref
 from typing import Any, NoReturn, Protocol, cast
 
@@ -52,7 +53,12 @@ SUPPORTED_EVENTS = (
     "REGISTER_JOB",
     "REGISTER_PROFILE",
     "ANSWER",
+    "SET_RESOURCE_STATE",
+    "QUERY",
 )
+
+#: ``std::stoi``: leading blanks, a sign, digits; what follows them is ignored.
+_STOI = re.compile(r"\s*[+-]?\d+")
 
 
 _DETACHED = object()  # what a parser holds once its engine's run has ended
@@ -192,6 +198,38 @@ class DecisionParser:
         if "estimate_waiting_time" not in data or len(data) != 1:
             engine.fail(f"{where}: unknown ANSWER type")
         return None  # Batsim only warns that it does not know what to do with it
+
+    def parse_set_resource_state(self, where: str, data: dict[str, Any]) -> Message:
+        """``handle_set_resource_state`` (``protocol.cpp:1160-1207``): machines and a pstate."""
+        engine = self.engine
+        if len(data) != 2:
+            engine.fail(f"{where}: the 'data' value should be of size 2 (size={len(data)})")
+        resources = data.get("resources")
+        if not isinstance(resources, str):
+            engine.fail(f"{where}: the 'data' value should contain a 'resources' string")
+        hosts = self.parse_interval_set(where, resources)
+        if not hosts:
+            engine.fail(f"{where}: the number of allocated resources should be strictly positive (got 0)")
+        state = data.get("state")
+        if not isinstance(state, str):
+            engine.fail(f"{where}: the 'data' value should contain a 'state' string")
+        match = _STOI.match(state)
+        if match is None or not -(2**31) <= int(match.group()) < 2**31:
+            engine.fail(f"{where}: the 'state' value should be a string corresponding to an integer (got '{state}')")
+        return ("PSTATE_MODIFICATION", hosts, int(match.group()))
+
+    def parse_query(self, where: str, data: dict[str, Any]) -> Message:
+        """``handle_query`` (``protocol.cpp:761-800``): only ``{"requests": {"consumed_energy": {}}}``."""
+        engine = self.engine
+        requests = data.get("requests")
+        if len(data) != 1 or not isinstance(requests, dict) or not requests:
+            engine.fail(f"{where}: the 'data' value should be {{'requests': non-empty object}}")
+        for key, value in requests.items():
+            if key != "consumed_energy":
+                engine.fail(f"{where}: unknown QUERY '{key}'")
+            if not isinstance(value, dict) or value:
+                engine.fail(f"{where}: the value of 'consumed_energy' should be an empty object")
+        return ("SCHED_TELL_ME_ENERGY",)
 
     def parse_register_profile(self, where: str, data: dict[str, Any]) -> Message:
         engine = self.engine

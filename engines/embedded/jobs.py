@@ -20,8 +20,11 @@ class JobRecord:
         "actor",
         "alloc_text",
         "allocation",
+        "consumed_energy",
         "delay_required",
         "delay_start",
+        "energy_before",
+        "energy_ids",
         "exec_duration",
         "exec_start",
         "execution",
@@ -68,3 +71,8 @@ class JobRecord:
         self.delay_required = 0.0
         self.exec_start = -1.0
         self.exec_duration = 0.0
+        # with --energy (engines/embedded/pstates.py): its machines' ids, their energy at its
+        # start (long double), and its consumed_energy as _jobs.csv prints it
+        self.energy_ids: Any = None
+        self.energy_before: Any = None
+        self.consumed_energy = "-1.000000"

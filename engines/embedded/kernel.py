@@ -54,8 +54,13 @@ Body = Generator[Simcall, Any, Any]
 
 # Simcall opcodes (first item of the tuple an actor yields).
 PUT, GET, SLEEP, CREATE, KILL, EXEC_START, EXEC_WAIT, EXEC_CANCEL = range(8)
+# Simcalls of the energy model (engines/embedded/energy.py): an energy read's update of one host
+# (UPDATE), a call answered at once (CALL: SimGrid's simcall_answered, e.g. set_pstate), a sleep
+# whose end is reported to hooks (SLEEP_HOOKED: a job's delay, whose end updates its host's energy).
+UPDATE, CALL, SLEEP_HOOKED = range(8, 11)
 
 TIMING_PRECISION_S = 1e-9  # SimGrid's precision/timing default (sleeps and timeouts)
+RATED_PRECISION = 1e-5 * 1e-9  # maxmin/precision x surf/precision: an L07 action's fraction left
 WORK_PRECISION = 1e-14  # precision/work-amount x precision/timing: executions
 WINDOW_S = 1e-6  # approximate ends this close to the earliest are checked exactly
 TRANSFER_S = 1.0 / 1e20  # one 1-byte message on the generated platforms' 1e20 B/s loopback
@@ -104,10 +109,25 @@ class TimedAction:
     """A sleep, a parallel execution or a wait timeout: ends at its date unless cancelled.
 
     ``rem`` is its remaining duration once the first ``idx`` time steps of the
-    kernel's log are subtracted (see :meth:`Kernel.remaining`).
+    kernel's log are subtracted (see :meth:`Kernel.remaining`). ``hooks`` (the energy model's,
+    or None) is told when the action starts and when it ends, is cancelled or is dropped
+    (:meth:`Kernel.ended`), as SimGrid's energy plugin is (its signals on executions).
     """
 
-    __slots__ = ("actor", "cancelled", "done", "duration", "idx", "kind", "partner", "precision", "rem")
+    __slots__ = (
+        "actor",
+        "cancelled",
+        "done",
+        "duration",
+        "hooks",
+        "idx",
+        "kind",
+        "partner",
+        "precision",
+        "rate",
+        "rem",
+        "remains",
+    )
 
     def __init__(self, kind: str, actor: Actor | None = None, duration: float = 0.0, idx: int = 0) -> None:
         self.kind = kind  # "sleep", "exec" or "timeout"
@@ -120,6 +140,10 @@ class TimedAction:
         self.precision = WORK_PRECISION * duration if kind == "exec" else TIMING_PRECISION_S
         self.rem = float(duration)
         self.idx = idx
+        self.hooks: Any = None
+        # a rated execution (see Kernel.remaining): its rate (fraction per second) and fraction left
+        self.rate = 0.0
+        self.remains = 1.0
 
 
 class Kernel:
@@ -137,6 +161,8 @@ class Kernel:
         self._steps: list[float] = []
         self._fractional = [0]
         self._int_sum = [0]
+        #: called at each solve, before time moves (the energy model's loads: SimGrid's LMM solve)
+        self.on_solve: Any = None
 
     # -- actors ---------------------------------------------------------------
     def spawn(self, name: str, gen: Body, data: Any = None) -> Actor:
@@ -206,6 +232,13 @@ class Kernel:
                         created = Actor(call[1], call[2], call[3] if len(call) > 3 else None)
                         self._ready += (created, actor)
                         actor.answer = created
+                    elif op == UPDATE:
+                        # (UPDATE, meter, hosts, i): an energy read's simcall for host hosts[i]. An actor
+                        # alone (no other ran, none is ready) would make the read's next simcalls alone
+                        # too, one sub-round each: they are made at once (answer True: read done).
+                        alone = len(ran) == 1 and not self._ready and not self._ended
+                        actor.answer = call[1].update_simcall(call[2], call[3], alone)
+                        self._ready.append(actor)
                     else:
                         handle(actor, call)
                 if self._ended:  # actions cancelled by simcalls end after them
@@ -217,6 +250,8 @@ class Kernel:
                 # _solve's common case, inline: every transfer ends, in creation order, and no
                 # timed action with them (a cancelled action at the heap's top stays there: it
                 # is no event, and _solve drops it later)
+                if self.on_solve is not None:
+                    self.on_solve()
                 if self.now + TRANSFER_S != self.now:  # the transfers' duration moves the clock
                     self._step(TRANSFER_S)
                 for _, comm in transfers:  # self._finish(comm), inline
@@ -245,6 +280,8 @@ class Kernel:
         """
         steps = self._steps
         i, n = action.idx, len(steps)
+        if action.rate:
+            return self._rated_remaining(action, steps, i, n)
         if i == n:
             return action.rem
         rem = action.rem
@@ -258,6 +295,21 @@ class Kernel:
                     rem = 0.0
         action.rem, action.idx = rem, n
         return rem
+
+    @staticmethod
+    def _rated_remaining(action: TimedAction, steps: list[float], i: int, n: int) -> float:
+        """A rated execution's remaining duration, as SimGrid's L07 model computes it: the fraction
+        left (``remains``, from 1) loses ``rate x step`` at each step (zeroed below
+        ``RATED_PRECISION``, ``double_update``), and the time to its end is ``remains / rate``
+        (``Model::next_occurring_event_full``). Its duration alone (``1 / rate``) would round
+        otherwise once other events cut it into steps."""
+        remains, rate = action.remains, action.rate
+        for step in steps[i:n]:
+            remains -= rate * step
+            if remains < RATED_PRECISION:
+                remains = 0.0
+        action.remains, action.idx = remains, n
+        return remains / rate if remains > 0 else 0.0
 
     def _step(self, delta: float) -> None:
         """Moves the clock by ``delta`` (SimGrid: ``now_ += time_delta``) and logs it."""
@@ -284,6 +336,8 @@ class Kernel:
         """
         heap = self._heap
         transfers = self._transfers
+        if self.on_solve is not None:
+            self.on_solve()
         while heap and heap[0][2].cancelled:
             heapq.heappop(heap)  # lazily deleted: a cancelled action is no event
         if transfers:
@@ -313,7 +367,11 @@ class Kernel:
             candidates = self._candidates(heap[0][0])  # the heap's top at least (not cancelled)
             delta = candidates[0][0] if len(candidates) == 1 else min(rem for rem, _, _ in candidates)
         for rem, seq, action in candidates:
-            if rem - delta < action.precision or rem <= delta:  # a precision of 0 (nothing to do) ends too
+            if action.rate:  # rated: its end is when the step leaves no fraction (update_actions_state)
+                ends = action.remains - action.rate * delta < RATED_PRECISION
+            else:
+                ends = rem - delta < action.precision or rem <= delta  # a precision of 0 (nothing to do) ends too
+            if ends:
                 finished.append((seq, action))
             else:
                 heapq.heappush(heap, (self.now + rem, seq, action))
@@ -348,6 +406,8 @@ class Kernel:
         if action.cancelled and not cancelled:
             return  # lazily deleted from the heap
         action.done = True
+        if action.hooks is not None:
+            self.ended(action)
         if action.kind == "sleep":
             answer = None
         elif action.kind == "exec":
@@ -368,14 +428,37 @@ class Kernel:
     def _schedule(self, action: TimedAction) -> None:
         heapq.heappush(self._heap, (self.now + action.duration, next(self._seq), action))
 
+    def ended(self, action: TimedAction) -> None:
+        """Tells ``action``'s hooks that it ended, was cancelled or dropped (once)."""
+        hooks, action.hooks = action.hooks, None
+        if hooks is not None:
+            hooks.on_end(action)
+
     def _handle(self, actor: Actor, call: Simcall) -> None:
         op = call[0]
         if op == EXEC_START:
-            # (EXEC_START, duration_s): starts a parallel execution, answers its action.
+            # (EXEC_START, duration_s[, ptask[, hooks[, rate]]]): starts a parallel execution, answers
+            # its action; with a rate, a rated one (see remaining)
             action = TimedAction("exec", duration=call[1], idx=len(self._steps))
+            if len(call) > 4:
+                action.rate = call[4]
             self._schedule(action)
+            if len(call) > 3 and call[3] is not None:
+                action.hooks = call[3]
+                call[3].on_start(action)
             actor.answer = action
             self._ready.append(actor)
+        elif op == CALL:
+            # (CALL, function, *args): SimGrid's simcall_answered: the function runs now, in the
+            # kernel; its result is the answer
+            actor.answer = call[1](*call[2:])
+            self._ready.append(actor)
+        elif op == SLEEP_HOOKED:
+            # (SLEEP_HOOKED, duration_s, hooks): a sleep whose end (or cancel) the hooks hear of
+            action = TimedAction("sleep", actor, call[1], len(self._steps))
+            action.hooks = call[2]
+            actor.action = action
+            self._schedule(action)
         elif op == EXEC_WAIT:
             # (EXEC_WAIT, action, timeout_s or None): answers "done", "timeout" or "cancelled".
             action = call[1]
@@ -397,6 +480,8 @@ class Kernel:
                 action.cancelled = True
                 if action.partner is not None:
                     action.partner.cancelled = True
+                if action.hooks is not None:
+                    self.ended(action)
                 self._ended.append(action)
             self._ready.append(actor)
         elif op == CREATE:
@@ -419,6 +504,8 @@ class Kernel:
             action.cancelled = True
             if action.partner is not None:
                 action.partner.cancelled = True
+            if action.hooks is not None:
+                self.ended(action)
             victim.action = None
         if victim.waiting_on is not None:
             victim.waiting_on.waiters.remove(victim)

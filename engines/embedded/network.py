@@ -122,6 +122,7 @@ class NetworkKernel(Kernel):
         self.network = network
         self.host_of = host_of
         self.speed_of = speed_of
+        self.host_speeds: dict[str, float] = {}  # speed_of's values, when it reads them (kernel_for)
         self.gamma = network.tcp_gamma
         self.surf_precision = network.config["surf/precision"]
         self.maxmin_precision = network.config["maxmin/precision"]
@@ -133,6 +134,16 @@ class NetworkKernel(Kernel):
         self.nb_messages = 0
         # here, the running messages (Comm until they start) and parallel tasks, in creation order
         self._transfers: list[tuple[int, Any]] = []
+
+    def set_speed(self, host: str, speed: float) -> None:
+        """A pstate change (``CpuL07::on_speed_change``): the host's CPU constraint takes its new
+        speed. The energy model switches pstates on hosts that compute nothing (it refuses the
+        rest), so no running action's bound changes."""
+        self.host_speeds[host] = speed
+        constraint = self._cpus.get(host)
+        if constraint is not None:
+            constraint.bound = speed
+            self._modified = True
 
     # -- creating actions -----------------------------------------------------
     def _link(self, link: Any) -> Constraint:
@@ -252,10 +263,13 @@ class NetworkKernel(Kernel):
         if call[0] != EXEC_START or len(call) < 3:
             super()._handle(actor, call)
             return
-        # (EXEC_START, duration_s, (hosts, flops, bytes)): a parallel task, answers its action
+        # (EXEC_START, duration_s, (hosts, flops, bytes)[, hooks]): a parallel task, answers its action
         hosts, flops, nbytes = call[2]
         action = self._new_action("exec", hosts, flops, nbytes)
         self._transfers.append((next(self._seq), action))
+        if len(call) > 3 and call[3] is not None:
+            action.hooks = call[3]
+            call[3].on_start(action)
         actor.answer = action
         self._ready.append(actor)
 
@@ -389,6 +403,8 @@ class NetworkKernel(Kernel):
         self._admit(running)
         if self._modified:
             self._share()
+        if self.on_solve is not None:  # the energy model reads the rates (CPU loads) just solved
+            self.on_solve()
         delta = -1.0
         for _, action in running:
             if action.latency > 0:
@@ -490,4 +506,6 @@ def kernel_for(engine: Any) -> Kernel:
             return master
         return names[int(job.allocation.runs[0][0])]
 
-    return NetworkKernel(platform.network, host_of, speeds.__getitem__)
+    kernel = NetworkKernel(platform.network, host_of, speeds.__getitem__)
+    kernel.host_speeds = speeds
+    return kernel

@@ -49,9 +49,10 @@ def repeated(values: tuple[float, ...], count: int) -> Iterator[float]:
         k <<= 1
 
 
-#: A row of ``_jobs.csv`` (``JOBS_COLUMNS``): doubles printed with ``%f`` (the execution time
-#: column always -1), integers and texts with ``%s``, the metadata between double quotes.
-ROW = '%s,%s,%s,%f,%s,%f,%s,%s,%f,%f,%f,%f,%f,%f,%s,-1.000000,"%s"\n'
+#: A row of ``_jobs.csv`` (``JOBS_COLUMNS``): doubles printed with ``%f``, integers and texts
+#: with ``%s``, the metadata between double quotes. ``consumed_energy`` is -1.000000 (Batsim's
+#: default) without ``--energy``, else the job's energy as ``%Lf`` (engines/embedded/pstates.py).
+ROW = '%s,%s,%s,%f,%s,%f,%s,%s,%f,%f,%f,%f,%f,%f,%s,%s,"%s"\n'
 #: A rejected job's row: its time columns empty.
 REJECTED_ROW = '%s,%s,%s,%f,%s,%f,0,%s,,,,,,,%s,,"%s"\n'
 
@@ -146,6 +147,7 @@ class JobsTracer:
                     turnaround,
                     slowdown,
                     allocation_text,
+                    job.consumed_energy,
                     job.metadata,
                 )
             )
@@ -167,11 +169,19 @@ class JobsTracer:
         """Host-seconds spent computing: sum over jobs and hosts of finish - start, exactly."""
         return math.fsum(t for start, finish, hosts in self.busy for t in repeated((finish, -start), hosts))
 
-    def finalize(self, *, scheduling_time_s: float, last_changes: Iterable[tuple[float, int]]) -> None:
+    def finalize(
+        self,
+        *,
+        scheduling_time_s: float,
+        last_changes: Iterable[tuple[float, int]],
+        energy: dict[str, str] | None = None,
+    ) -> None:
         """Closes the jobs file and writes the schedule summary.
 
         ``last_changes``: (time, number of hosts) of the hosts' last state changes. A host's
         idle time that Batsim counts is its time before that change minus its computing time.
+        ``energy``: with ``--energy``, the columns the energy model gives (``consumed_joules``,
+        the switch counts, the ``time_*`` sums of every machine state).
         """
         if not self._file.closed:
             self._file.close()
@@ -210,6 +220,8 @@ class JobsTracer:
             "time_switching_on": "%f" % 0.0,
             "time_unavailable": "%f" % 0.0,
         }
+        if energy is not None:
+            values.update(energy)
         with open(self.schedule_path, "w") as out:
             out.write(",".join(SCHEDULE_COLUMNS) + "\n")
             out.write(",".join(values[c] for c in SCHEDULE_COLUMNS) + "\n")
@@ -234,3 +246,14 @@ class MachineStateTracer:
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+class EnergyMachineStateTracer(MachineStateTracer):
+    """With ``--energy``: the counts of every machine state (engines/embedded/machines.py)."""
+
+    def __init__(self, prefix: str, nb_machines: int, states: Any, *, suffix: str = "") -> None:
+        super().__init__(prefix, nb_machines, suffix=suffix)
+        self.states = states
+
+    def write(self, now: float, nb_computing: int) -> None:
+        self._file.write("%g,%d,%d,%d,%d,%d\n" % (now, *self.states.row()))

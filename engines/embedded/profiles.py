@@ -23,7 +23,7 @@ from collections.abc import Callable, Generator
 from typing import Any, NoReturn, Protocol
 
 from adaptsched.engines.embedded.jobs import JobRecord
-from adaptsched.engines.embedded.kernel import EXEC_START, EXEC_WAIT, SLEEP, Kernel, Simcall
+from adaptsched.engines.embedded.kernel import EXEC_START, EXEC_WAIT, SLEEP, SLEEP_HOOKED, Kernel, Simcall
 from adaptsched.platforms.simgrid import Platform
 from adaptsched.workloads.batsim_json import Profile, Workload
 
@@ -34,6 +34,7 @@ class Engine(Protocol):
     kernel: Kernel
     platform: Platform
     speeds: list[float]
+    power: Any  # the energy model (engines/embedded/pstates.py), or None
 
     def workload(self, name: str) -> Workload: ...
 
@@ -85,7 +86,8 @@ def _execute(engine: Engine, task: Task, hosts: Any, remaining: list[float]) -> 
     if profile.type == "delay":
         task.delay_start = engine.kernel.now
         task.delay_required = profile.delay
-        return profile.ret if (yield from _delay(profile.delay, remaining)) == 0 else -1
+        hooks = None if engine.power is None else engine.power.delay_hooks(hosts)
+        return profile.ret if (yield from _delay(profile.delay, remaining, hooks)) == 0 else -1
     if profile.type in PARALLEL:
         code = yield from _parallel(engine, task, hosts, remaining)
         return profile.ret if code == 0 else code
@@ -97,15 +99,15 @@ def _execute(engine: Engine, task: Task, hosts: Any, remaining: list[float]) -> 
     return profile.ret
 
 
-def _delay(sleep_s: float, remaining: list[float]) -> Execution:
-    """``do_delay_task``: 0, or -1 when the walltime ends it."""
+def _delay(sleep_s: float, remaining: list[float], hooks: Any = None) -> Execution:
+    """``do_delay_task``: 0, or -1 when the walltime ends it. ``hooks``: the energy model's."""
     left = remaining[0]
     if left < 0 or sleep_s < left:
-        yield (SLEEP, sleep_s)
+        yield (SLEEP, sleep_s) if hooks is None else (SLEEP_HOOKED, sleep_s, hooks)
         if left > 0:
             remaining[0] = left - sleep_s
         return 0
-    yield (SLEEP, left)
+    yield (SLEEP, left) if hooks is None else (SLEEP_HOOKED, left, hooks)
     remaining[0] = 0.0
     return -1
 
@@ -141,7 +143,12 @@ def _parallel(engine: Engine, task: Task, hosts: Any, remaining: list[float]) ->
     kernel = engine.kernel
     task.exec_start = kernel.now
     task.exec_duration = duration
-    execution = yield (EXEC_START, duration, (names, flops, nbytes))
+    if engine.power is None:
+        execution = yield (EXEC_START, duration, (names, flops, nbytes))
+    else:
+        hooks = engine.power.exec_hooks(ids, flops)
+        execution = yield (EXEC_START, duration, (names, flops, nbytes), hooks)
+        hooks.started()
     task.execution = execution
     left, before = remaining[0], kernel.now
     outcome = yield (EXEC_WAIT, execution, left if left >= 0 else None)
@@ -165,6 +172,9 @@ def release(task: Task | None) -> None:
         return
     if task.execution is not None and not task.execution.done:
         task.execution.cancelled = True
+        if task.execution.hooks is not None:  # its hosts' energy, charged at its load (U3)
+            hooks, task.execution.hooks = task.execution.hooks, None
+            hooks.on_end(task.execution)
     for sub in task.sub:
         release(sub)
 

@@ -158,11 +158,16 @@ class _Inputs:
 def _inputs(spec: RunSpec, say: Say) -> _Inputs:
     from adaptsched.workloads.batsim_json import load_workload
 
-    platform_path = resolve_platform(spec.platform, spec.prefix)
-    if isinstance(spec.platform, int):
-        machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed
+    if spec.energy and isinstance(spec.platform, int):  # a generated cluster with power (docs/energy.md)
+        from adaptsched.engines.energy_run import powered_cluster
+
+        platform_path, machines = powered_cluster(spec.platform, spec.prefix, say)
     else:
-        machines = read_platform(platform_path)
+        platform_path = resolve_platform(spec.platform, spec.prefix)
+        if isinstance(spec.platform, int):
+            machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed
+        else:
+            machines = read_platform(platform_path)
     workload_path = resolve_workload(spec.workload, machines.nb_hosts, spec.prefix, say=say)
     # The workload lives for the whole run: made with no collection and frozen at once, the cyclic
     # GC never scans it (run() unfreezes it at the run's end).
@@ -270,7 +275,7 @@ def _run_zmq(spec: RunSpec, inputs: _Inputs, executable: str | None, say: Say) -
             bar.close()
         process.close()
         endpoint.close()
-    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec), energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(prefix, spec.engine, spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="zmq")
     result.record(physics)
@@ -298,6 +303,7 @@ def _run_real(
         progress=bar,
         cpu=cpu,
         schedule_trace=spec.schedule_trace,
+        energy=spec.energy,
     )
 
 
@@ -407,7 +413,7 @@ def _run_inprocess(spec: RunSpec, inputs: _Inputs, say: Say) -> RunResult:
         if bar is not None:
             bar.close()
         connection.close()
-    physics = check_run(prefix, loaded, machines, _copy_kinds(spec))
+    physics = check_run(prefix, loaded, machines, _copy_kinds(spec), energy=spec.energy)
     wall = time.perf_counter() - start
     result = RunResult(
         prefix, "embedded", spec.scheduler, wall, loaded.nb_jobs, machines.nb_hosts, transport="inprocess"
@@ -432,11 +438,25 @@ def _copy_kinds(spec: RunSpec) -> dict[str, str]:
     return copy_kinds(core)
 
 
-def check_run(prefix: str, loaded: Workload, machines: Platform, copy_kinds: dict[str, str] | None = None) -> Physics:
+def check_run(
+    prefix: str,
+    loaded: Workload,
+    machines: Platform,
+    copy_kinds: dict[str, str] | None = None,
+    *,
+    energy: bool = False,
+) -> Physics:
     """At the end of every run, either engine: the outputs (under their partial names, not yet
     renamed; a finished run's under their final names) obey the workload's physics
-    (:mod:`adaptsched.engines.checks.physics`; ``copy_kinds``: what the scheduler's copies run), or a
-    :class:`SimulationError` names the jobs at fault. Returns what was timed."""
+    (:mod:`adaptsched.engines.checks.physics`; ``copy_kinds``: what the scheduler's copies run)
+    and, with the energy model, conserve energy (:mod:`adaptsched.engines.embedded.energy_balance`),
+    or a :class:`SimulationError` names the fault. Returns what was timed."""
+    if energy:
+        from adaptsched.engines.embedded.energy_balance import energy_balance
+
+        balance = energy_balance(prefix, machines)
+        if not balance.holds:
+            raise SimulationError(balance.message(prefix))
     from adaptsched.engines.checks.physics import check_physics, physics_error
 
     outputs = RunOutputs(prefix)
@@ -486,7 +506,10 @@ def _run_embedded(
 
     try:
         options = EngineOptions(
-            dynamic_jobs=spec.dynamic_jobs, ack_dynamic_jobs=spec.ack_dynamic_jobs, profile_reuse=spec.profile_reuse
+            dynamic_jobs=spec.dynamic_jobs,
+            ack_dynamic_jobs=spec.ack_dynamic_jobs,
+            profile_reuse=spec.profile_reuse,
+            energy=spec.energy,
         )
         with made_to_last():  # the engine's job records live for the whole run too
             engine = EmbeddedBatsim(

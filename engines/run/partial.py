@@ -28,7 +28,14 @@ from pathlib import Path
 PARTIAL = ".partial"
 #: A run's outputs, after its prefix, in the order :meth:`RunOutputs.promote` renames them: the
 #: schedule summary, which Batsim writes at the very end, last.
-SUFFIXES = ("_machine_states.csv", "_schedule.trace", "_jobs.csv", "_schedule.csv")
+SUFFIXES = (
+    "_machine_states.csv",
+    "_schedule.trace",
+    "_consumed_energy.csv",  # with the energy model (docs/energy.md)
+    "_pstate_changes.csv",
+    "_jobs.csv",
+    "_schedule.csv",
+)
 
 
 class RunOutputs:

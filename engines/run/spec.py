@@ -214,6 +214,7 @@ class RunSpec:
     fixed_addresses: bool = False
     pin_cpu: bool = True
     schedule_trace: bool = False  # real Batsim also writes its Pajé trace PREFIX_schedule.trace
+    energy: bool = False  # Batsim's energy model (-E): PREFIX_consumed_energy.csv and friends
     scheduler_timeout_s: float | None = None  # a scheduler slower to answer one message stops the run
     plugin_source: bytes | None = field(default=None, repr=False, compare=False)
 
@@ -237,6 +238,7 @@ class RunSpec:
         pin_cpu: bool = True,
         schedule_trace: bool = False,
         scheduler_timeout_s: float | None = None,
+        energy: bool = False,
     ) -> RunSpec:
         """A checked spec: engine and transport (default: ``inprocess`` on the embedded engine,
         ``zmq`` on real Batsim), scheduler, options (parsed once: :func:`parse_options`).
@@ -265,6 +267,7 @@ class RunSpec:
             pin_cpu=pin_cpu,
             schedule_trace=schedule_trace,
             scheduler_timeout_s=scheduler_timeout_s,
+            energy=energy,
         )
 
     @property

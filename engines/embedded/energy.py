@@ -1,0 +1,234 @@
+"""Batsim 4.2.1's energy accounting (``-E``) on the embedded engine's kernel.
+
+Reference: batsim-energy.md (``../shared/reference``) §3, from SimGrid 3.32's host energy plugin
+(``src/plugins/host_energy.cpp``) and Batsim's readers (``src/machines.cpp:413-449, 818-835``).
+
+**Per host** (:class:`EnergyMeter`), SimGrid keeps the energy so far (a double), the time of its
+last update and the pstate saved then. An update charges the whole interval since the last one at
+the power that holds *at update time* (§3.1): ``Idle`` at no CPU load, ``Epsilon + cpu_load x
+slope`` otherwise (:meth:`~adaptsched.engines.embedded.power.MachinePower.watts`), then saves the
+pstate. Updates happen only at these triggers (§3.2), which the engine reproduces where SimGrid
+fires them:
+
+- U1, a read by Batsim (:func:`read`): every row of ``_consumed_energy.csv``, each QUERY, the first
+  job submission, and a job's start and end (over its hosts). Each host not yet updated at this
+  time costs the reading actor one simcall, which changes how actors interleave at that time:
+  :data:`~adaptsched.engines.embedded.kernel.UPDATE` is that simcall.
+- U2, a pstate change of the host (:meth:`EnergyMeter.set_pstate`, a simcall).
+- U3, the end, cancel or drop of a CPU action on the host (:meth:`Execution.on_end`): a parallel
+  task's end updates all its hosts, a job's delay its first host only; the load is still the
+  ending action's.
+- U4, the start of an execution on exactly one host (:meth:`Execution.started`, in the actor).
+
+An execution's load (``flops x rate`` on each host, §3.1) counts from the next LMM solve (the
+kernel's ``on_solve``): on network-less platforms the rate is ``min speed / flops`` over its hosts;
+on others it is what the network model solved, zero while the latency is being paid. So, as in
+SimGrid, a load change with no trigger on a host is charged back to that host's last update (the
+right-endpoint rule, §3.2: a composed profile's delay charged at its parallel task's power).
+
+**Sums** (§3.4): a host's energy is a double; totals over hosts are ``long double`` (x87 80-bit:
+``numpy.longdouble`` on x86-64 Linux), added in machine-id order, printed with ``%Lf``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+
+from adaptsched.engines.embedded.kernel import UPDATE, Kernel
+from adaptsched.engines.embedded.power import PowerModel
+
+LongDouble = Any  # numpy.longdouble (mypy knows it as floating[Any])
+
+
+def ld_text(value: LongDouble) -> str:
+    """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them)."""
+    return np.format_float_positional(value, precision=6, unique=False, fractional=True)
+
+
+class EnergyMeter:
+    """SimGrid's per-host energy (``HostEnergy``) of every summed machine, as numpy arrays."""
+
+    def __init__(self, model: PowerModel, kernel: Kernel) -> None:
+        machines = model.machines
+        n = len(machines)
+        self.model = model
+        self.kernel = kernel
+        self.n = n
+        self.all = np.arange(n)
+        self.energy = np.zeros(n)  # total_energy_ (J, double)
+        self.last = np.zeros(n)  # last_updated_
+        self.pstate = np.array([m.pstate for m in machines], dtype=np.int64)
+        self.load = np.zeros(n)  # get_load(): flop/s on the host's CPU, as the last solve left it
+        width = max(len(m.speeds) for m in machines)
+
+        def pad(values: list[tuple[float, ...]]) -> np.ndarray:
+            """One row per machine, one column per pstate (0 beyond a machine's pstates)."""
+            return np.array([list(v) + [0.0] * (width - len(v)) for v in values])
+
+        self._speed = pad([m.speeds for m in machines])
+        self._idle = pad([m.idle for m in machines])
+        self._epsilon = pad([m.epsilon for m in machines])
+        self._slope = pad([m.slope for m in machines])
+        self._cores = np.array([float(m.cores) for m in machines])
+        self.watts = np.zeros(n)  # the power the next update charges
+        self._refresh_watts(self.all)
+        self._wattmin: LongDouble | None = None
+        self.executions: dict[int, Execution] = {}  # running CPU actions with a load, by id()
+        self._pending: list[Execution] = []  # started since the last solve: loaded from the next one
+        self.fresh_at = -1.0  # a time at which every host was updated (reads skip their scan)
+        self.network = False  # rates come from the network model's solve (NetworkKernel)
+
+    # -- power --------------------------------------------------------------------------------
+    def _refresh_watts(self, ids: Any) -> None:
+        """``watts[ids]`` from their pstates and loads (``host_energy.cpp:262-330``, vectorized)."""
+        ps = self.pstate[ids]
+        speed = self._speed[ids, ps]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cpu = self.load[ids] / speed
+            cpu /= self._cores[ids]
+        cpu = np.where(speed <= 0, 1.0, np.minimum(cpu, 1.0))
+        self.watts[ids] = np.where(cpu > 0, self._epsilon[ids, ps] + cpu * self._slope[ids, ps], self._idle[ids, ps])
+
+    def wattmin(self) -> LongDouble:
+        """Σ Epsilon of each machine's current pstate (``total_wattmin``), long double."""
+        if self._wattmin is None:
+            values = self._epsilon[self.all, self.pstate].astype(np.longdouble)
+            self._wattmin = np.cumsum(values)[-1] if self.n else np.longdouble(0)
+        return self._wattmin
+
+    # -- updates ------------------------------------------------------------------------------
+    def update(self, ids: Any) -> None:
+        """``HostEnergy::update()`` of hosts ``ids`` (an index array or slice), now."""
+        now = self.kernel.now
+        last = self.last[ids]
+        stale = last < now
+        if stale.all():
+            self.energy[ids] += self.watts[ids] * (now - last)
+            self.last[ids] = now
+        elif stale.any():
+            chosen = np.asarray(self.all[ids])[stale]
+            self.energy[chosen] += self.watts[chosen] * (now - self.last[chosen])
+            self.last[chosen] = now
+
+    def update_simcall(self, ids: np.ndarray, i: int, alone: bool) -> bool:
+        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``ids[i]``;
+        ``alone``: no other actor runs at this time, so the read's remaining simcalls are made at
+        once. Returns whether the read is done."""
+        if alone:
+            self.update(ids[i:])
+            if len(ids) == self.n:
+                self.fresh_at = self.kernel.now
+            return True
+        self.update(ids[i : i + 1])
+        return False
+
+    def first_stale(self, ids: np.ndarray, start: int) -> int:
+        """Index in ``ids`` of the first host from ``start`` not updated now, or -1."""
+        now = self.kernel.now
+        if self.fresh_at == now:
+            return -1
+        stale = np.flatnonzero(self.last[ids[start:]] < now)
+        if not len(stale):
+            if start == 0 and len(ids) == self.n:
+                self.fresh_at = now
+            return -1
+        return start + int(stale[0])
+
+    def total(self, ids: np.ndarray) -> LongDouble:
+        """Σ (long double) energy over ``ids``, in that order (``consumed_energy_on_machines``)."""
+        if not len(ids):
+            return np.longdouble(0)
+        return np.cumsum(self.energy[ids].astype(np.longdouble))[-1]
+
+    def set_pstate(self, machine: int, pstate: int) -> None:
+        """``Host::set_pstate`` (a simcall): U2 update at the old pstate, then the new one."""
+        self.update(slice(machine, machine + 1))
+        self.pstate[machine] = pstate
+        self._refresh_watts(slice(machine, machine + 1))
+        self._wattmin = None
+
+    # -- loads (solves) -----------------------------------------------------------------------
+    def on_solve(self) -> None:
+        """At each solve: the executions started since become loads (network-less platforms: at
+        the rate ``min speed / flops``); with a network model, every running one's rate is read."""
+        if self.network:
+            for execution in self.executions.values():
+                execution.load_from_rate()
+        elif self._pending:
+            pending, self._pending = self._pending, []
+            for execution in pending:
+                if execution.running:
+                    execution.load_from_rate()
+
+
+class Execution:
+    """The energy model's hooks on one CPU action on ``hosts`` (machine ids, in the action's
+    order) with ``flops`` on each: a job's parallel task, a switch's 1-flop execution, or a job's
+    delay (``flops`` None: no load; its hosts, the actor's host only)."""
+
+    __slots__ = ("action", "flops", "hosts", "ids", "meter", "running")
+
+    def __init__(self, meter: EnergyMeter, hosts: list[int], flops: list[float] | None) -> None:
+        self.meter = meter
+        self.hosts = hosts
+        self.ids = np.array(hosts, dtype=np.int64)
+        self.flops = flops
+        self.running = False
+        self.action: Any = None
+
+    def on_start(self, action: Any) -> None:
+        """The kernel started the action: its load counts from the next solve."""
+        meter = self.meter
+        if self.flops is not None and any(f > 0 for f in self.flops):
+            self.running = True
+            self.action = action
+            meter.executions[id(self)] = self
+            if not meter.network:
+                meter._pending.append(self)
+
+    def started(self) -> None:
+        """U4, in the actor once its start simcall is answered (``Exec::on_start``, fired in the
+        actor, ``s4u_Exec.cpp:44-58``): an execution on one host updates it, at no load yet."""
+        if len(self.hosts) == 1:
+            self.meter.update(self.ids)
+
+    def load_from_rate(self) -> None:
+        """``get_load()`` of its hosts: flops x rate, the rate as SimGrid's solve gives it."""
+        meter, flops = self.meter, self.flops
+        assert flops is not None
+        action = self.action
+        if meter.network:
+            rate = action.value if action.penalty > 0 else 0.0
+        else:
+            rate = min(meter._speed[h, meter.pstate[h]] / f for h, f in zip(self.hosts, flops) if f > 0)
+        loads = np.array([f * rate for f in flops])
+        if not np.array_equal(meter.load[self.ids], loads):
+            meter.load[self.ids] = loads
+            meter._refresh_watts(self.ids)
+
+    def on_end(self, action: Any) -> None:
+        """U3: the hosts are charged at the load they still bear, which then drops."""
+        meter = self.meter
+        meter.update(self.ids)
+        if self.running:
+            self.running = False
+            meter.executions.pop(id(self), None)
+            if meter.load[self.ids].any():
+                meter.load[self.ids] = 0.0
+                meter._refresh_watts(self.ids)
+
+
+def read(meter: EnergyMeter, ids: np.ndarray) -> Generator[Any, Any, LongDouble]:
+    """Batsim's read of the energy of hosts ``ids`` (``sg_host_get_consumed_energy`` on each, in
+    order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
+    runs and made when the kernel handles it. Returns their long double sum."""
+    i = meter.first_stale(ids, 0)
+    while i >= 0:
+        done = yield (UPDATE, meter, ids, i)
+        if done:
+            break
+        i = meter.first_stale(ids, i + 1)
+    return meter.total(ids)

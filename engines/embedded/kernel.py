@@ -225,20 +225,14 @@ class Kernel:
                         actor.waiting_on = comm
                     elif op == SLEEP:
                         duration = call[1]
-                        action = TimedAction("sleep", actor, duration, len(steps))
-                        actor.action = action
+                        actor.action = action = TimedAction("sleep", actor, duration, len(steps))
                         heappush(heap, (self.now + duration, next(seq), action))
                     elif op == CREATE:  # as _handle: the created actor is ready before its creator
                         created = Actor(call[1], call[2], call[3] if len(call) > 3 else None)
                         self._ready += (created, actor)
                         actor.answer = created
-                    elif op == UPDATE:
-                        # (UPDATE, meter, hosts, i): an energy read's simcall for host hosts[i]. An actor
-                        # alone (no other ran, none is ready) would make the read's next simcalls alone
-                        # too, one sub-round each: they are made at once (answer True: read done).
-                        alone = len(ran) == 1 and not self._ready and not self._ended
-                        actor.answer = call[1].update_simcall(call[2], call[3], alone)
-                        self._ready.append(actor)
+                    elif op == UPDATE:  # an energy read's simcall (only with the energy model)
+                        self._energy_update(actor, call, len(ran) == 1)
                     else:
                         handle(actor, call)
                 if self._ended:  # actions cancelled by simcalls end after them
@@ -247,9 +241,7 @@ class Kernel:
                         self._finish(action, cancelled=True)
                 ready = self._ready
             if transfers_inline and transfers and (not heap or heap[0][0] - self.now >= WINDOW_S):
-                # _solve's common case, inline: every transfer ends, in creation order, and no
-                # timed action with them (a cancelled action at the heap's top stays there: it
-                # is no event, and _solve drops it later)
+                # _solve's common case inline: every transfer ends, no timed action (_solve's doc)
                 if self.on_solve is not None:
                     self.on_solve()
                 if self.now + TRANSFER_S != self.now:  # the transfers' duration moves the clock
@@ -332,7 +324,9 @@ class Kernel:
         clock), less than any other action. Everything that ends in the same solve
         ends in creation order. The heap holds approximate ends (start + duration),
         so the exact remaining durations are computed for every action whose
-        approximate end is within ``WINDOW_S`` of the earliest.
+        approximate end is within ``WINDOW_S`` of the earliest. :meth:`run` handles the
+        common case inline: transfers alone end, in creation order, and no timed action with
+        them (a cancelled action at the heap's top stays there: it is no event, dropped here later).
         """
         heap = self._heap
         transfers = self._transfers
@@ -433,6 +427,14 @@ class Kernel:
         hooks, action.hooks = action.hooks, None
         if hooks is not None:
             hooks.on_end(action)
+
+    def _energy_update(self, actor: Actor, call: Simcall, ran_alone: bool) -> None:
+        """(UPDATE, meter, hosts, i): an energy read's simcall for host hosts[i]. An actor alone
+        (no other ran, none is ready) would make the read's next simcalls alone too, one
+        sub-round each: they are made at once (answer True: read done)."""
+        alone = ran_alone and not self._ready and not self._ended
+        actor.answer = call[1].update_simcall(call[2], call[3], alone)
+        self._ready.append(actor)
 
     def _handle(self, actor: Actor, call: Simcall) -> None:
         op = call[0]

@@ -114,22 +114,13 @@ def reproduce(
 
     clock = Stopwatch()
     trace = find_trace(TRACE, trace)
-    if seeds < 1:
-        raise InputError("--seeds", f"need at least one seed, got {seeds}")
-    unknown = set(studies) - set(STUDIES)
-    if unknown:
-        raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
-    if windows < 0 or windows == 1:
-        raise InputError("--windows", f"need 0 (none) or at least 2 windows, got {windows}")
+    draws = _checked(seeds, studies, windows, flurry_seeds)
     out, inputs, setup = setup.prepare(out)
     workload, conversion = convert_swf(trace, hosts=hosts, first=jobs)
     workload_path = write_workload(workload, inputs / "workload.json")
     platform = write_cluster(hosts, inputs / f"cluster{hosts}.xml")
     setup.say(f"trace: {trace}\n{conversion.summary()}")
 
-    draws = seeds if flurry_seeds is None else flurry_seeds
-    if draws < 0:
-        raise InputError("--flurry-seeds", f"need 0 or more draws, got {draws}")
     chosen = mixes(studies)
     folder = out / setup.engine
     named = [(name, options, workload_path) for name, options in runs(chosen, seeds)]
@@ -175,6 +166,21 @@ def reproduce(
     )
     setup.say(f"report: {report} (tables, PNG charts in {report.parent})")
     return report
+
+
+def _checked(seeds: int, studies: tuple[str, ...], windows: int, flurry_seeds: int | None) -> int:
+    """The options checked before any work; returns the flurry's draws (``seeds`` by default)."""
+    if seeds < 1:
+        raise InputError("--seeds", f"need at least one seed, got {seeds}")
+    unknown = set(studies) - set(STUDIES)
+    if unknown:
+        raise InputError("--study", f"unknown {sorted(unknown)}: choose among {', '.join(STUDIES)}")
+    if windows < 0 or windows == 1:
+        raise InputError("--windows", f"need 0 (none) or at least 2 windows, got {windows}")
+    draws = seeds if flurry_seeds is None else flurry_seeds
+    if draws < 0:
+        raise InputError("--flurry-seeds", f"need 0 or more draws, got {draws}")
+    return draws
 
 
 def _paper_workloads(

@@ -240,7 +240,7 @@ def test_reproduce_qops_end_to_end(tmp_path):
     # runs' _jobs.csv and the jobs' terms, Islam et al.'s value function) beside the paper's +160 %
     gains = []
     for seed in ("", "_seed2"):
-        name = f"SDSC-SP2_C10_U80_high_exact_last{seed}"
+        name = f"SDSC-SP2_C10_U80_high_exact_load{seed}"
         workload = tmp_path / "q" / "inputs" / f"{name}.json"
         qops, vqops = (
             revenue(tmp_path / "q" / "embedded" / f"{name}_{s}_jobs.csv", workload) for s in ("QoPS", "VQoPS0.4")

@@ -415,34 +415,14 @@ class AvailabilityProfile:
             starts.append(start)
             if index == last or end <= start:
                 continue
-            if not copied:  # reserve(start, end, n): step i holds start
+            if not copied:  # reserve(start, end, n) on copies: step i holds start
                 times, free, copied = list(times), list(free), True
-            if times[i] == start:
-                first = i
-            else:
-                first = i + 1
-                times.insert(first, start)
-                free.insert(first, free[i])
-            if end < INF:
-                j = bisect_right(times, end, first) - 1
-                if times[j] == end:
-                    stop = j
-                else:
-                    stop = j + 1
-                    times.insert(stop, end)
-                    free.insert(stop, free[j])
-            else:
-                stop = len(times)
-            for k in range(first, stop):
-                free[k] -= n
-            if stop < len(times) and free[stop] == free[stop - 1]:
-                del times[stop], free[stop]
-            if first > 0 and free[first] == free[first - 1]:
-                del times[first], free[first]
-                if first <= at:  # (a reservation starting at now merged into the step before)
-                    at = first - 1
-            elif first == at + 1 and start <= now:  # (one starting at now within its step split it)
-                at = first
+            first = _add_steps(times, free, i, start, end, -n)
+            if first < len(times) and times[first] == start:
+                if first == at + 1 and start <= now:  # (one starting at now within its step split it)
+                    at = first
+            elif first <= at:  # (a reservation starting at now merged into the step before)
+                at = first - 1
         return starts, None
 
     # -- updates ----------------------------------------------------------------
@@ -458,8 +438,7 @@ class AvailabilityProfile:
 
     def _add(self, start: float, end: float, delta: int) -> None:
         """Adds ``delta`` free hosts on [start, end), keeping equal neighbours merged (so the
-        steps depend only on the function). The hot path of every planner: splits and merges
-        inlined."""
+        steps depend only on the function). The hot path of every planner (:func:`_add_steps`)."""
         if end <= start:
             return
         times, free = self.times, self.free
@@ -467,41 +446,8 @@ class AvailabilityProfile:
         if i < 0:  # before the profile's start: extend it
             times.insert(0, start)
             free.insert(0, self.nb_hosts)
-            first = 0
-        elif times[i] == start:
-            first = i
-        else:
-            first = i + 1
-            times.insert(first, start)
-            free.insert(first, free[i])
-        if end < INF:
-            j = bisect_right(times, end, first) - 1
-            if times[j] == end:
-                last = j
-            else:
-                last = j + 1
-                times.insert(last, end)
-                free.insert(last, free[j])
-        else:
-            last = len(times)
-        if last - first <= 16:  # most updates change a few steps (5 % more than 4, 3 % more than 16): no slices
-            for k in range(first, last):
-                f = free[k] + delta
-                free[k] = f
-                if f < 0:  # as far as it goes, then says where it went wrong
-                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({f} free hosts)")
-        else:
-            changed = free[first:last]
-            if delta < 0 and min(changed) + delta < 0:
-                for k in range(first, last):  # as far as it goes, then says where it went wrong
-                    free[k] += delta
-                    if free[k] < 0:
-                        raise ValueError(f"over-subscribed profile at t={times[k]:g} ({free[k]} free hosts)")
-            free[first:last] = [f + delta for f in changed]
-        if last < len(times) and free[last] == free[last - 1]:
-            del times[last], free[last]
-        if first > 0 and free[first] == free[first - 1]:
-            del times[first], free[first]
+            i = 0
+        _add_steps(times, free, i, start, end, delta)
 
     def advance(self, now: float) -> None:
         """Forgets the steps that ended before ``now``."""
@@ -512,3 +458,47 @@ class AvailabilityProfile:
             del free[:i]
         if times[0] < now:
             times[0] = now
+
+
+def _add_steps(times: list[float], free: list[int], i: int, start: float, end: float, delta: int) -> int:
+    """Adds ``delta`` free hosts on [start, end) (``start < end``) to the steps ``times``/``free``,
+    step ``i`` holding ``start``: splits the steps at ``start`` and ``end``, adds, and merges equal
+    neighbours again (so the steps depend only on the function). Returns the index of the step
+    that starts at ``start``, or, where that step merged into the one before, of the step after
+    it. :meth:`AvailabilityProfile._add` (the hot path of every planner) and
+    :meth:`AvailabilityProfile.plan` (on its copies) share it."""
+    if times[i] == start:
+        first = i
+    else:
+        first = i + 1
+        times.insert(first, start)
+        free.insert(first, free[i])
+    if end < INF:
+        j = bisect_right(times, end, first) - 1
+        if times[j] == end:
+            last = j
+        else:
+            last = j + 1
+            times.insert(last, end)
+            free.insert(last, free[j])
+    else:
+        last = len(times)
+    if last - first <= 16:  # most updates change a few steps (5 % more than 4, 3 % more than 16): no slices
+        for k in range(first, last):
+            f = free[k] + delta
+            free[k] = f
+            if f < 0:  # as far as it goes, then says where it went wrong
+                raise ValueError(f"over-subscribed profile at t={times[k]:g} ({f} free hosts)")
+    else:
+        changed = free[first:last]
+        if delta < 0 and min(changed) + delta < 0:
+            for k in range(first, last):  # as far as it goes, then says where it went wrong
+                free[k] += delta
+                if free[k] < 0:
+                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({free[k]} free hosts)")
+        free[first:last] = [f + delta for f in changed]
+    if last < len(times) and free[last] == free[last - 1]:
+        del times[last], free[last]
+    if first > 0 and free[first] == free[first - 1]:
+        del times[first], free[first]
+    return first

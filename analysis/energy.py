@@ -24,18 +24,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from adaptsched.formats.outputs import ENERGY_METRICS
+
 from .jobs import read_schedule_csv, schedule_path_for
 
 J_PER_KWH = 3.6e6
-KEYS = (
-    "energy_j",
-    "energy_kwh",
-    "mean_power_w",
-    "jobs_energy_j",
-    "job_energy_mean_j",
-    "energy_outside_jobs_j",
-    "energy_per_node_s_j",
-)
+KEYS = ENERGY_METRICS
 
 
 def energy_stats(source: str | Path, ran_jobs: pd.DataFrame, makespan_s, busy_node_s) -> dict:

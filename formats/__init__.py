@@ -4,7 +4,7 @@
   them in the protocol and in ``_jobs.csv``; pybatsim's ``ProcSet`` allocations.
 - :mod:`.jsontext`: JSON text with every double printed ``%f`` (six decimals), as
   Batsim's protocol writer prints it.
-- :mod:`.outputs`: the columns of ``_jobs.csv`` and ``_schedule.csv``.
+- :mod:`.outputs`: the columns of ``_jobs.csv`` and ``_schedule.csv`` (and the energy metrics read from them).
 - :mod:`.rapidjson`: numbers read as Batsim's RapidJSON reads them.
 - :mod:`.files`: text and gzip files read with stated limits; :mod:`.bulk`: the cyclic
   garbage collector paused while many long-lived objects are built.

@@ -53,3 +53,15 @@ SCHEDULE_COLUMNS = (
     "time_switching_on",
     "time_unavailable",
 )
+
+#: The energy metrics of a run, read from the columns above (``consumed_joules``, ``consumed_energy``):
+#: :mod:`adaptsched.analysis.energy` computes them; the sweep spec names them without loading pandas.
+ENERGY_METRICS = (
+    "energy_j",
+    "energy_kwh",
+    "mean_power_w",
+    "jobs_energy_j",
+    "job_energy_mean_j",
+    "energy_outside_jobs_j",
+    "energy_per_node_s_j",
+)

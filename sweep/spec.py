@@ -64,6 +64,7 @@ from typing import Any, NoReturn
 from adaptsched.engines.run.spec import SchedulerOptions, sha256_file
 from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.formats.files import read_text
+from adaptsched.formats.outputs import ENERGY_METRICS
 from adaptsched.limits import MAX_HOSTS
 
 if sys.version_info >= (3, 11):
@@ -94,13 +95,7 @@ OVERALL_METRICS = (
     "resubmitted_jobs",
     "wasted_node_s",
     "killed_node_s",
-    "energy_j",
-    "energy_kwh",
-    "mean_power_w",
-    "jobs_energy_j",
-    "job_energy_mean_j",
-    "energy_outside_jobs_j",
-    "energy_per_node_s_j",
+    *ENERGY_METRICS,
 )
 CLASSES = ("short", "medium", "long", "narrow", "wide")
 CLASS_METRICS = ("bsld_mean", "wait_mean_s", "response_mean_s", "utilization", "jobs", "killed")

@@ -22,7 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
-import adaptsched.engines.run as engine_run
+import adaptsched.engines.run.simulation as engine_run
 from adaptsched.engines.checks.physics import check_physics
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.workloads import moldable

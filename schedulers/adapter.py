@@ -35,7 +35,7 @@ from adaptsched.formats.intervals import procset
 
 logger = logging.getLogger(__name__)
 #: Set to "1" in the environment of a pybatsim process that ``adaptsched run`` starts: the run
-#: has checked its workload (adaptsched/engines/run/__init__.py), the plugin need not read it again.
+#: has checked its workload (adaptsched/engines/checks/inputs.py), the plugin need not read it again.
 INPUTS_CHECKED = "ADAPTSCHED_INPUTS_CHECKED"
 
 

@@ -136,7 +136,7 @@ def test_a_run_that_fails_before_the_engine_starts_leaves_the_garbage_collector_
     def broken(*args, **kwargs):
         raise OSError("no terminal")
 
-    monkeypatch.setattr("adaptsched.engines.run.Progress", broken)
+    monkeypatch.setattr("adaptsched.engines.run.simulation.Progress", broken)
     with pytest.raises(OSError):
         run(RunSpec.make("fcfs", workload, 4, tmp_path / "run", progress=False), say=lambda *a: None)
     assert gc_state() == before

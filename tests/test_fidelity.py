@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adaptsched.engines import run as run_module
+from adaptsched.engines.checks import fidelity
 from adaptsched.engines.checks.fidelity import Fidelity, assess, choose_engine
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
@@ -111,7 +111,7 @@ def test_auto_picks_the_embedded_engine_when_it_is_exact(tmp_path):
 
 
 def test_auto_falls_back_to_the_embedded_engine_with_the_warning_without_batsim(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_module, "_batsim_found", lambda batsim: False)
+    monkeypatch.setattr(fidelity, "batsim_found", lambda batsim: False)
     path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
     result, said = run_quietly(tmp_path, path, unmodelled_platform(tmp_path), engine="auto")
     assert result.engine == "embedded" and "warning: the embedded engine does not model" in said
@@ -167,7 +167,7 @@ def test_auto_choosing_real_batsim_refuses_a_scheduler_timeout(tmp_path, monkeyp
     before the run, rather than a run that may hang with the timeout silently dropped."""
     from adaptsched.errors import UsageError
 
-    monkeypatch.setattr(run_module, "_batsim_found", lambda batsim: True)
+    monkeypatch.setattr(fidelity, "batsim_found", lambda batsim: True)
     path = workload(tmp_path / "w.json", {"d": {"type": "delay", "delay": 3}})
     with pytest.raises(UsageError, match=r"--engine auto chose real Batsim.*--scheduler-timeout works") as error:
         run_quietly(tmp_path, path, unmodelled_platform(tmp_path), engine="auto", scheduler_timeout_s=5.0)

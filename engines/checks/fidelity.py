@@ -8,7 +8,7 @@ embedded engine is assessed (:func:`assess`), and one it does not model exactly
 - is refused, when the engine cannot run it at all (SMPI, usage traces, storage profiles:
   :attr:`Fidelity.refusal`).
 
-``--engine auto`` (:func:`choose_engine`) picks the embedded engine when it is exact, and real
+``--engine auto`` (:func:`choose_engine`, :func:`engine_for`) picks the embedded engine when it is exact, and real
 Batsim when it is not and Batsim is installed.
 """
 
@@ -161,3 +161,19 @@ def choose_engine(engine: str, fidelity: Fidelity, batsim_found: bool, say=print
     if fidelity.differences:
         say(fidelity.warning)
     return "embedded"
+
+
+def engine_for(engine: str, machines, loaded: Workload, batsim: str | None, say=print) -> str:
+    """:func:`choose_engine` for this platform and workload (:func:`assess`), with real Batsim
+    looked for where ``batsim`` (``--batsim``), $BATSIM and PATH say."""
+    return choose_engine(engine, assess(machines, loaded), batsim_found(batsim), say)
+
+
+def batsim_found(batsim: str | None) -> bool:
+    """Whether real Batsim is installed (:func:`adaptsched.engines.real.find_batsim`)."""
+    from adaptsched.engines.real import find_batsim
+
+    try:
+        return find_batsim(batsim) is not None
+    except SimulationError:
+        return False

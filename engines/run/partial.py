@@ -22,7 +22,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from adaptsched.errors import SimulationError
 
 #: What follows an output's final name while it is not (or never becomes) a finished run's.
 PARTIAL = ".partial"
@@ -68,6 +72,26 @@ class RunOutputs:
         for suffix in SUFFIXES:
             if os.path.isfile(self.partial(suffix)):
                 os.replace(self.partial(suffix), self.final(suffix))
+
+    @contextmanager
+    def written(self, say: Callable[..., None] = print) -> Iterator[None]:
+        """The run writes its outputs in this block: an earlier run's go first (they would pass for
+        this one's); if it ends, they get their final names (:meth:`promote`); if it fails, its
+        error says where what it wrote is kept (:meth:`note`), and so does an interruption."""
+        self.clear()
+        try:
+            yield
+        except SimulationError as error:
+            note = self.note()
+            if note:
+                raise SimulationError(f"{error}\n{note}") from None
+            raise
+        except KeyboardInterrupt:
+            note = self.note()
+            if note:
+                say(f"interrupted {note}")
+            raise
+        self.promote()  # the run ended and passed its physics: its outputs are whole
 
     def note(self) -> str:
         """What a failed run's message adds: where its outputs are kept, or ''."""

@@ -174,7 +174,7 @@ def test_batsim_corpus(tmp_path, platform, workload, scheduler):
 
 
 def past_the_clock(workload: Path) -> bool:
-    """Whether a job of the workload is submitted at or past 2^33 s (engines/run/__init__.py's limit)."""
+    """Whether a job of the workload is submitted at or past 2^33 s (engines/checks/inputs.py's limit)."""
     from adaptsched.engines.run import MAX_TIME_S
     from adaptsched.workloads.batsim_json import load_workload
 
@@ -184,9 +184,9 @@ def past_the_clock(workload: Path) -> bool:
 def same_bytes_past_the_clock(spec: dict[str, RunSpec], tmp_path: Path) -> None:
     """With the limit lifted: both engines run it (each stopped by its physics check, or both
     passing it, on a platform whose network leaves the rounded jobs untimed) to the same bytes."""
-    import adaptsched.engines.run as run_module
+    import adaptsched.engines.checks.inputs as input_checks
 
-    saved, run_module.MAX_TIME_S = run_module.MAX_TIME_S, math.inf
+    saved, input_checks.MAX_TIME_S = input_checks.MAX_TIME_S, math.inf
     outcome = {}
     try:
         for engine in ("batsim", "embedded"):
@@ -197,7 +197,7 @@ def same_bytes_past_the_clock(spec: dict[str, RunSpec], tmp_path: Path) -> None:
                 assert "breaks the run's physics" in str(error), str(error)
                 outcome[engine] = ".partial"
     finally:
-        run_module.MAX_TIME_S = saved
+        input_checks.MAX_TIME_S = saved
     assert outcome["batsim"] == outcome["embedded"], outcome
     suffix = outcome["batsim"]
     for name in ("_jobs.csv", "_machine_states.csv"):

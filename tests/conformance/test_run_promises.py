@@ -20,7 +20,6 @@ import pytest
 from helpers import NO_BATSIM, NO_BATSIM_HELP, PLUGINS, find_batsim
 
 import adaptsched.engines.real as real_module
-import adaptsched.engines.run as run_module
 from adaptsched.cli import main
 from adaptsched.engines.run import RunSpec, run
 from adaptsched.errors import SimulationError
@@ -138,7 +137,7 @@ def test_real_batsim_rounds_times_past_two_to_the_33_as_the_embedded_engine_does
         "profiles": {"d100": {"type": "delay", "delay": 100}, "d777": {"type": "delay", "delay": 7.77}},
     }
     workload = write(tmp_path, "late.json", doc)
-    monkeypatch.setattr(run_module, "MAX_TIME_S", math.inf)
+    monkeypatch.setattr("adaptsched.engines.checks.inputs.MAX_TIME_S", math.inf)
     for engine in ("batsim", "embedded"):
         spec = RunSpec.make("fcfs", workload, 2, tmp_path / engine, engine=engine, batsim=BATSIM, progress=False)
         with pytest.raises(SimulationError, match=r"job w0!b ran 7\.750000 s on 1 hosts; its profile's time is 7\.77"):

@@ -37,6 +37,7 @@ import datetime
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import adaptsched.engines.transports.dispatch as dispatch
@@ -95,7 +96,24 @@ def main(argv=None):
         "first_message": None,
         "last_message": None,
     }
-    load_scheduler = inprocess.load_scheduler
+    timed, timing = handler_clock(clocks), exchange_clock(clocks)
+    dispatch.ENABLED = not args.stock_pybatsim
+    start = clock()
+    with instrumented(timed, timing):
+        run(
+            RunSpec.make(args.scheduler, workload_path, platform_path, out / args.scheduler, progress=False),
+            say=lambda *a: None,
+        )
+    finish = clock()
+    clocks["end"] = finish
+    lines = tell(args, len(workload["jobs"]), clocks, clock_costs(clocks, timed, timing), finish - start)
+    if args.report:
+        write_report(args, lines)
+    return 0
+
+
+def handler_clock(clocks: dict):
+    """A wrapper of a plugin's handler that adds its time to ``clocks["scheduler"]``."""
 
     def timed(method):
         def wrapper(*a, **k):
@@ -108,6 +126,36 @@ def main(argv=None):
 
         return wrapper
 
+    return timed
+
+
+def exchange_clock(clocks: dict):
+    """A wrapper of the connection's ``exchange`` that adds its time to ``clocks["exchange"]``
+    and notes the first and last messages' times."""
+
+    def timing(exchange):
+        def timed_exchange(self, message):
+            start = clock()
+            if clocks["first_message"] is None:
+                clocks["first_message"] = start
+            try:
+                return exchange(self, message)
+            finally:
+                end = clock()
+                clocks["exchange"] += end - start
+                clocks["exchanges"] += 1
+                clocks["last_message"] = end
+
+        return timed_exchange
+
+    return timing
+
+
+@contextmanager
+def instrumented(timed, timing):
+    """In the block, the in-process plugin's handlers are wrapped in ``timed`` as it is loaded
+    and the connection's exchanges in ``timing``; the transport is put back after."""
+    load_scheduler = inprocess.load_scheduler
     wrapped = []  # the plugin objects whose handlers are timed
 
     def loading_and_wrapping(scheduler, options):
@@ -131,44 +179,17 @@ def main(argv=None):
         wrapped.clear()
         close(self)
 
-    def timing(exchange):
-        def timed_exchange(self, message):
-            start = clock()
-            if clocks["first_message"] is None:
-                clocks["first_message"] = start
-            try:
-                return exchange(self, message)
-            finally:
-                end = clock()
-                clocks["exchange"] += end - start
-                clocks["exchanges"] += 1
-                clocks["last_message"] = end
-
-        return timed_exchange
-
     exchange = inprocess.InProcessConnection.exchange
     timed_exchange = timing(exchange)
-
-    dispatch.ENABLED = not args.stock_pybatsim
     inprocess.load_scheduler = loading_and_wrapping
     inprocess.InProcessConnection.exchange = timed_exchange
     inprocess.InProcessConnection.close = closing
-    start = clock()
     try:
-        run(
-            RunSpec.make(args.scheduler, workload_path, platform_path, out / args.scheduler, progress=False),
-            say=lambda *a: None,
-        )
+        yield
     finally:
         inprocess.load_scheduler = load_scheduler
         inprocess.InProcessConnection.exchange = exchange
         inprocess.InProcessConnection.close = close
-    finish = clock()
-    clocks["end"] = finish
-    lines = tell(args, len(workload["jobs"]), clocks, clock_costs(clocks, timed, timing), finish - start)
-    if args.report:
-        write_report(args, lines)
-    return 0
 
 
 def tell(args: argparse.Namespace, nb_jobs: int, clocks: dict, costs: tuple, wall: float) -> list[str]:

@@ -180,7 +180,7 @@ def run_tests(where: Path, log: Path) -> int:
     return done.returncode
 
 
-def main(argv=None) -> int:
+def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trace", default=str(DEFAULT_TRACE))
     parser.add_argument("--hosts", type=int, default=338)
@@ -196,8 +196,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="instead of timing: run the fast test tier against the build (OUT/tests.txt); exit as pytest does",
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     trace = Path(args.trace)
@@ -216,8 +219,45 @@ def main(argv=None) -> int:
     if args.tests:
         return run_tests(where, out / "tests.txt")
     workload, _ = convert_swf(trace, hosts=args.hosts, first=args.first)
-    workload_path = write_workload(workload, out / "workload.json")
-    platform_path = write_cluster(args.hosts, out / f"cluster{args.hosts}.xml")
+    inputs = (
+        write_workload(workload, out / "workload.json"),
+        write_cluster(args.hosts, out / f"cluster{args.hosts}.xml"),
+    )
+    runs, identical = run_rounds(args, where, inputs, out, batsim)
+    doc = {
+        "started": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M UTC"),
+        "commit": commit(),
+        "machine": machine(),
+        "load_before": load_before,
+        "trace": shown(trace),
+        "jobs": len(workload["jobs"]),
+        "hosts": args.hosts,
+        "rounds": args.repeat,
+        "build_s": build_s,
+        "batsim": f"{batsim} ({batsim_version(batsim)})" if batsim else None,
+        "runs": runs,
+        "identical": identical,
+        "targets": verdicts(runs, batsim is not None),
+    }
+    (out / "compiled.json").write_text(json.dumps(doc, indent=1) + "\n")
+    text = report(doc)
+    (out / "compiled.md").write_text(text)
+    print(text)
+    print(f"written: {out / 'compiled.md'}")
+    wrong = [s for s, verdict in identical.items() if verdict != "byte-identical"]
+    if wrong:
+        print(f"FAILED: the compiled build's outputs differ from pure Python's: {', '.join(wrong)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_rounds(
+    args: argparse.Namespace, where: Path, inputs: tuple[Path, Path], out: Path, batsim: str | None
+) -> tuple[dict[str, dict[str, list[dict]]], dict[str, str]]:
+    """Every round's runs, each scheduler pure and compiled in alternating order (and real Batsim
+    with ``easy``), and per scheduler whether the compiled outputs are the pure ones' bytes."""
+    workload_path, platform_path = inputs
     schedulers = args.schedulers.split(",")
     runs: dict[str, dict[str, list[dict]]] = {s: {"pure": [], "compiled": []} for s in schedulers}
     if batsim:
@@ -248,7 +288,11 @@ def main(argv=None) -> int:
                 f"round {round_}: {'easy':>12} {'batsim':>8}: {timing['wall_s']:6.1f} s wall (load {load()})",
                 flush=True,
             )
+    return runs, identical
 
+
+def verdicts(runs: dict[str, dict[str, list[dict]]], batsim: bool) -> dict[str, str]:
+    """The targets on each side, judged round by round as ``engines.py`` judges them."""
     times = {
         s: {side: {"times_s": [e["wall_s"] for e in entries]} for side, entries in sides.items()}
         for s, sides in runs.items()
@@ -265,32 +309,7 @@ def main(argv=None) -> int:
             targets[f"target 2, {side}: in-process easy >= {TARGET:g}x real Batsim"] = (
                 f"{spread(rounds)}: {at_least(rounds, TARGET)}"
             )
-    doc = {
-        "started": started.strftime("%Y-%m-%d %H:%M UTC"),
-        "finished": datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M UTC"),
-        "commit": commit(),
-        "machine": machine(),
-        "load_before": load_before,
-        "trace": shown(trace),
-        "jobs": len(workload["jobs"]),
-        "hosts": args.hosts,
-        "rounds": args.repeat,
-        "build_s": build_s,
-        "batsim": f"{batsim} ({batsim_version(batsim)})" if batsim else None,
-        "runs": runs,
-        "identical": identical,
-        "targets": targets,
-    }
-    (out / "compiled.json").write_text(json.dumps(doc, indent=1) + "\n")
-    text = report(doc)
-    (out / "compiled.md").write_text(text)
-    print(text)
-    print(f"written: {out / 'compiled.md'}")
-    wrong = [s for s, verdict in identical.items() if verdict != "byte-identical"]
-    if wrong:
-        print(f"FAILED: the compiled build's outputs differ from pure Python's: {', '.join(wrong)}", file=sys.stderr)
-        return 1
-    return 0
+    return targets
 
 
 if __name__ == "__main__":

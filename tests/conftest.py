@@ -1,7 +1,7 @@
 """Test-wide settings: the tiers, hypothesis profiles, and a loud count of every skipped test.
 
 **Tiers** (``--tier NAME[,NAME...]``; without it every collected test runs). ``.ci/tests``
-runs them one after the other and times each (docs/architecture.md gives the times):
+runs them one after the other and times each (docs/results/ci-tests.md gives the last measured times):
 
 * ``fast``: everything below that is not slow: README's test command.
 * ``slow``: ``@pytest.mark.slow`` (end-to-end reproductions, whole traces, the long property

@@ -417,7 +417,7 @@ class AvailabilityProfile:
                 continue
             if not copied:  # reserve(start, end, n) on copies: step i holds start
                 times, free, copied = list(times), list(free), True
-            first = _add_steps(times, free, i, start, end, -n)
+            first = _add_steps(times, free, nb_hosts, start, end, -n, i)
             if first < len(times) and times[first] == start:
                 if first == at + 1 and start <= now:  # (one starting at now within its step split it)
                     at = first
@@ -428,26 +428,21 @@ class AvailabilityProfile:
     # -- updates ----------------------------------------------------------------
     def reserve(self, start: float, end: float, n: int) -> None:
         """Takes ``n`` hosts on [start, end)."""
-        self._add(start, end, -n)
+        if start < end:  # (the hot path of every planner: no call between this one and the steps')
+            _add_steps(self.times, self.free, self.nb_hosts, start, end, -n)
 
     def release(self, start: float, end: float, n: int) -> None:
         """Gives back ``n`` hosts on [start, end) (undoes a ``reserve``)."""
-        self._add(start, end, n)
-        if self.freed is not None and start < end:
-            self.freed.append((start, end, n))
+        if start < end:
+            _add_steps(self.times, self.free, self.nb_hosts, start, end, n)
+            if self.freed is not None:
+                self.freed.append((start, end, n))
 
     def _add(self, start: float, end: float, delta: int) -> None:
         """Adds ``delta`` free hosts on [start, end), keeping equal neighbours merged (so the
-        steps depend only on the function). The hot path of every planner (:func:`_add_steps`)."""
-        if end <= start:
-            return
-        times, free = self.times, self.free
-        i = bisect_right(times, start) - 1
-        if i < 0:  # before the profile's start: extend it
-            times.insert(0, start)
-            free.insert(0, self.nb_hosts)
-            i = 0
-        _add_steps(times, free, i, start, end, delta)
+        steps depend only on the function) (:func:`_add_steps`)."""
+        if start < end:
+            _add_steps(self.times, self.free, self.nb_hosts, start, end, delta)
 
     def advance(self, now: float) -> None:
         """Forgets the steps that ended before ``now``."""
@@ -460,13 +455,21 @@ class AvailabilityProfile:
             times[0] = now
 
 
-def _add_steps(times: list[float], free: list[int], i: int, start: float, end: float, delta: int) -> int:
-    """Adds ``delta`` free hosts on [start, end) (``start < end``) to the steps ``times``/``free``,
-    step ``i`` holding ``start``: splits the steps at ``start`` and ``end``, adds, and merges equal
-    neighbours again (so the steps depend only on the function). Returns the index of the step
-    that starts at ``start``, or, where that step merged into the one before, of the step after
-    it. :meth:`AvailabilityProfile._add` (the hot path of every planner) and
-    :meth:`AvailabilityProfile.plan` (on its copies) share it."""
+def _add_steps(
+    times: list[float], free: list[int], nb_hosts: int, start: float, end: float, delta: int, lo: int = 0
+) -> int:
+    """Adds ``delta`` free hosts on [start, end) (``start < end``) to the steps ``times``/``free``
+    of a profile of ``nb_hosts`` hosts (``lo``: a step at or before the one holding ``start``):
+    splits the steps at ``start`` and ``end`` (extending the profile before its start if need
+    be), adds, and merges equal neighbours again (so the steps depend only on the function).
+    Returns the index of the step that starts at ``start``, or, where that step merged into the
+    one before, of the step after it. :meth:`AvailabilityProfile.reserve` and ``release`` (the
+    hot path of every planner) and :meth:`AvailabilityProfile.plan` (on its copies) share it."""
+    i = bisect_right(times, start, lo) - 1
+    if i < 0:  # before the profile's start: extend it
+        times.insert(0, start)
+        free.insert(0, nb_hosts)
+        i = 0
     if times[i] == start:
         first = i
     else:

@@ -77,6 +77,21 @@ def load_plugin(path: str | Path) -> PluginFile:
     return loaded
 
 
+def plugin_copy_kinds(core: type[OnlineScheduler] | None, plugin: str) -> dict[str, str]:
+    """What each kind of job copy runs, as adaptsched's schedulers and the run's own declare it:
+    ``core``, the run's scheduler class, or else the one of the plugin file ``plugin`` when it
+    builds on adaptsched (loaded once already, for its options); the end-of-run physics check
+    times copies by it."""
+    from adaptsched.schedulers import copy_kinds
+
+    if core is None and plugin.endswith(".py") and mentions_adaptsched(plugin):
+        try:
+            core = load_plugin(plugin).core_class
+        except InputError:
+            core = None
+    return copy_kinds(core)
+
+
 def _exec_module(path: Path) -> Any:
     module_name = f"adaptsched_plugin_{abs(hash(str(path))):x}_{path.stem}"
     spec = importlib.util.spec_from_file_location(module_name, path)

@@ -16,7 +16,7 @@ from adaptsched.core.options import Options
 from adaptsched.engines.checks.outputs import check_run
 from adaptsched.engines.run.partial import PARTIAL
 from adaptsched.engines.transports.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
-from adaptsched.errors import InputError, SimulationError
+from adaptsched.errors import SimulationError
 from adaptsched.formats.bulk import made_to_last
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ class RunResult:
 def simulate(inputs: Inputs) -> RunResult:
     """Runs the engine on ``inputs`` (real Batsim found first, when it is the engine), checks
     the outputs at the end, and says what ran."""
+    from adaptsched.schedulers.loader import plugin_copy_kinds
+
     spec, machines, loaded = inputs.spec, inputs.machines, inputs.loaded
     executable = find_batsim_or_fail(spec.batsim) if spec.engine == "batsim" else None
     start = time.perf_counter()
@@ -61,7 +63,7 @@ def simulate(inputs: Inputs) -> RunResult:
         problem = _run_inprocess(inputs)
     else:
         problem = _run_zmq(inputs, executable)
-    copy_kinds = _copy_kinds(spec)
+    copy_kinds = plugin_copy_kinds(spec.core_class, spec.plugin)
     physics = check_run(spec.prefix, loaded, machines, copy_kinds, energy=spec.energy)
     return RunResult(
         spec.prefix,
@@ -199,20 +201,6 @@ def _run_inprocess(inputs: Inputs) -> str | None:
             bar.close()
         connection.close()
     return problem
-
-
-def _copy_kinds(spec: RunSpec) -> dict[str, str]:
-    """What each kind of job copy runs, as adaptsched's schedulers and the run's own declare it."""
-    from adaptsched.schedulers import copy_kinds
-    from adaptsched.schedulers.loader import load_plugin, mentions_adaptsched
-
-    core = spec.core_class
-    if core is None and spec.plugin.endswith(".py") and mentions_adaptsched(spec.plugin):
-        try:
-            core = load_plugin(spec.plugin).core_class  # (loaded once already, for its options)
-        except InputError:
-            core = None
-    return copy_kinds(core)
 
 
 def _affinity() -> set[int] | None:

@@ -43,6 +43,26 @@ from adaptsched.engines.embedded.power import PowerModel
 LongDouble = Any  # numpy.longdouble (mypy knows it as floating[Any])
 
 
+class HostSet:
+    """Machine ids a read covers, ascending: ``ids`` (an array, for scans) and ``sel`` (a slice
+    when they are one run, else ``ids``: numpy's cheaper selection); ``all``: every machine."""
+
+    __slots__ = ("all", "first", "ids", "n", "sel")
+
+    def __init__(self, runs: list[tuple[int, int]], nb_machines: int) -> None:
+        if len(runs) == 1:
+            low, high = runs[0]
+            self.ids = np.arange(low, high + 1)
+            self.sel: Any = slice(low, high + 1)
+        elif runs:
+            self.ids = self.sel = np.concatenate([np.arange(low, high + 1) for low, high in runs])
+        else:
+            self.ids = self.sel = np.zeros(0, dtype=np.int64)
+        self.n = len(self.ids)
+        self.first = runs[0][0] if runs else -1
+        self.all = self.n == nb_machines
+
+
 def ld_text(value: LongDouble) -> str:
     """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them)."""
     return np.format_float_positional(value, precision=6, unique=False, fractional=True)
@@ -57,7 +77,7 @@ class EnergyMeter:
         self.model = model
         self.kernel = kernel
         self.n = n
-        self.all = np.arange(n)
+        self.all = HostSet([(0, n - 1)] if n else [], n)
         self.energy = np.zeros(n)  # total_energy_ (J, double)
         self.last = np.zeros(n)  # last_updated_
         self.pstate = np.array([m.pstate for m in machines], dtype=np.int64)
@@ -68,13 +88,17 @@ class EnergyMeter:
             """One row per machine, one column per pstate (0 beyond a machine's pstates)."""
             return np.array([list(v) + [0.0] * (width - len(v)) for v in values])
 
+        self.latest = -1.0  # the latest time a host was updated at (a read's scan starts with it)
+        self.version = 0  # counts the updates (the cached total of every host goes stale)
+        self._total: LongDouble = np.longdouble(0)
+        self._total_version = -1
         self._speed = pad([m.speeds for m in machines])
         self._idle = pad([m.idle for m in machines])
         self._epsilon = pad([m.epsilon for m in machines])
         self._slope = pad([m.slope for m in machines])
         self._cores = np.array([float(m.cores) for m in machines])
         self.watts = np.zeros(n)  # the power the next update charges
-        self._refresh_watts(self.all)
+        self._refresh_watts(self.all.ids)
         self._wattmin: LongDouble | None = None
         self.executions: dict[int, Execution] = {}  # running CPU actions with a load, by id()
         self._pending: list[Execution] = []  # started since the last solve: loaded from the next one
@@ -95,57 +119,77 @@ class EnergyMeter:
     def wattmin(self) -> LongDouble:
         """Σ Epsilon of each machine's current pstate (``total_wattmin``), long double."""
         if self._wattmin is None:
-            values = self._epsilon[self.all, self.pstate].astype(np.longdouble)
+            values = self._epsilon[self.all.ids, self.pstate].astype(np.longdouble)
             self._wattmin = np.cumsum(values)[-1] if self.n else np.longdouble(0)
         return self._wattmin
 
     # -- updates ------------------------------------------------------------------------------
-    def update(self, ids: Any) -> None:
-        """``HostEnergy::update()`` of hosts ``ids`` (an index array or slice), now."""
+    def update(self, sel: Any) -> None:
+        """``HostEnergy::update()`` of hosts ``sel`` (a slice or an index array), now. A host
+        already updated now gains ``watts x 0`` = 0 J exactly (watts are finite): no stale mask."""
         now = self.kernel.now
-        last = self.last[ids]
-        stale = last < now
-        if stale.all():
-            self.energy[ids] += self.watts[ids] * (now - last)
-            self.last[ids] = now
-        elif stale.any():
-            chosen = np.asarray(self.all[ids])[stale]
-            self.energy[chosen] += self.watts[chosen] * (now - self.last[chosen])
-            self.last[chosen] = now
+        self.energy[sel] += self.watts[sel] * (now - self.last[sel])
+        self.last[sel] = now
+        self.latest = now
+        self.version += 1
 
-    def update_simcall(self, ids: np.ndarray, i: int, alone: bool) -> bool:
-        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``ids[i]``;
-        ``alone``: no other actor runs at this time, so the read's remaining simcalls are made at
-        once. Returns whether the read is done."""
+    def update_one(self, machine: int) -> None:
+        """:meth:`update` of one host, on scalars (the same double arithmetic)."""
+        now = self.kernel.now
+        last = self.last[machine]
+        if last < now:
+            self.energy[machine] += self.watts[machine] * (now - last)
+            self.last[machine] = now
+            self.latest = now
+            self.version += 1
+
+    def update_simcall(self, hosts: HostSet, i: int, alone: bool) -> bool:
+        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``i`` of
+        ``hosts``; ``alone``: no other actor runs at this time, so the read's remaining simcalls are
+        made at once (the hosts before ``i`` were updated now: all of them are). Returns whether the
+        read is done."""
         if alone:
-            self.update(ids[i:])
-            if len(ids) == self.n:
+            self.update(hosts.sel)
+            if hosts.all:
                 self.fresh_at = self.kernel.now
             return True
-        self.update(ids[i : i + 1])
+        self.update_one(int(hosts.ids[i]))
         return False
 
-    def first_stale(self, ids: np.ndarray, start: int) -> int:
-        """Index in ``ids`` of the first host from ``start`` not updated now, or -1."""
+    def first_stale(self, hosts: HostSet, start: int) -> int:
+        """Index in ``hosts`` of the first host from ``start`` not updated now, or -1."""
         now = self.kernel.now
-        if self.fresh_at == now:
+        if start >= hosts.n:
             return -1
-        stale = np.flatnonzero(self.last[ids[start:]] < now)
+        if self.latest < now:  # no host was updated now
+            return start
+        if self.fresh_at == now and hosts.all:
+            return -1
+        ids, last = hosts.ids, self.last
+        if last[ids[start]] < now:
+            return start
+        stale = np.flatnonzero(last[ids[start + 1 :]] < now)
         if not len(stale):
-            if start == 0 and len(ids) == self.n:
+            if start == 0 and hosts.all:
                 self.fresh_at = now
             return -1
-        return start + int(stale[0])
+        return start + 1 + int(stale[0])
 
-    def total(self, ids: np.ndarray) -> LongDouble:
-        """Σ (long double) energy over ``ids``, in that order (``consumed_energy_on_machines``)."""
-        if not len(ids):
-            return np.longdouble(0)
-        return np.cumsum(self.energy[ids].astype(np.longdouble))[-1]
+    def total(self, hosts: HostSet) -> LongDouble:
+        """Σ (long double) energy over ``hosts``, in id order (``consumed_energy_on_machines``);
+        ``np.cumsum`` adds in order (``np.sum`` is pairwise)."""
+        if hosts.all:
+            if self._total_version != self.version:
+                self._total = np.cumsum(self.energy, dtype=np.longdouble)[-1] if self.n else np.longdouble(0)
+                self._total_version = self.version
+            return self._total
+        if hosts.n == 1:
+            return np.longdouble(self.energy[hosts.first])
+        return np.cumsum(self.energy[hosts.sel], dtype=np.longdouble)[-1]
 
     def set_pstate(self, machine: int, pstate: int) -> None:
         """``Host::set_pstate`` (a simcall): U2 update at the old pstate, then the new one."""
-        self.update(slice(machine, machine + 1))
+        self.update_one(machine)
         self.pstate[machine] = pstate
         self._refresh_watts(slice(machine, machine + 1))
         self._wattmin = None
@@ -193,7 +237,7 @@ class Execution:
         """U4, in the actor once its start simcall is answered (``Exec::on_start``, fired in the
         actor, ``s4u_Exec.cpp:44-58``): an execution on one host updates it, at no load yet."""
         if len(self.hosts) == 1:
-            self.meter.update(self.ids)
+            self.meter.update_one(self.hosts[0])
 
     def load_from_rate(self) -> None:
         """``get_load()`` of its hosts: flops x rate, the rate as SimGrid's solve gives it."""
@@ -221,14 +265,28 @@ class Execution:
                 meter._refresh_watts(self.ids)
 
 
-def read(meter: EnergyMeter, ids: np.ndarray) -> Generator[Any, Any, LongDouble]:
-    """Batsim's read of the energy of hosts ``ids`` (``sg_host_get_consumed_energy`` on each, in
+class DelayEnd:
+    """The energy model's hook on a job's delay: its end updates the actor's host (U3), the job's
+    first machine; a delay puts no load."""
+
+    __slots__ = ("machine", "meter")
+
+    def __init__(self, meter: EnergyMeter, machine: int) -> None:
+        self.meter = meter
+        self.machine = machine
+
+    def on_end(self, action: Any) -> None:
+        self.meter.update_one(self.machine)
+
+
+def read(meter: EnergyMeter, hosts: HostSet) -> Generator[Any, Any, LongDouble]:
+    """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
     runs and made when the kernel handles it. Returns their long double sum."""
-    i = meter.first_stale(ids, 0)
+    i = meter.first_stale(hosts, 0)
     while i >= 0:
-        done = yield (UPDATE, meter, ids, i)
+        done = yield (UPDATE, meter, hosts, i)
         if done:
             break
-        i = meter.first_stale(ids, i + 1)
-    return meter.total(ids)
+        i = meter.first_stale(hosts, i + 1)
+    return meter.total(hosts)

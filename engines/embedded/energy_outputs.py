@@ -35,6 +35,8 @@ class EnergyTracer:
         self._file.flush()
         self._last_date = np.longdouble(0)
         self._last_energy = np.longdouble(0)
+        self._wattmin: LongDouble = None  # the last wattmin printed, and its text
+        self._wattmin_text = ""
 
     def add(self, date: float, event_type: str, energy: LongDouble, wattmin: LongDouble) -> LongDouble:
         """One row (``add_entry``); returns ``energy``."""
@@ -42,10 +44,12 @@ class EnergyTracer:
         epower: Any = -1
         if time_diff > 0:
             epower = (energy - self._last_energy) / time_diff
+        if wattmin is not self._wattmin:  # the meter keeps one value until a pstate changes
+            self._wattmin, self._wattmin_text = wattmin, ld_text(wattmin)
         if epower != -1:
-            row = "%f,%s,%s,%s,%f\n" % (date, ld_text(energy), event_type, ld_text(wattmin), float(epower))
+            row = "%f,%s,%s,%s,%f\n" % (date, ld_text(energy), event_type, self._wattmin_text, float(epower))
         else:
-            row = "%f,%s,%s,%s,NA\n" % (date, ld_text(energy), event_type, ld_text(wattmin))
+            row = "%f,%s,%s,%s,NA\n" % (date, ld_text(energy), event_type, self._wattmin_text)
         self._file.write(row)
         self._last_date = np.longdouble(date)
         self._last_energy = energy

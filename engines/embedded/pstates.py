@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.engines.embedded.energy import EnergyMeter, Execution, LongDouble, ld_text, read
+from adaptsched.engines.embedded.energy import (
+    DelayEnd,
+    EnergyMeter,
+    Execution,
+    HostSet,
+    LongDouble,
+    ld_text,
+    read,
+)
 from adaptsched.engines.embedded.energy_outputs import EnergyTracer, PStateTracer
 from adaptsched.engines.embedded.kernel import CALL, CREATE, EXEC_START, EXEC_WAIT, PUT, Body
 from adaptsched.engines.embedded.machines import (
@@ -75,12 +83,9 @@ class Switch:
         self.target = target
 
 
-def ids_of(hosts: IntervalSet) -> np.ndarray:
+def ids_of(hosts: IntervalSet, nb_machines: int) -> HostSet:
     """Machine ids of ``hosts``, ascending (Batsim's ``elements_begin`` order)."""
-    if len(hosts.runs) == 1:
-        low, high = hosts.runs[0]
-        return np.arange(low, high + 1)
-    return np.concatenate([np.arange(low, high + 1) for low, high in hosts.runs])
+    return HostSet(hosts.runs, nb_machines)
 
 
 class PowerSide:
@@ -107,12 +112,20 @@ class PowerSide:
         self.last_completion = np.longdouble(-1)
         self.nb_grouped_switches = self.nb_machine_switches = 0
         self.nb_switching = 0  # machines being switched: the simulation cannot end before they are
+        width = max((len(m.kinds) for m in self.model.machines), default=0)
+        #: by machine and pstate: a computation pstate (check_execute's vectorised check)
+        self.computation = np.array(
+            [[k == COMPUTATION for k in m.kinds] + [False] * (width - len(m.kinds)) for m in self.model.machines],
+            dtype=bool,
+        ).reshape(len(self.model.machines), width)
+        #: every machine starts in a computation pstate: until a SET_RESOURCE_STATE, all may compute
+        self.all_computing = bool(self.computation[np.arange(self.meter.n), self.meter.pstate].all())
 
     # -- jobs ---------------------------------------------------------------------------------
     def job_start(self, job: JobRecord) -> Body:
         """``execute_job_process`` before the job computes: its machines' energy, then the ``s`` row."""
         assert job.allocation is not None
-        job.energy_ids = ids_of(job.allocation)
+        job.energy_ids = ids_of(job.allocation, self.meter.n)
         job.energy_before = yield from read(self.meter, job.energy_ids)
         yield from self.row("s")
 
@@ -132,17 +145,22 @@ class PowerSide:
         energy = yield from read(self.meter, self.meter.all)
         return self.energy_csv.add(self.kernel.now, event_type, energy, self.meter.wattmin())
 
-    def delay_hooks(self, hosts: IntervalSet) -> Execution:
+    def delay_hooks(self, hosts: IntervalSet) -> DelayEnd:
         """A job's delay: its end updates the actor's host, the job's first machine (U3)."""
-        return Execution(self.meter, [hosts.runs[0][0]], None)
+        return DelayEnd(self.meter, hosts.runs[0][0])
 
     def exec_hooks(self, hosts: list[int], flops: list[float]) -> Execution:
         return Execution(self.meter, hosts, flops)
 
     def check_execute(self, job: JobRecord, hosts: IntervalSet, alloc_text: str) -> None:
         """Batsim's checks on EXECUTE_JOB with ``-E`` (``server.cpp:982-1006``)."""
+        if self.all_computing and self.nb_grouped_switches == 0:
+            return  # every machine idle or computing, in its initial computation pstate
         states, pstates = self.states.state, self.meter.pstate
-        for machine in ids_of(hosts):
+        ids = ids_of(hosts, self.meter.n).ids
+        if (states[ids] <= COMPUTING).all() and self.computation[ids, pstates[ids]].all():
+            return
+        for machine in ids:
             state = int(states[machine])
             if state not in (IDLE, COMPUTING):
                 self.engine.fail(

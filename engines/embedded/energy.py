@@ -143,18 +143,37 @@ class EnergyMeter:
             self.latest = now
             self.version += 1
 
-    def update_simcall(self, hosts: HostSet, i: int, alone: bool) -> bool:
-        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``i`` of
-        ``hosts``; ``alone``: no other actor runs at this time, so the read's remaining simcalls are
-        made at once (the hosts before ``i`` were updated now: all of them are). Returns whether the
-        read is done."""
+    def update_simcall(self, scan: Scan, alone: bool) -> bool:
+        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``scan.i``
+        of ``scan.hosts``; ``alone``: no other actor runs at this time, so the read's remaining
+        simcalls are made at once (the hosts before ``scan.i`` were updated now: all of them are).
+        Returns whether the read is done."""
+        hosts = scan.hosts
         if alone:
             self.update(hosts.sel)
             if hosts.all:
                 self.fresh_at = self.kernel.now
             return True
-        self.update_one(int(hosts.ids[i]))
+        self.update_one(int(hosts.ids[scan.i]))
         return False
+
+    def lockstep(self, scans: list[Scan]) -> int:
+        """Sub-rounds in which the actors of ``scans`` (in the kernel's order) only read, each
+        making one :data:`UPDATE` simcall, made here without resuming them: each round, every
+        actor checks its next stale host (all before any update, as they run before the kernel
+        handles their simcalls), then each updates its own, in order. Stops before a round in
+        which an actor's read ends; returns the rounds made. Their actors then resume from
+        ``scan.i`` as if they had made them."""
+        rounds = 0
+        first_stale, update_one = self.first_stale, self.update_one
+        while True:
+            nexts = [first_stale(scan.hosts, scan.i + 1) for scan in scans]
+            if min(nexts) < 0:
+                return rounds
+            for scan, i in zip(scans, nexts):
+                scan.i = i
+                update_one(int(scan.hosts.ids[i]))
+            rounds += 1
 
     def first_stale(self, hosts: HostSet, start: int) -> int:
         """Index in ``hosts`` of the first host from ``start`` not updated now, or -1."""
@@ -279,14 +298,27 @@ class DelayEnd:
         self.meter.update_one(self.machine)
 
 
+class Scan:
+    """A read in progress: its hosts and the index of the host its pending simcall updates."""
+
+    __slots__ = ("hosts", "i")
+
+    def __init__(self, hosts: HostSet, i: int) -> None:
+        self.hosts = hosts
+        self.i = i
+
+
 def read(meter: EnergyMeter, hosts: HostSet) -> Generator[Any, Any, LongDouble]:
     """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
-    runs and made when the kernel handles it. Returns their long double sum."""
+    runs and made when the kernel handles it (which may advance ``scan.i``:
+    :meth:`EnergyMeter.lockstep`). Returns their long double sum."""
     i = meter.first_stale(hosts, 0)
-    while i >= 0:
-        done = yield (UPDATE, meter, hosts, i)
-        if done:
-            break
-        i = meter.first_stale(hosts, i + 1)
+    if i >= 0:
+        scan = Scan(hosts, i)
+        while not (yield (UPDATE, meter, scan)):
+            i = meter.first_stale(hosts, scan.i + 1)
+            if i < 0:
+                break
+            scan.i = i
     return meter.total(hosts)

@@ -195,6 +195,7 @@ class Kernel:
                 self.sub_rounds += 1
                 ran: list[Actor] = []
                 ran_append = ran.append
+                updates = 0  # energy reads' simcalls this sub-round
                 for actor in ready:  # every ready actor runs up to its next simcall...
                     if actor.dead:
                         continue
@@ -233,8 +234,11 @@ class Kernel:
                         actor.answer = created
                     elif op == UPDATE:  # an energy read's simcall (only with the energy model)
                         self._energy_update(actor, call, len(ran) == 1)
+                        updates += 1
                     else:
                         handle(actor, call)
+                if updates > 1 and updates == len(ran) and not self._ended:  # actors reading in lockstep
+                    self.sub_rounds += call[1].lockstep([actor.call[2] for actor in ran])
                 if self._ended:  # actions cancelled by simcalls end after them
                     ended, self._ended = self._ended, []
                     for action in ended:
@@ -429,11 +433,11 @@ class Kernel:
             hooks.on_end(action)
 
     def _energy_update(self, actor: Actor, call: Simcall, ran_alone: bool) -> None:
-        """(UPDATE, meter, hosts, i): an energy read's simcall for host hosts[i]. An actor alone
+        """(UPDATE, meter, scan): an energy read's simcall for host scan.i of its hosts. An actor alone
         (no other ran, none is ready) would make the read's next simcalls alone too, one
         sub-round each: they are made at once (answer True: read done)."""
         alone = ran_alone and not self._ready and not self._ended
-        actor.answer = call[1].update_simcall(call[2], call[3], alone)
+        actor.answer = call[1].update_simcall(call[2], alone)
         self._ready.append(actor)
 
     def _handle(self, actor: Actor, call: Simcall) -> None:

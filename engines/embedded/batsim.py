@@ -319,7 +319,7 @@ class EmbeddedBatsim:
             assign(low, high, state)
         self.nb_computing += hosts.size  # len(hosts), without the call
         if self.power is not None:
-            self.power.states.change(job.energy_ids.sel, COMPUTING, now, job.energy_ids.ids)
+            self.power.states.change(job.energy_ids.sel, COMPUTING, now)
         self.machine_states.write(now, self.nb_computing)
 
     def hosts_end(self, hosts: IntervalSet, machines: HostSet | None = None) -> None:
@@ -332,7 +332,7 @@ class EmbeddedBatsim:
         if self.power is not None:
             if machines is None:
                 machines = ids_of(hosts, self.power.meter.n)
-            self.power.states.change(machines.sel, IDLE, now, machines.ids)
+            self.power.states.change(machines.sel, IDLE, now)
         self.machine_states.write(now, self.nb_computing)
 
     def last_changes(self) -> list[tuple[float, int]]:

@@ -64,7 +64,12 @@ class HostSet:
 
 
 def ld_text(value: LongDouble) -> str:
-    """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them)."""
+    """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them). A value that
+    is a double too (an energy in whole joules, often) is printed as one: Python's ``%f`` rounds
+    exactly as well, and 10x faster than numpy's formatting of a long double."""
+    as_double = float(value)
+    if value == as_double:
+        return "%f" % as_double
     return np.format_float_positional(value, precision=6, unique=False, fractional=True)
 
 
@@ -308,11 +313,11 @@ class Scan:
         self.i = i
 
 
-def read(meter: EnergyMeter, hosts: HostSet) -> Generator[Any, Any, LongDouble]:
+def read(meter: EnergyMeter, hosts: HostSet, total: bool = True) -> Generator[Any, Any, LongDouble]:
     """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
     runs and made when the kernel handles it (which may advance ``scan.i``:
-    :meth:`EnergyMeter.lockstep`). Returns their long double sum."""
+    :meth:`EnergyMeter.lockstep`). Returns their long double sum (``total``: else None)."""
     i = meter.first_stale(hosts, 0)
     if i >= 0:
         scan = Scan(hosts, i)
@@ -321,4 +326,4 @@ def read(meter: EnergyMeter, hosts: HostSet) -> Generator[Any, Any, LongDouble]:
             if i < 0:
                 break
             scan.i = i
-    return meter.total(hosts)
+    return meter.total(hosts) if total else None

@@ -100,7 +100,7 @@ class PowerSide:
         self.meter.network = engine.platform.network is not None
         engine.kernel.on_solve = self.meter.on_solve
         self.states = MachineStates(engine.nb_hosts)
-        self.energy_csv = EnergyTracer(prefix, suffix)
+        self.energy_csv = EnergyTracer(prefix, self.meter.n, suffix)
         self.pstate_csv = PStateTracer(prefix, suffix)
         initial: dict[int, list[int]] = {}
         for machine, power in enumerate(self.model.machines):
@@ -109,7 +109,6 @@ class PowerSide:
             self.pstate_csv.add(0.0, hosts_text(IntervalSet.from_ids(initial[pstate])), pstate)
         self.switches: dict[int, list[Switch]] = {}  # target pstate -> pending requests, oldest first
         self.first_submission = np.longdouble(-1)
-        self.last_completion = np.longdouble(-1)
         self.nb_grouped_switches = self.nb_machine_switches = 0
         self.nb_switching = 0  # machines being switched: the simulation cannot end before they are
         width = max((len(m.kinds) for m in self.model.machines), default=0)
@@ -133,7 +132,7 @@ class PowerSide:
         """After the job's machines are released: its energy (the difference), then the ``e`` row."""
         after = yield from read(self.meter, job.energy_ids)
         job.consumed_energy = ld_text(after - job.energy_before)
-        self.last_completion = yield from self.row("e")
+        yield from self.row("e")
 
     def first_submitted(self) -> Body:
         """The first static job's submission: the energy ``consumed_joules`` counts from."""
@@ -141,9 +140,10 @@ class PowerSide:
             self.first_submission = yield from read(self.meter, self.meter.all)
 
     def row(self, event_type: str) -> Body:
-        """A ``_consumed_energy.csv`` row (``add_entry``): the platform's energy, read now."""
-        energy = yield from read(self.meter, self.meter.all)
-        return self.energy_csv.add(self.kernel.now, event_type, energy, self.meter.wattmin())
+        """A ``_consumed_energy.csv`` row (``add_entry``): the platform's energy, read now (its
+        hosts updated now; the tracer sums them)."""
+        yield from read(self.meter, self.meter.all, total=False)
+        self.energy_csv.add(self.kernel.now, event_type, self.meter.energy, self.meter.wattmin())
 
     def delay_hooks(self, hosts: IntervalSet) -> DelayEnd:
         """A job's delay: its end updates the actor's host, the job's first machine (U3)."""
@@ -319,7 +319,7 @@ class PowerSide:
     def summary(self) -> dict[str, str]:
         """``_schedule.csv``'s energy and machine-state columns (``export.cpp:1071-1101``)."""
         values = {
-            "consumed_joules": "%f" % float(self.last_completion - self.first_submission),
+            "consumed_joules": "%f" % float(self.energy_csv.last_end - self.first_submission),
             "nb_grouped_switches": str(self.nb_grouped_switches),
             "nb_machine_switches": str(self.nb_machine_switches),
         }

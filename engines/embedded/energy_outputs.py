@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from adaptsched.engines.embedded.energy import LongDouble, ld_text
+from adaptsched.engines.embedded.energy import LongDouble, ld_text, long_double_sums
 
 
 class EnergyTracer:
@@ -62,10 +62,7 @@ class EnergyTracer:
             return
         count = len(rows)
         energies = self._energies[:count]
-        if energies.shape[1]:
-            totals = np.cumsum(energies, axis=1, dtype=np.longdouble)[:, -1]
-        else:
-            totals = np.zeros(count, dtype=np.longdouble)
+        totals = long_double_sums(energies) if energies.shape[1] else np.zeros(count, dtype=np.longdouble)
         dates = np.array([row[0] for row in rows], dtype=np.longdouble)
         time_diff = dates - np.concatenate(([self._last_date], dates[:-1]))
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -57,12 +57,13 @@ def long_double_sums(rows: np.ndarray) -> np.ndarray:
     if not rows.size:
         return np.zeros(len(rows), dtype=np.longdouble)
     bound = float(np.abs(rows).max()) * rows.shape[1]
-    if 0 < bound < np.inf:
-        k = min(LONG_DOUBLE_BITS, 62) - 1 - int(np.ceil(np.log2(bound)))
-        scaled = np.ldexp(rows, k)  # exact: a power of two
+    k = min(LONG_DOUBLE_BITS, 62) - 1 - int(np.ceil(np.log2(bound))) if 0 < bound < np.inf else -1
+    if k >= 0:  # (a scale up: exact, no value can underflow)
+        scaled = np.ldexp(rows, k)
         whole = scaled.astype(np.int64)
         if (whole == scaled).all():
-            return np.ldexp(whole.sum(axis=1).astype(np.longdouble), -k)
+            sums: np.ndarray = np.ldexp(whole.sum(axis=1).astype(np.longdouble), -k)
+            return sums
     return np.cumsum(rows, axis=1, dtype=np.longdouble)[:, -1]
 
 

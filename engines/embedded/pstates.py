@@ -160,7 +160,7 @@ class PowerSide:
         ids = ids_of(hosts, self.meter.n).ids
         if (states[ids] <= COMPUTING).all() and self.computation[ids, pstates[ids]].all():
             return
-        for machine in ids:
+        for machine in ids.tolist():
             state = int(states[machine])
             if state not in (IDLE, COMPUTING):
                 self.engine.fail(

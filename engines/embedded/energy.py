@@ -27,7 +27,15 @@ SimGrid, a load change with no trigger on a host is charged back to that host's 
 right-endpoint rule, §3.2: a composed profile's delay charged at its parallel task's power).
 
 **Sums** (§3.4): a host's energy is a double; totals over hosts are ``long double`` (x87 80-bit:
-``numpy.longdouble`` on x86-64 Linux), added in machine-id order, printed with ``%Lf``.
+``numpy.longdouble`` on x86-64 Linux), added in machine-id order, printed with ``%Lf``
+(:func:`long_double_sums`: on int64 when no partial sum can round, which gives the same bits;
+:func:`ld_text`).
+
+**Cost**: the model's work at a job's start or end is a few numpy operations on the hosts'
+arrays (an update has no stale mask; a single host is updated on scalars), the
+``_consumed_energy.csv`` rows are summed and printed in batches (``energy_outputs.py``), the
+machine-state times added in batches (``machines.py``), and reads in lockstep are made by the
+meter (:meth:`EnergyMeter.lockstep`) rather than by resuming their actors round after round.
 """
 
 from __future__ import annotations

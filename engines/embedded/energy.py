@@ -140,6 +140,7 @@ class EnergyMeter:
         self.executions: dict[int, Execution] = {}  # running CPU actions with a load, by id()
         self._pending: list[Execution] = []  # started since the last solve: loaded from the next one
         self.fresh_at = -1.0  # a time at which every host was updated (reads skip their scan)
+        self.solo_round = -2  # the kernel's sub-round in which a read was last answered alone
         self.network = False  # rates come from the network model's solve (NetworkKernel)
 
     # -- power --------------------------------------------------------------------------------
@@ -187,12 +188,25 @@ class EnergyMeter:
         Returns whether the read is done."""
         hosts = scan.hosts
         if alone:
-            self.update(hosts.sel)
-            if hosts.all:
-                self.fresh_at = self.kernel.now
+            self.update_alone(hosts)
+            self.solo_round = self.kernel.sub_rounds
             return True
         self.update_one(int(hosts.ids[scan.i]))
         return False
+
+    def update_alone(self, hosts: HostSet) -> None:
+        """A read's simcalls made at once by an actor alone (the hosts updated now gain 0 J)."""
+        self.update(hosts.sel)
+        if hosts.all:
+            self.fresh_at = self.kernel.now
+
+    def runs_alone(self) -> bool:
+        """Whether the running actor is alone in this sub-round: the kernel answered its read
+        alone in the previous one, so it is the only one the kernel resumed (no other was ready,
+        none ended) and it has not yielded since (else the sub-round would be a later one). Its
+        next read's simcall would be handled alone: :func:`read` makes it without the round trip,
+        which no other actor could see."""
+        return self.solo_round == self.kernel.sub_rounds - 1
 
     def lockstep(self, scans: list[Scan]) -> int:
         """Sub-rounds in which the actors of ``scans`` (in the kernel's order) only read, each
@@ -366,9 +380,12 @@ def read(meter: EnergyMeter, hosts: HostSet, total: bool = True) -> Generator[An
     """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
     runs and made when the kernel handles it (which may advance ``scan.i``:
-    :meth:`EnergyMeter.lockstep`). Returns their long double sum (``total``: else None)."""
+    :meth:`EnergyMeter.lockstep`), or at once by an actor alone in its sub-round
+    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None)."""
     i = meter.first_stale(hosts, 0)
-    if i >= 0:
+    if i >= 0 and meter.runs_alone():
+        meter.update_alone(hosts)
+    elif i >= 0:
         scan = Scan(hosts, i)
         while not (yield (UPDATE, meter, scan)):
             i = meter.first_stale(hosts, scan.i + 1)

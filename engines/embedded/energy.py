@@ -34,8 +34,10 @@ right-endpoint rule, §3.2: a composed profile's delay charged at its parallel t
 **Cost**: the model's work at a job's start or end is a few numpy operations on the hosts'
 arrays (an update has no stale mask; a single host is updated on scalars), the
 ``_consumed_energy.csv`` rows are summed and printed in batches (``energy_outputs.py``), the
-machine-state times added in batches (``machines.py``), and reads in lockstep are made by the
-meter (:meth:`EnergyMeter.lockstep`) rather than by resuming their actors round after round.
+machine-state times added in batches (``machines.py``), reads in lockstep are made by the
+meter (:meth:`EnergyMeter.lockstep`) rather than by resuming their actors round after round, and
+a read by an actor known to run alone skips the kernel's round trip
+(:meth:`EnergyMeter.runs_alone`).
 """
 
 from __future__ import annotations

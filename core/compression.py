@@ -382,12 +382,10 @@ class Answers:
     __slots__ = ("grown", "last")
 
     def __init__(self) -> None:
-        self.last: dict[tuple[int, float], tuple[float, float, int]] = {}  # (n, w) -> (fit, cut, grown)
+        # (n, w) -> (fit, cut, grown): a job of that shape reserved at ``cut`` has its earliest fit at
+        # ``fit``, found when ``grown`` regions had grown (the pass writes it: its hot loop)
+        self.last: dict[tuple[int, float], tuple[float, float, int]] = {}
         self.grown: list[float] = []  # the start of each region that grew in the pass, in order
-
-    def found(self, n: int, w: float, fit: float, cut: float) -> None:
-        """A job of ``n`` hosts and walltime ``w`` reserved at ``cut`` has its earliest fit at ``fit``."""
-        self.last[(n, w)] = (fit, cut, len(self.grown))
 
     def floor(self, n: int, w: float, r: float) -> float:
         """No start before this fits a job of ``n`` hosts and walltime ``w`` reserved at ``r``

@@ -228,7 +228,7 @@ class ReservationPlanner(ReservingScheduler):
         heap, dirty, starts = compressible.heap, compressible.dirty, compressible.start  # mark() pushes onto heap
         by_rank, marked_long = compressible.by_rank, compressible.long
         answers = Answers()  # each shape's last earliest fit: where the next one's scan may start
-        grown, found = answers.grown, answers.found
+        grown, last = answers.grown, answers.last
         while heap:  # the next dirty job in queue order, now clean
             rank = heappop(heap)
             job_id = by_rank.get(rank)
@@ -266,7 +266,7 @@ class ReservationPlanner(ReservingScheduler):
                 floor = answers.floor(n, w, old)
                 i = bisect_right(times, floor if floor > after else after) - 1
                 new = fit_before_step(times, free, i if i > 0 else 0, k, n, w, old)
-            found(n, w, new, old)
+            last[(n, w)] = (new, old, len(grown))  # its earliest fit, cut at its start (Answers)
             if new < old:
                 shift(n, old, new, w)
                 reservation[job_id] = new

@@ -294,6 +294,8 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     assert "Bokeh" in program(out) and program(out).count("rects-") >= 2
     code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
     assert code == 0 and "kr: " in stdout, err
+    # runs without Batsim's energy model: no power panel, no host power states, no empty panel
+    assert not any(name in program(out) for name in ('"series-watts"', '"series-sleeping"', '"power-states-'))
 
 
 def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_documented(tmp_path):

@@ -19,9 +19,10 @@ import time
 import zlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from browser import Page, browser, missing
-from helpers import CTC_EXCERPT
+from helpers import CTC_EXCERPT, REPO
 from test_cli import cli
 from test_explore import FIXTURES, KR, assert_metrics_cells_equal_json, intervals_in, sweep_rows, written_like
 
@@ -296,6 +297,73 @@ def test_the_difference_view_in_a_browser(tmp_path):
         sizes = both["requested_number_of_resources_a"]
         assert 0 < start < sizes.min() and sizes.max() < end < sizes.max() + 1, (start, end)
         page.page.screenshot(path=tmp_path / "explore_diff.png")
+        assert page.errors == []
+
+
+#: The power model of ``--platform N --energy`` (docs/energy.md), per host: idle (a delay job's
+#: hosts draw idle too), asleep, switching off (616.08 J in 6.1 s), switching on (18,966.42 J in 151.52 s).
+IDLE_W, ASLEEP_W, OFF_W, ON_W = 95.0, 9.75, 616.08 / 6.1, 18966.42 / 151.52
+
+
+def step_at(times, values, at):
+    """The value of the step function (each value from its time on) at the instants ``at``."""
+    return np.asarray(values)[np.searchsorted(np.asarray(times), at, side="right") - 1]
+
+
+def test_power_curve_and_sleeping_hosts_in_a_browser(tmp_path):
+    """A run of the idle switch-off plugin with Batsim's energy model: the power panel is the
+    platform's watts, equal in every interval to what the host states and the power model give;
+    hosts asleep and switching are drawn in the Gantt chart and counted in their own panel, equal
+    to _machine_states.csv's counts; both panels share the Gantt chart's time axis."""
+    workload, prefix = tmp_path / "w.json", tmp_path / "idle"
+    code, _, err = cli("convert", CTC_EXCERPT, workload, "--hosts", 64, "--first", 200)
+    assert code == 0, err
+    idle_off = REPO / "examples" / "schedulers" / "my_idle_off.py"
+    code, _, err = cli("run", "--scheduler", idle_off, "--option", "idle_s=600", "--workload", workload,
+                       "--platform", 64, "--energy", "--out", prefix)  # fmt: skip
+    assert code == 0, err
+    path = tmp_path / "idle.html"
+    explore_runs([prefix], path)
+    states = pd.read_csv(tmp_path / "idle_machine_states.csv")
+    with browser() as context:
+        page = Page(context, path)
+        assert page.errors == []
+        assert page.js(f"() => {page.model('series-watts')}.x_range === {page.model('gantt-0')}.x_range")
+        # every interval's watts: the hosts in each state (at its middle) times their power
+        times, watts = np.array(column(page, "power-0", "time")), np.array(column(page, "power-0", "watts"))
+        assert times[-1] == pd.read_csv(tmp_path / "idle_consumed_energy.csv")["time"].iloc[-1]
+        times, watts = times[:-1], watts[:-1]  # the last row ends the last step
+        at = step_at(states["time"], np.arange(len(states)), (times + np.r_[times[1:], times[-1] + 1]) / 2)
+        s = states.iloc[at]
+        expected = (s.nb_idle + s.nb_computing) * IDLE_W + s.nb_sleeping * ASLEEP_W
+        expected += s.nb_switching_off * OFF_W + s.nb_switching_on * ON_W
+        assert watts == pytest.approx(expected.to_numpy(), abs=0.01)
+        assert (s.nb_sleeping == 64).any() and 64 * ASLEEP_W in watts  # every host asleep: 624 W
+        # hosts asleep and switching: the Gantt's spans hold, at any instant, the hosts that
+        # _machine_states.csv counts (its times print to 6 digits: instants 10 s or more from its rows)
+        spans = {name: np.array(column(page, "power-states-0", name)) for name in ("left", "right", "bottom", "top")}
+        label = np.array(column(page, "power-states-0", "label"))
+        rows = states["time"].to_numpy()
+        long = np.flatnonzero(np.diff(rows) > 20)
+        for row, instant in zip(long, (rows[long] + rows[long + 1]) / 2):
+            held = (spans["left"] <= instant) & (instant < spans["right"])
+            hosts = {
+                state: int((spans["top"] - spans["bottom"])[held & (label == state)].sum()) for state in set(label)
+            }
+            counted = states.iloc[row]
+            assert hosts.get("asleep", 0) == counted.nb_sleeping, instant
+            assert hosts.get("switching off", 0) == counted.nb_switching_off, instant
+            assert hosts.get("switching on", 0) == counted.nb_switching_on, instant
+        assert set(label) == {"asleep", "switching off", "switching on"}
+        assert page.js(f"() => {page.model('power-own-0')}.visible")
+        assert column(page, "states-0", "sleeping") == states["nb_sleeping"].tolist()
+        # zoomed into the first switch-off: the lines hold the part in view
+        first = float(spans["left"].min())
+        page.js(f"() => {page.model('time-range')}.setv({{start: {first - 100}, end: {first + 100}}})")
+        page.js(RAF)
+        shown = page.js(f"() => Array.from({page.model('power-watts-0')}.data_source.data.time)")
+        assert shown[0] <= first - 100 and first + 100 <= shown[-1] and len(shown) < len(times)
+        page.page.screenshot(path=tmp_path / "explore_energy.png")
         assert page.errors == []
 
 

@@ -1,0 +1,124 @@
+"""A run's power and host power states, for the explorer, when Batsim's energy model ran
+(``--energy``, docs/energy.md); None for a run without its energy files.
+
+* ``power``: the platform's power in watts, a step function: from one row of
+  ``PREFIX_consumed_energy.csv`` to the next, the energy difference over the time difference
+  (the mean power of that interval; Batsim's ``epower`` column is the same quotient, at the
+  interval's end). Batsim writes a row at every job start and end and every power-state
+  request and completion: the power is constant in between, so the step is exact.
+* ``states``: the hosts asleep and the hosts switching (on or off), from
+  ``PREFIX_machine_states.csv`` (``nb_sleeping``, ``nb_switching_on + nb_switching_off``).
+* ``spans``: each host's time asleep and switching, as rectangles of the Gantt chart, from
+  ``PREFIX_pstate_changes.csv``: ``-2`` starts a switch-off, ``-1`` a switch-on, and the pstate
+  that completes a switch-off is a sleep state. Hosts of one row with the same span are one
+  rectangle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...errors import InputError
+from ...formats.intervals import parse_hosts
+
+#: Host power states drawn on the Gantt chart, in ``spans["state"]`` order.
+SPAN_STATES = ("switching off", "asleep", "switching on")
+
+
+def energy_files(jobs_path: Path) -> dict[str, Path] | None:
+    """The energy files beside the run's ``_jobs.csv`` (None without ``_consumed_energy.csv``)."""
+    text = str(jobs_path)
+    base = text[: -len("_jobs.csv")] if text.endswith("_jobs.csv") else text
+    files = {name: Path(f"{base}_{name}.csv") for name in ("consumed_energy", "pstate_changes", "machine_states")}
+    return files if files["consumed_energy"].is_file() else None
+
+
+def read_energy(jobs_path: Path, end_s: float) -> dict | None:
+    """``{"power": {time, watts}, "states": {time, sleeping, switching}, "spans": {left, right,
+    bottom, top, state}}`` of the run whose ``_jobs.csv`` is ``jobs_path`` (module doc); None
+    when it ran without the energy model. ``end_s``: the run's end (its last job's); spans still
+    open at the end of the records stop there, or at the last record if later."""
+    files = energy_files(jobs_path)
+    if files is None:
+        return None
+    power, states = power_series(files["consumed_energy"]), state_series(files["machine_states"])
+    # hosts switched off after the last job ends stay asleep to the end of the records
+    end_s = max([end_s, *power["time"][-1:], *states["time"][-1:]])
+    return {"power": power, "states": states, "spans": host_spans(files["pstate_changes"], end_s)}
+
+
+def power_series(path: Path) -> dict[str, np.ndarray]:
+    """The platform's power (module doc): ``watts[i]`` from ``time[i]`` to ``time[i + 1]``; the
+    last row holds the last time, and the last interval's watts again (a step line ends there)."""
+    try:
+        frame = pd.read_csv(path, usecols=["time", "energy"], dtype=float)
+    except (ValueError, pd.errors.ParserError) as error:
+        raise InputError(path, f"not a Batsim _consumed_energy.csv (time,energy,... columns): {error}") from error
+    times, energy = frame["time"].to_numpy(), frame["energy"].to_numpy()
+    if len(times) and (np.diff(times) < 0).any():
+        raise InputError(path, "its times go backwards: not a Batsim _consumed_energy.csv")
+    # the energy at each distinct time (several rows at one instant: the last one holds)
+    last = np.r_[times[1:] != times[:-1], True]
+    times, energy = np.r_[0.0, times[last]], np.r_[0.0, energy[last]]
+    if len(times) > 1 and times[1] == 0.0:
+        times, energy = times[1:], energy[1:]
+    watts = np.diff(energy) / np.diff(times)
+    return {"time": times, "watts": np.r_[watts, watts[-1:]]}  # the last value again: a step ends there
+
+
+def state_series(path: Path) -> dict[str, np.ndarray]:
+    """Hosts asleep and switching, as ``_machine_states.csv`` counts them (empty without it)."""
+    if not path.is_file():
+        return {"time": np.zeros(0), "sleeping": np.zeros(0, np.int32), "switching": np.zeros(0, np.int32)}
+    frame = pd.read_csv(path)
+    needed = {"time", "nb_sleeping", "nb_switching_on", "nb_switching_off"}
+    if not needed <= set(frame.columns):
+        raise InputError(path, f"no {', '.join(sorted(needed - set(frame.columns)))} column: written without --energy?")
+    return {
+        "time": frame["time"].to_numpy(dtype=float),
+        "sleeping": frame["nb_sleeping"].to_numpy(dtype=np.int32),
+        "switching": (frame["nb_switching_on"] + frame["nb_switching_off"]).to_numpy(dtype=np.int32),
+    }
+
+
+def host_spans(path: Path, end_s: float) -> dict[str, np.ndarray]:
+    """Each host's spans switching off, asleep and switching on (module doc) as rectangles."""
+    spans: list[tuple[float, float, int, int]] = []  # (start, end, host, state)
+    if path.is_file():
+        frame = pd.read_csv(path, dtype={"machine_id": str})
+        since: dict[int, tuple[float, int]] = {}  # host -> (start, state) of its open span
+        for time_s, hosts, pstate in zip(frame["time"].astype(float), frame["machine_id"], frame["new_pstate"]):
+            state = {-2: 0, -1: 2}.get(int(pstate))
+            for host in parse_hosts(hosts):
+                opened = since.pop(host, None)
+                if opened is not None:
+                    spans.append((opened[0], time_s, host, opened[1]))
+                if state is not None:
+                    since[host] = (time_s, state)
+                elif opened is not None and opened[1] == 0:  # a switch-off completed: asleep from now
+                    since[host] = (time_s, 1)
+        spans += [(start, max(end_s, start), host, state) for host, (start, state) in since.items()]
+    return _merged(spans)
+
+
+def _merged(spans: list[tuple[float, float, int, int]]) -> dict[str, np.ndarray]:
+    """Spans of neighbouring hosts with the same start, end and state as one rectangle."""
+    out: dict[str, list] = {"left": [], "right": [], "bottom": [], "top": [], "state": []}
+    for start, end, host, state in sorted(spans, key=lambda s: (s[0], s[1], s[3], s[2])):
+        if out["left"] and (out["left"][-1], out["right"][-1], out["state"][-1], out["top"][-1]) == (
+            start, end, state, host,
+        ):  # fmt: skip
+            out["top"][-1] = host + 1
+            continue
+        for name, value in zip(("left", "right", "bottom", "top", "state"), (start, end, host, host + 1, state)):
+            out[name].append(value)
+    return {
+        "left": np.asarray(out["left"], dtype=float),
+        "right": np.asarray(out["right"], dtype=float),
+        "bottom": np.asarray(out["bottom"], dtype=np.int32),
+        "top": np.asarray(out["top"], dtype=np.int32),
+        "state": np.asarray(out["state"], dtype=np.uint8),
+    }

@@ -8,8 +8,6 @@ tests are in test_explore_browser.py.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import html
 import json
 import re
@@ -35,6 +33,7 @@ from adaptsched.analysis.explore.data import (
     raster_of,
     workload_users,
 )
+from adaptsched.analysis.explore.pagefile import uncarried
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
@@ -59,13 +58,13 @@ def intervals_in(jobs_csv, window=None) -> int:
 
 
 def program(page) -> str:
-    """What a page carries compressed (base64 of gzip): BokehJS, then the document's JSON."""
-    text = Path(page).read_text()
+    """What a page carries compressed (gzip, escaped): BokehJS, then the document's JSON."""
+    text = Path(page).read_bytes()
     parts = []
     for name in ("library", "document"):
-        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">(.*?)</script>'.encode(), text, re.S)
         assert found is not None, f"{page}: no {name}"
-        parts.append(gzip.decompress(base64.b64decode(found.group(1))).decode("utf-8"))
+        parts.append(uncarried(found.group(1)).decode("utf-8"))
     return "\n".join(parts)
 
 
@@ -288,7 +287,7 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     code, stdout, err = cli("explore", KR, FIXTURES / "easy", "--out", out, "--label", "kr", "--label", "easy")
     assert code == 0, err
     assert stdout.startswith(f"explorer: {out} (") and "kr: 88 rectangles of 68 attempts, 60 jobs" in stdout
-    text = out.read_text()
+    text = out.read_bytes().decode("cp1252", errors="replace")  # the page's own encoding (pagefile.py)
     # no CDN, no server: every script is inline
     assert "<script src" not in text.replace("<script src=\\", "") and "cdn.bokeh.org" not in text
     assert "Bokeh" in program(out) and program(out).count("rects-") >= 2

@@ -12,6 +12,7 @@ the end of the run (conftest.py).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import json
@@ -108,6 +109,7 @@ def metrics_json(jobs_csv) -> dict:
 def check_page(page: Page, jobs_csvs: list, tmp_path, window=None) -> None:
     """What every explorer page must do, for the runs of ``jobs_csvs`` (module doc)."""
     assert page.errors == []
+    assert len(page.requests) == 1 and page.requests[0].startswith("file://"), page.requests  # no network
     for run, jobs_csv in enumerate(jobs_csvs):
         assert len(column(page, f"rects-{run}", "left")) == intervals_in(jobs_csv, window)
         assert page.js(f"() => {page.model(f'quads-own-{run}')}.visible")  # drawn one by one, not the overview
@@ -300,6 +302,32 @@ def test_the_difference_view_in_a_browser(tmp_path):
         assert page.errors == []
 
 
+def answer(body: bytes, headers: dict, route) -> None:
+    route.fulfill(body=body, headers=headers)
+
+
+def test_a_page_served_with_another_encoding_says_how_to_open_it(tmp_path):
+    """The page carries raw bytes in its declared windows-1252: served without a charset it
+    opens; served as UTF-8 (which garbles them) it says to open it as a file, without an error."""
+    path = tmp_path / "kr.html"
+    explore_runs([KR], path)
+    with browser() as context:
+        for charset, rendered in (("", True), ("; charset=utf-8", False)):
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+            headers = {"content-type": "text/html" + charset}
+            # answered here: nothing leaves the machine
+            page.route("http://adaptsched.test/kr.html", functools.partial(answer, path.read_bytes(), headers))
+            page.goto("http://adaptsched.test/kr.html")
+            if rendered:
+                page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents.length > 0")
+            else:
+                page.wait_for_function("() => /open it as a file/.test(document.body.innerText)")
+                assert page.evaluate("() => window.Bokeh === undefined")
+            assert errors == []
+
+
 #: The power model of ``--platform N --energy`` (docs/energy.md), per host: idle (a delay job's
 #: hosts draw idle too), asleep, switching off (616.08 J in 6.1 s), switching on (18,966.42 J in 151.52 s).
 IDLE_W, ASLEEP_W, OFF_W, ON_W = 95.0, 9.75, 616.08 / 6.1, 18966.42 / 151.52
@@ -379,8 +407,10 @@ def test_first_5000_ctc_jobs_in_a_browser(tmp_path):
     jobs_csv = tmp_path / "easy_jobs.csv"
     path = tmp_path / "ctc.html"
     written = explore_runs([prefix, tmp_path / "fcfs"], path, workloads=[workload])
-    # 10,000 jobs shown: at most 1.5 MB
+    # 10,000 jobs shown: at most 1.5 MB; and one run's 5,000 jobs at most 0.75 MB
     assert sum(written["jobs"]) == 10_000 and written["bytes"] <= 1.5e6, written["bytes"]
+    one = explore_runs([prefix], tmp_path / "one.html", workloads=[workload])
+    assert one["jobs"] == [5000] and one["bytes"] <= 0.75e6, one["bytes"]
     raw = read_jobs_csv(jobs_csv)
     waited = raw.sort_values("waiting_time").iloc[-1]  # the job that waited longest
     with browser() as context:

@@ -33,6 +33,7 @@ from adaptsched.analysis.explore.data import (
     raster_of,
     workload_users,
 )
+from adaptsched.analysis.explore.energy import SPAN_STATES, host_spans, power_series, read_energy
 from adaptsched.analysis.explore.pagefile import uncarried
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
@@ -435,3 +436,33 @@ def test_users_come_from_the_run_s_own_workload_and_another_is_refused(tmp_path)
     code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page2.html", "--workload", workload)
     assert_clean_error(code, err, "w.json", "not the workload of this run", "job 5 (submitted at 15 s on 2 hosts)")
     assert not (tmp_path / "page2.html").exists()
+
+
+def test_host_power_states_by_hand(tmp_path):
+    """Hosts 0-3: 2-3 switch off at 10 s (done at 16 s), 0 at 20 s (done at 26 s); 2 wakes at 100 s
+    (done at 250 s); the records end at 300 s, 3 and 0 still asleep."""
+    path = tmp_path / "r_pstate_changes.csv"
+    path.write_text("time,machine_id,new_pstate\n0,0-3,0\n10,2-3,-2\n16,2-3,1\n20,0,-2\n26,0,1\n100,2,-1\n250,2,0\n")
+    spans = host_spans(path, 300.0)
+    rows = sorted(zip(spans["left"], spans["right"], spans["bottom"], spans["top"], spans["state"]))
+    off, asleep, on = (SPAN_STATES.index(name) for name in ("switching off", "asleep", "switching on"))
+    assert rows == [
+        (10, 16, 2, 4, off),  # hosts 2 and 3 together: one rectangle
+        (16, 100, 2, 3, asleep),
+        (16, 300, 3, 4, asleep),
+        (20, 26, 0, 1, off),
+        (26, 300, 0, 1, asleep),
+        (100, 250, 2, 3, on),
+    ]
+    assert read_energy(tmp_path / "r_jobs.csv", 300.0) is None  # no _consumed_energy.csv: no energy
+
+
+def test_power_by_hand(tmp_path):
+    """1,000 J in the first 10 s, then 500 J in 20 s; two rows at 10 s count once."""
+    path = tmp_path / "r_consumed_energy.csv"
+    path.write_text(
+        "time,energy,event_type,wattmin,epower\n0.000000,0.000000,s,95.000000,NA\n10.000000,1000.000000,e,95.000000,"
+        "100.000000\n10.000000,1000.000000,s,95.000000,NA\n30.000000,1500.000000,p,95.000000,25.000000\n"
+    )
+    power = power_series(path)
+    assert power["time"].tolist() == [0, 10, 30] and power["watts"].tolist() == [100, 25, 25]

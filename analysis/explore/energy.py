@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import InputError
-from ...formats.intervals import parse_hosts
+from ...formats.intervals import parse_runs
 
 #: Host power states drawn on the Gantt chart, in ``spans["state"]`` order.
 SPAN_STATES = ("switching off", "asleep", "switching on")
@@ -86,39 +86,50 @@ def state_series(path: Path) -> dict[str, np.ndarray]:
 
 def host_spans(path: Path, end_s: float) -> dict[str, np.ndarray]:
     """Each host's spans switching off, asleep and switching on (module doc) as rectangles."""
-    spans: list[tuple[float, float, int, int]] = []  # (start, end, host, state)
-    if path.is_file():
-        frame = pd.read_csv(path, dtype={"machine_id": str})
-        since: dict[int, tuple[float, int]] = {}  # host -> (start, state) of its open span
-        for time_s, hosts, pstate in zip(frame["time"].astype(float), frame["machine_id"], frame["new_pstate"]):
-            state = {-2: 0, -1: 2}.get(int(pstate))
-            for host in parse_hosts(hosts):
-                opened = since.pop(host, None)
-                if opened is not None:
-                    spans.append((opened[0], time_s, host, opened[1]))
-                if state is not None:
-                    since[host] = (time_s, state)
-                elif opened is not None and opened[1] == 0:  # a switch-off completed: asleep from now
-                    since[host] = (time_s, 1)
-        spans += [(start, max(end_s, start), host, state) for host, (start, state) in since.items()]
-    return _merged(spans)
+    empty = {"time": np.zeros(0), "host": np.zeros(0, np.int64), "pstate": np.zeros(0, np.int64)}
+    events = _host_events(path) if path.is_file() else empty
+    order = np.lexsort((np.arange(len(events["host"])), events["host"]))  # by host, then in file order
+    host, time_s, pstate = events["host"][order], events["time"][order], events["pstate"][order]
+    same_before = np.r_[False, host[1:] == host[:-1]]
+    same_after = np.r_[host[1:] == host[:-1], False]
+    after_off = same_before & (np.r_[0, pstate[:-1]] == -2)  # a switch-off completed: asleep from now
+    state = np.where(pstate == -2, 0, np.where(pstate == -1, 2, np.where(after_off & (pstate >= 0), 1, -1)))
+    end = np.where(same_after, np.r_[time_s[1:], 0.0], np.maximum(end_s, time_s))
+    kept = (state >= 0) & (end > time_s)  # a switch requested as the records end: nothing to draw
+    return _merged(time_s[kept], end[kept], host[kept], state[kept])
 
 
-def _merged(spans: list[tuple[float, float, int, int]]) -> dict[str, np.ndarray]:
-    """Spans of neighbouring hosts with the same start, end and state as one rectangle."""
-    out: dict[str, list] = {"left": [], "right": [], "bottom": [], "top": [], "state": []}
-    for start, end, host, state in sorted(spans, key=lambda s: (s[0], s[1], s[3], s[2])):
-        if out["left"] and (out["left"][-1], out["right"][-1], out["state"][-1], out["top"][-1]) == (
-            start, end, state, host,
-        ):  # fmt: skip
-            out["top"][-1] = host + 1
-            continue
-        for name, value in zip(("left", "right", "bottom", "top", "state"), (start, end, host, host + 1, state)):
-            out[name].append(value)
+def _host_events(path: Path) -> dict[str, np.ndarray]:
+    """``_pstate_changes.csv`` one row per host: {time, host, pstate}."""
+    frame = pd.read_csv(path, dtype={"machine_id": str})
+    try:
+        runs = [parse_runs(text).runs for text in frame["machine_id"]]
+    except (ValueError, AttributeError) as error:
+        raise InputError(path, f"machine_id: not an interval set of hosts ({error})") from error
+    lows = np.array([low for pairs in runs for low, _ in pairs], dtype=np.int64)
+    highs = np.array([high for pairs in runs for _, high in pairs], dtype=np.int64)
+    row_of_run = np.repeat(np.arange(len(runs)), [len(pairs) for pairs in runs])
+    sizes = highs - lows + 1
+    row = np.repeat(row_of_run, sizes)
+    host = np.repeat(lows, sizes) + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     return {
-        "left": np.asarray(out["left"], dtype=float),
-        "right": np.asarray(out["right"], dtype=float),
-        "bottom": np.asarray(out["bottom"], dtype=np.int32),
-        "top": np.asarray(out["top"], dtype=np.int32),
-        "state": np.asarray(out["state"], dtype=np.uint8),
+        "time": frame["time"].to_numpy(dtype=float)[row],
+        "host": host,
+        "pstate": frame["new_pstate"].to_numpy(dtype=np.int64)[row],
+    }
+
+
+def _merged(start: np.ndarray, end: np.ndarray, host: np.ndarray, state: np.ndarray) -> dict[str, np.ndarray]:
+    """Spans of neighbouring hosts with the same start, end and state as one rectangle."""
+    order = np.lexsort((host, end, start, state))
+    start, end, host, state = start[order], end[order], host[order], state[order]
+    same = (start[1:] == start[:-1]) & (end[1:] == end[:-1]) & (state[1:] == state[:-1]) & (host[1:] == host[:-1] + 1)
+    first = np.flatnonzero(np.r_[True, ~same])
+    last = np.r_[first[1:], len(host)] - 1
+    return {
+        "left": start[first],
+        "right": end[first],
+        "bottom": host[first].astype(np.int32),
+        "top": (host[last] + 1).astype(np.int32),
+        "state": state[first].astype(np.uint8),
     }

@@ -3,7 +3,8 @@
 Layout (:func:`~adaptsched.analysis.explore.layout`), for a 1600x1000 screen: a header (the
 runs, how to move around), a row of controls (the colour rule and its legend, the zoom
 status); then, on the left, the Gantt charts (:mod:`.charts`: in tabs, one per run and one of
-two runs one above the other) with busy hosts, queued demand and waiting jobs right below
+two runs one above the other) with busy hosts, queued demand and waiting jobs (and, for a run
+made with Batsim's energy model, its power and its hosts asleep and switching) right below
 them on the same time axis; on the right, in tabs, the job table (:mod:`.tables`), the
 difference between two runs (:mod:`.diff`) and the metrics tables. Whatever is picked on the
 right (a job, a job that gained or lost) zooms the charts on the left, which stay in view.

@@ -295,7 +295,10 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
     assert code == 0 and "kr: " in stdout, err
     # runs without Batsim's energy model: no power panel, no host power states, no empty panel
-    assert not any(name in program(out) for name in ('"series-watts"', '"series-sleeping"', '"power-states-'))
+    assert not any(
+        name in program(out)
+        for name in ('"series-watts"', '"series-sleeping"', '"power-states-', "power-states-legend")
+    )
 
 
 def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_documented(tmp_path):
@@ -466,3 +469,5 @@ def test_power_by_hand(tmp_path):
     )
     power = power_series(path)
     assert power["time"].tolist() == [0, 10, 30] and power["watts"].tolist() == [100, 25, 25]
+    path.write_text("time,energy,event_type,wattmin,epower\n")  # no row: no curve, no panel
+    assert {name: len(column) for name, column in power_series(path).items()} == {"time": 0, "watts": 0}

@@ -384,6 +384,7 @@ def test_power_curve_and_sleeping_hosts_in_a_browser(tmp_path):
             assert hosts.get("switching on", 0) == counted.nb_switching_on, instant
         assert set(label) == {"asleep", "switching off", "switching on"}
         assert page.js(f"() => {page.model('power-own-0')}.visible")
+        assert "grey, hatched" in page.js(f"() => {page.model('header')}.text")  # what the greys mean
         assert column(page, "states-0", "sleeping") == states["nb_sleeping"].tolist()
         # zoomed into the first switch-off: the lines hold the part in view
         first = float(spans["left"].min())

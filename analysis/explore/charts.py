@@ -141,7 +141,8 @@ class GanttCharts:
 
     def _power_states(self, fig, index: int, slot: str) -> list[tuple]:
         """Hosts asleep (grey) and switching on or off (hatched), under the attempts, zoomed in
-        or out (kind "always"), when the run has them (:func:`~.energy.host_spans`)."""
+        or out (kind "always"), when the run has them (:func:`~.energy.host_spans`); the page's
+        header says so (a legend would stay on the pair charts for a run not shown there)."""
         energy = self.runs[index].energy
         if energy is None or not len(energy["spans"]["left"]):
             return []
@@ -158,11 +159,8 @@ class GanttCharts:
         spans = fig.quad(
             left="left", right="right", bottom="bottom", top="top", source=source, fill_color=tone, fill_alpha=0.55,
             line_color=None, hatch_pattern={"field": "hatch"}, hatch_color="#555555", hatch_alpha=0.6,
-            legend_field="label", name=f"power-{slot}-{index}",
+            name=f"power-{slot}-{index}",
         )  # fmt: skip
-        fig.legend.location = "top_left"
-        fig.legend.label_text_font_size = "9pt"
-        fig.legend.background_fill_alpha = 0.6
         return [(spans, "always")]
 
     def _killed(self, fig, index: int, slot: str) -> list:

@@ -61,10 +61,12 @@ def power_series(path: Path) -> dict[str, np.ndarray]:
     if len(times) and (np.diff(times) < 0).any():
         raise InputError(path, "its times go backwards: not a Batsim _consumed_energy.csv")
     # the energy at each distinct time (several rows at one instant: the last one holds)
-    last = np.r_[times[1:] != times[:-1], True]
+    last = np.r_[times[1:] != times[:-1], True][: len(times)]
     times, energy = np.r_[0.0, times[last]], np.r_[0.0, energy[last]]
     if len(times) > 1 and times[1] == 0.0:
         times, energy = times[1:], energy[1:]
+    if len(times) < 2:  # no interval: no curve
+        return {"time": np.zeros(0), "watts": np.zeros(0)}
     watts = np.diff(energy) / np.diff(times)
     return {"time": times, "watts": np.r_[watts, watts[-1:]]}  # the last value again: a step ends there
 

@@ -27,6 +27,7 @@ from adaptsched.analysis.explore.data import (
     _coverage,
     build_run,
     detail_window,
+    energy_in,
     envelope,
     load_run,
     raster,
@@ -471,3 +472,19 @@ def test_power_by_hand(tmp_path):
     assert power["time"].tolist() == [0, 10, 30] and power["watts"].tolist() == [100, 25, 25]
     path.write_text("time,energy,event_type,wattmin,epower\n")  # no row: no curve, no panel
     assert {name: len(column) for name, column in power_series(path).items()} == {"time": 0, "watts": 0}
+
+
+def test_a_window_keeps_the_power_and_host_states_inside_it():
+    """Power 100 W from 0 s, 25 W from 10 s; a window from 5 s to 20 s starts at 100 W; a span
+    from 30 s on is left out, one across the window kept."""
+    energy = {
+        "power": {"time": np.array([0.0, 10.0, 30.0]), "watts": np.array([100.0, 25.0, 25.0])},
+        "states": {"time": np.array([0.0, 12.0]), "sleeping": np.array([0, 2], np.int32),
+                   "switching": np.array([0, 0], np.int32)},
+        "spans": {"left": np.array([12.0, 30.0]), "right": np.array([40.0, 40.0]), "bottom": np.array([0, 2]),
+                  "top": np.array([2, 3]), "state": np.array([1, 0], np.uint8)},
+    }  # fmt: skip
+    kept = energy_in(energy, (5.0, 20.0))
+    assert kept["power"]["time"].tolist() == [5, 10, 20] and kept["power"]["watts"].tolist() == [100, 25, 25]
+    assert kept["states"]["time"].tolist() == [5, 12, 20] and kept["states"]["sleeping"].tolist() == [0, 2, 2]
+    assert kept["spans"]["left"].tolist() == [12.0] and energy_in(energy, None) is energy

@@ -384,8 +384,17 @@ def test_power_curve_and_sleeping_hosts_in_a_browser(tmp_path):
             assert hosts.get("switching on", 0) == counted.nb_switching_on, instant
         assert set(label) == {"asleep", "switching off", "switching on"}
         assert page.js(f"() => {page.model('power-own-0')}.visible")
-        assert "grey, hatched" in page.js(f"() => {page.model('header')}.text")  # what the greys mean
-        assert column(page, "states-0", "sleeping") == states["nb_sleeping"].tolist()
+        assert "light grey, outlined" in page.js(f"() => {page.model('header')}.text")  # what the greys mean
+        # the panel's step curves equal _machine_states.csv at each of its instants (its last row at
+        # an instant holds; rows that change nothing are left out of the page)
+        shown_times = column(page, "states-0", "time")
+        held = states[states["time"] != states["time"].shift(-1)]
+        for name, counted in (
+            ("sleeping", held.nb_sleeping),
+            ("switching", held.nb_switching_on + held.nb_switching_off),
+        ):
+            assert step_at(shown_times, column(page, "states-0", name), held["time"]).tolist() == counted.tolist()
+        assert len(shown_times) < len(states)
         # zoomed into the first switch-off: the lines hold the part in view
         first = float(spans["left"].min())
         page.js(f"() => {page.model('time-range')}.setv({{start: {first - 100}, end: {first + 100}}})")

@@ -52,7 +52,8 @@ def read_energy(jobs_path: Path, end_s: float) -> dict | None:
 
 def power_series(path: Path) -> dict[str, np.ndarray]:
     """The platform's power (module doc): ``watts[i]`` from ``time[i]`` to ``time[i + 1]``; the
-    last row holds the last time, and the last interval's watts again (a step line ends there)."""
+    last row holds the last time, and the last interval's watts again (a step line ends there);
+    rows that change nothing are left out (:func:`changes`)."""
     try:
         frame = pd.read_csv(path, usecols=["time", "energy"], dtype=float)
     except (ValueError, pd.errors.ParserError) as error:
@@ -68,7 +69,8 @@ def power_series(path: Path) -> dict[str, np.ndarray]:
     if len(times) < 2:  # no interval: no curve
         return {"time": np.zeros(0), "watts": np.zeros(0)}
     watts = np.diff(energy) / np.diff(times)
-    return {"time": times, "watts": np.r_[watts, watts[-1:]]}  # the last value again: a step ends there
+    # float32: 7 digits, a hundredth of a watt below 100 kW: what a curve shows
+    return changes({"time": times, "watts": np.r_[watts, watts[-1:]].astype(np.float32)})
 
 
 def state_series(path: Path) -> dict[str, np.ndarray]:
@@ -79,11 +81,27 @@ def state_series(path: Path) -> dict[str, np.ndarray]:
     needed = {"time", "nb_sleeping", "nb_switching_on", "nb_switching_off"}
     if not needed <= set(frame.columns):
         raise InputError(path, f"no {', '.join(sorted(needed - set(frame.columns)))} column: written without --energy?")
-    return {
-        "time": frame["time"].to_numpy(dtype=float),
-        "sleeping": frame["nb_sleeping"].to_numpy(dtype=np.int32),
-        "switching": (frame["nb_switching_on"] + frame["nb_switching_off"]).to_numpy(dtype=np.int32),
-    }
+    return changes(
+        {
+            "time": frame["time"].to_numpy(dtype=float),
+            "sleeping": frame["nb_sleeping"].to_numpy(dtype=np.int32),
+            "switching": (frame["nb_switching_on"] + frame["nb_switching_off"]).to_numpy(dtype=np.int32),
+        }
+    )
+
+
+def changes(series: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The rows of a step series where a value changes, and its last row (where the step ends):
+    the same curve, drawn with fewer points (most rows of a run of delay jobs change neither
+    the power nor the hosts asleep)."""
+    values = [column for name, column in series.items() if name != "time"]
+    if len(series["time"]) < 3:
+        return series
+    changed = np.zeros(len(series["time"]), dtype=bool)
+    changed[0] = changed[-1] = True
+    for column in values:
+        changed[1:] |= column[1:] != column[:-1]
+    return {name: column[changed] for name, column in series.items()}
 
 
 def host_spans(path: Path, end_s: float) -> dict[str, np.ndarray]:

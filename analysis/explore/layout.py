@@ -139,8 +139,8 @@ def header(runs: list[RunData], window, title: str | None, aggregated: dict | No
     )
     if any(run.energy is not None and len(run.energy["spans"]["left"]) for run in runs):
         lines.append(
-            " <span id='power-states-legend'>In the Gantt charts, <span style='background:#888888'>&nbsp;grey&nbsp;"
-            "</span>: hosts asleep; <span style='background:repeating-linear-gradient(45deg,#bbbbbb 0 3px,#555555 3px "
-            "4px)'>&nbsp;grey, hatched&nbsp;</span>: hosts switching off or on (Batsim's energy model).</span>"
+            " <span id='power-states-legend'>In the Gantt charts, <span style='background:#9a9a9a'>&nbsp;grey&nbsp;"
+            "</span>: hosts asleep; <span style='background:#d4d4d4;outline:1px dashed #555555'>&nbsp;light grey, "
+            "outlined&nbsp;</span>: hosts switching off or on (Batsim's energy model).</span>"
         )
     return Div(text="".join(lines), sizing_mode="stretch_width", name="header", styles={"font-size": "12px"})

@@ -206,14 +206,24 @@ class Progress:
             with open(f"/proc/{self.pid}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
             cpu = (int(fields[11]) + int(fields[12])) / self.tick  # utime, stime
-            with open(self.jobs_csv, "rb") as rows:
-                rows.seek(self.offset)
-                chunk = rows.read()
+            chunk = self.read_on()
         except (OSError, IndexError, ValueError):
             return
         self.offset += len(chunk)
         self.rows += chunk.count(b"\n")
         self.samples.append((max(self.rows, 0), cpu))
+
+    def read_on(self) -> bytes:
+        """What the run wrote to its ``_jobs.csv`` since the last sample: the file has its partial
+        name (``.partial`` after it) until the run passed its checks, then its own."""
+        for name in (f"{self.jobs_csv}.partial", str(self.jobs_csv)):
+            try:
+                with open(name, "rb") as rows:
+                    rows.seek(self.offset)
+                    return rows.read()
+            except FileNotFoundError:
+                continue
+        raise FileNotFoundError(self.jobs_csv)
 
     def tenths(self, total_cpu: float) -> list[float]:
         """Jobs per CPU second in each tenth of the jobs (the last one ends at ``total_cpu``)."""

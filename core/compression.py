@@ -36,6 +36,18 @@ it) moves to the start of the run of steps with at least ``n`` free hosts that e
 earlier than the step holding ``r - w`` (found walking back from r: the first window a forward
 scan from there would find); a job marked by a region made during the pass but ranked
 before the job being re-placed waits for the next pass, as in the full pass.
+
+Within a pass, a re-placed job also bounds the scans of the jobs of its shape after it
+(:class:`Answers`). A job J of ``n`` hosts and walltime ``w`` re-placed at s (s = r if it
+stays) was placed at its earliest fit: no start before s has ``n`` hosts free on
+[start, min(start + w, r)). For a later job J' of the same shape reserved at r' >= r, every
+start before s has a window [start, min(start + w, r')) that holds J's, so none fits J' either
+while capacity only shrinks; in a pass it grows only on the slots that moved jobs leave, and
+a region growing from a frees only the windows ending after a, which start after a - w. So
+J''s scan starts at the latest of s and each a - w (less ``SCAN_SLACK_S``) for the regions
+before r that grew since J. On a deep queue of a few shapes (thousands of one-host jobs
+marked by the same region, most of which the first ones fill) it cuts the scans of the jobs
+that do not move from the whole profile to the stretch between two reservations.
 ``tests/test_conservative_incremental.py`` checks random deep queues against the full
 pass, move for move.
 """
@@ -361,6 +373,54 @@ class Candidates:
                     elif a < seen:
                         dirty[job_id] = a
                     marked_long.add(job_id)
+
+
+class Answers:
+    """The earliest fits found in one compression pass, one per job shape, and the starts of the
+    regions that grew since (module doc): where the next job of a shape may start its scan."""
+
+    __slots__ = ("grown", "last")
+
+    def __init__(self) -> None:
+        # (n, w) -> (fit, cut, grown): a job of that shape reserved at ``cut`` has its earliest fit at
+        # ``fit``, found when ``grown`` regions had grown (the pass writes it: its hot loop)
+        self.last: dict[tuple[int, float], tuple[float, float, int]] = {}
+        self.grown: list[float] = []  # the start of each region that grew in the pass, in order
+
+    def floor(self, n: int, w: float, r: float) -> float:
+        """No start before this fits a job of ``n`` hosts and walltime ``w`` reserved at ``r``
+        (-INF: nothing known)."""
+        answer = self.last.get((n, w))
+        if answer is None:
+            return -INF
+        fit, cut, seen = answer
+        if r < cut:
+            return -INF
+        grown = self.grown
+        for k in range(seen, len(grown)):
+            a = grown[k]
+            if a < cut and a - w - SCAN_SLACK_S < fit:
+                fit = a - w - SCAN_SLACK_S
+        return fit
+
+
+def fit_before_step(times: list[float], free: list[int], i: int, k: int, n: int, w: float, limit: float) -> float:
+    """:meth:`AvailabilityProfile.fit_before` on a profile's ``times`` and ``free`` from the step
+    ``i`` (a step's start), the steps before ``limit`` being 0 to ``k`` - 1: the earliest step
+    start s with ``n`` hosts free on [s, min(s + w, limit)), ``limit`` if none; busy steps are
+    skipped one by one."""
+    while True:
+        while i < k and free[i] < n:
+            i += 1  # too busy: the job can only start after it
+        if i >= k:
+            return limit
+        end = times[i] + w
+        j = i + 1
+        while j < k and times[j] < end and free[j] >= n:
+            j += 1
+        if j >= k or times[j] >= end:
+            return times[i]  # fits at times[i]
+        i = j + 1  # step j is too busy
 
 
 #: The widening of a region with no run of enough free hosts on either side (never changed).

@@ -57,7 +57,7 @@ from mypy_extensions import mypyc_attr
 
 from adaptsched.core import options as opt
 from adaptsched.core.base import Job, ReservingOptions, ReservingScheduler, Running
-from adaptsched.core.compression import SCAN_SLACK_S, Candidates
+from adaptsched.core.compression import SCAN_SLACK_S, Answers, Candidates, fit_before_step
 from adaptsched.core.intervals import IntervalSet
 from adaptsched.core.profile import AvailabilityProfile
 from adaptsched.core.units import EPS_S, INF
@@ -227,6 +227,8 @@ class ReservationPlanner(ReservingScheduler):
         jobs, moved, shift = compressible.jobs, compressible.moved, profile.shift
         heap, dirty, starts = compressible.heap, compressible.dirty, compressible.start  # mark() pushes onto heap
         by_rank, marked_long = compressible.by_rank, compressible.long
+        answers = Answers()  # each shape's last earliest fit: where the next one's scan may start
+        grown, last = answers.grown, answers.last
         while heap:  # the next dirty job in queue order, now clean
             rank = heappop(heap)
             job_id = by_rank.get(rank)
@@ -243,41 +245,28 @@ class ReservationPlanner(ReservingScheduler):
             job = jobs[job_id]
             n, w = job.res, job.walltime_s
             k = bisect_left(times, old)  # the steps before old: 0 to k - 1
+            new = old
             if not long:
                 # only a window reaching its start can fit it (compression's doc): none does unless
                 # the step just before it holds n free hosts; then it moves to the start of the run
                 # of such steps ending there, no earlier than the step holding old - w (where the
                 # scan would start: the earliest start of a window reaching old, less SCAN_SLACK_S)
                 k -= 1
-                if free[k] < n:
-                    continue
-                i = bisect_right(times, old - w - SCAN_SLACK_S) - 1
-                if i < 0:
-                    i = 0
-                while k > i and free[k - 1] >= n:
-                    k -= 1
-                new = times[k]
+                if free[k] >= n:
+                    i = bisect_right(times, old - w - SCAN_SLACK_S) - 1
+                    if i < 0:
+                        i = 0
+                    while k > i and free[k - 1] >= n:
+                        k -= 1
+                    new = times[k]
             else:
-                # no window ending before the earliest region that marked it fits it now (ditto): the
-                # earliest fit no later than old (fit_before), its window cut at old, from the step
-                # holding a - w (step_start(a - w - SCAN_SLACK_S)), busy steps skipped one by one
-                i = bisect_right(times, a - w - SCAN_SLACK_S) - 1
-                if i < 0:
-                    i = 0
-                new = old
-                while True:
-                    while i < k and free[i] < n:
-                        i += 1  # too busy: the job can only start after it
-                    if i >= k:
-                        break
-                    end = times[i] + w
-                    j = i + 1
-                    while j < k and times[j] < end and free[j] >= n:
-                        j += 1
-                    if j >= k or times[j] >= end:
-                        new = times[i]
-                        break  # fits at times[i]
-                    i = j + 1  # step j is too busy
+                # no window ending before the earliest region that marked it fits it now (ditto), nor
+                # one starting before the floor its shape's last fit in this pass gives (Answers)
+                after = a - w - SCAN_SLACK_S
+                floor = answers.floor(n, w, old)
+                i = bisect_right(times, floor if floor > after else after) - 1
+                new = fit_before_step(times, free, i if i > 0 else 0, k, n, w, old)
+            last[(n, w)] = (new, old, len(grown))  # its earliest fit, cut at its start (Answers)
             if new < old:
                 shift(n, old, new, w)
                 reservation[job_id] = new
@@ -287,7 +276,9 @@ class ReservationPlanner(ReservingScheduler):
                 if self.audit is not None:
                     self.audit.append((job_id, old, new))
                 end = new + w
-                grew(end if end > old else old, old + w, now, n)  # the slot it left
+                left = end if end > old else old
+                grown.append(left)
+                grew(left, old + w, now, n)  # the slot it left
         compressible.cursor = None
 
     # -- a what-if replay's initial state ---------------------------------------------

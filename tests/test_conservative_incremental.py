@@ -57,6 +57,35 @@ def test_incremental_compression_moves_the_same_jobs_as_the_full_pass(stream):
     assert incremental == reference
 
 
+@st.composite
+def narrow_backlogs(draw):
+    """Deep queues of a few narrow shapes arriving in batches, most ending long before their
+    walltime: each early completion moves chains of same-shape reservations, and the scans of
+    a shape start where the last one of that shape found its fit."""
+    nb_hosts = draw(st.integers(2, 10))
+    shapes = draw(
+        st.lists(st.tuples(st.sampled_from([1, 1, 2, 3]), st.sampled_from([6, 20, 30, 90])), min_size=1, max_size=3)
+    )
+    jobs, t = [], 0
+    for _ in range(draw(st.integers(1, 14))):
+        t += draw(st.sampled_from([0, 1, 3, 10, 40]))
+        res, walltime = draw(st.sampled_from(shapes))
+        for _ in range(draw(st.integers(1, 8))):
+            runtime = draw(st.sampled_from([0.5, 1, 2, 3, 7, walltime]))
+            jobs.append(
+                (Job(str(len(jobs)), float(t), min(res, nb_hosts), float(walltime)), float(min(runtime, walltime)))
+            )
+    return nb_hosts, jobs
+
+
+@settings(max_examples=300)
+@given(narrow_backlogs())
+def test_incremental_compression_of_narrow_same_shape_backlogs(stream):
+    nb_hosts, jobs = stream
+    incremental, reference = both(nb_hosts, jobs)
+    assert incremental == reference
+
+
 def test_incremental_compression_on_a_deep_queue_touches_few_jobs():
     """A machine twice over-subscribed: the same schedule, and most waiting jobs untouched."""
     import random

@@ -38,6 +38,7 @@ from adaptsched.core.intervals import IntervalMap, IntervalSet
 from adaptsched.engines.embedded import profiles
 from adaptsched.engines.embedded.cppnumbers import batsim_double, ld_difference
 from adaptsched.engines.embedded.decisions import DecisionParser, Message
+from adaptsched.engines.embedded.energy import HostSet
 from adaptsched.engines.embedded.jobs import JobRecord
 from adaptsched.engines.embedded.kernel import (
     CREATE,
@@ -318,17 +319,20 @@ class EmbeddedBatsim:
             assign(low, high, state)
         self.nb_computing += hosts.size  # len(hosts), without the call
         if self.power is not None:
-            self.power.states.change(job.energy_ids, COMPUTING, now)
+            self.power.states.change(job.energy_ids.sel, COMPUTING, now)
         self.machine_states.write(now, self.nb_computing)
 
-    def hosts_end(self, hosts: IntervalSet) -> None:
+    def hosts_end(self, hosts: IntervalSet, machines: HostSet | None = None) -> None:
+        """``machines``: the same as ``hosts``, with the energy model (the job's ``energy_ids``)."""
         now = self.kernel.now
         assign, state = self.host_job.assign, (None, now)
         for low, high in hosts.runs:
             assign(low, high, state)
         self.nb_computing -= hosts.size
         if self.power is not None:
-            self.power.states.change(ids_of(hosts), IDLE, now)
+            if machines is None:
+                machines = ids_of(hosts, self.power.meter.n)
+            self.power.states.change(machines.sel, IDLE, now)
         self.machine_states.write(now, self.nb_computing)
 
     def last_changes(self) -> list[tuple[float, int]]:
@@ -525,7 +529,7 @@ class EmbeddedBatsim:
             job.state = "COMPLETED_WALLTIME_REACHED"
         else:
             job.state = "COMPLETED_KILLED"
-        self.hosts_end(hosts)
+        self.hosts_end(hosts, job.energy_ids)
         job.finish_clock = kernel.now
         job.runtime = kernel.now - job.starting_time
         if job.runtime == 0:

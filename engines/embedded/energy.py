@@ -27,7 +27,17 @@ SimGrid, a load change with no trigger on a host is charged back to that host's 
 right-endpoint rule, §3.2: a composed profile's delay charged at its parallel task's power).
 
 **Sums** (§3.4): a host's energy is a double; totals over hosts are ``long double`` (x87 80-bit:
-``numpy.longdouble`` on x86-64 Linux), added in machine-id order, printed with ``%Lf``.
+``numpy.longdouble`` on x86-64 Linux), added in machine-id order, printed with ``%Lf``
+(:func:`long_double_sums`: on int64 when no partial sum can round, which gives the same bits;
+:func:`ld_text`).
+
+**Cost**: the model's work at a job's start or end is a few numpy operations on the hosts'
+arrays (an update has no stale mask; a single host is updated on scalars), the
+``_consumed_energy.csv`` rows are summed and printed in batches (``energy_outputs.py``), the
+machine-state times added in batches (``machines.py``), reads in lockstep are made by the
+meter (:meth:`EnergyMeter.lockstep`) rather than by resuming their actors round after round, and
+a read by an actor known to run alone skips the kernel's round trip
+(:meth:`EnergyMeter.runs_alone`).
 """
 
 from __future__ import annotations
@@ -43,8 +53,57 @@ from adaptsched.engines.embedded.power import PowerModel
 LongDouble = Any  # numpy.longdouble (mypy knows it as floating[Any])
 
 
+#: Bits of a long double's significand (64 on x86-64 Linux, x87's format).
+LONG_DOUBLE_BITS = np.finfo(np.longdouble).nmant + 1
+
+
+def long_double_sums(rows: np.ndarray) -> np.ndarray:
+    """Σ of each row of doubles, added in order in long double (``np.cumsum``: sequential).
+
+    When every value is a multiple of 2^-k such that 2^k x Σ|values| < 2^(bits - 1), every partial
+    sum is exact, so the long double sums are the exact sums: taken on integers (int64, any order),
+    several times faster than 80-bit additions (energies in whole joules: idle hosts, whole seconds).
+    """
+    if not rows.size:
+        return np.zeros(len(rows), dtype=np.longdouble)
+    bound = float(np.abs(rows).max()) * rows.shape[1]
+    k = min(LONG_DOUBLE_BITS, 62) - 1 - int(np.ceil(np.log2(bound))) if 0 < bound < np.inf else -1
+    if k >= 0:  # (a scale up: exact, no value can underflow)
+        scaled = np.ldexp(rows, k)
+        whole = scaled.astype(np.int64)
+        if (whole == scaled).all():
+            sums: np.ndarray = np.ldexp(whole.sum(axis=1).astype(np.longdouble), -k)
+            return sums
+    return np.cumsum(rows, axis=1, dtype=np.longdouble)[:, -1]
+
+
+class HostSet:
+    """Machine ids a read covers, ascending: ``ids`` (an array, for scans) and ``sel`` (a slice
+    when they are one run, else ``ids``: numpy's cheaper selection); ``all``: every machine."""
+
+    __slots__ = ("all", "first", "ids", "n", "sel")
+
+    def __init__(self, runs: list[tuple[int, int]], nb_machines: int) -> None:
+        if len(runs) == 1:
+            low, high = runs[0]
+            self.ids = np.arange(low, high + 1)
+            self.sel: Any = slice(low, high + 1)
+        elif runs:
+            self.ids = self.sel = np.concatenate([np.arange(low, high + 1) for low, high in runs])
+        else:
+            self.ids = self.sel = np.zeros(0, dtype=np.int64)
+        self.n = len(self.ids)
+        self.first = runs[0][0] if runs else -1
+        self.all = self.n == nb_machines
+
+
 def ld_text(value: LongDouble) -> str:
-    """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them)."""
+    """``%Lf`` of a long double (six decimals, rounded exactly, as glibc prints them). A value that
+    is a double too (an energy in whole joules, often) is printed as one: Python's ``%f`` rounds
+    exactly as well, and 10x faster than numpy's formatting of a long double."""
+    as_double = float(value)
+    if value == as_double:
+        return "%f" % as_double
     return np.format_float_positional(value, precision=6, unique=False, fractional=True)
 
 
@@ -57,7 +116,7 @@ class EnergyMeter:
         self.model = model
         self.kernel = kernel
         self.n = n
-        self.all = np.arange(n)
+        self.all = HostSet([(0, n - 1)] if n else [], n)
         self.energy = np.zeros(n)  # total_energy_ (J, double)
         self.last = np.zeros(n)  # last_updated_
         self.pstate = np.array([m.pstate for m in machines], dtype=np.int64)
@@ -68,17 +127,22 @@ class EnergyMeter:
             """One row per machine, one column per pstate (0 beyond a machine's pstates)."""
             return np.array([list(v) + [0.0] * (width - len(v)) for v in values])
 
+        self.latest = -1.0  # the latest time a host was updated at (a read's scan starts with it)
+        self.version = 0  # counts the updates (the cached total of every host goes stale)
+        self._total: LongDouble = np.longdouble(0)
+        self._total_version = -1
         self._speed = pad([m.speeds for m in machines])
         self._idle = pad([m.idle for m in machines])
         self._epsilon = pad([m.epsilon for m in machines])
         self._slope = pad([m.slope for m in machines])
         self._cores = np.array([float(m.cores) for m in machines])
         self.watts = np.zeros(n)  # the power the next update charges
-        self._refresh_watts(self.all)
+        self._refresh_watts(self.all.ids)
         self._wattmin: LongDouble | None = None
         self.executions: dict[int, Execution] = {}  # running CPU actions with a load, by id()
         self._pending: list[Execution] = []  # started since the last solve: loaded from the next one
         self.fresh_at = -1.0  # a time at which every host was updated (reads skip their scan)
+        self.solo_round = -2  # the kernel's sub-round in which a read was last answered alone
         self.network = False  # rates come from the network model's solve (NetworkKernel)
 
     # -- power --------------------------------------------------------------------------------
@@ -95,57 +159,126 @@ class EnergyMeter:
     def wattmin(self) -> LongDouble:
         """Σ Epsilon of each machine's current pstate (``total_wattmin``), long double."""
         if self._wattmin is None:
-            values = self._epsilon[self.all, self.pstate].astype(np.longdouble)
+            values = self._epsilon[self.all.ids, self.pstate].astype(np.longdouble)
             self._wattmin = np.cumsum(values)[-1] if self.n else np.longdouble(0)
         return self._wattmin
 
     # -- updates ------------------------------------------------------------------------------
-    def update(self, ids: Any) -> None:
-        """``HostEnergy::update()`` of hosts ``ids`` (an index array or slice), now."""
+    def update(self, sel: Any) -> None:
+        """``HostEnergy::update()`` of hosts ``sel`` (a slice or an index array), now. A host
+        already updated now gains ``watts x 0`` = 0 J exactly (watts are finite): no stale mask."""
         now = self.kernel.now
-        last = self.last[ids]
-        stale = last < now
-        if stale.all():
-            self.energy[ids] += self.watts[ids] * (now - last)
-            self.last[ids] = now
-        elif stale.any():
-            chosen = np.asarray(self.all[ids])[stale]
-            self.energy[chosen] += self.watts[chosen] * (now - self.last[chosen])
-            self.last[chosen] = now
+        self.energy[sel] += self.watts[sel] * (now - self.last[sel])
+        self.last[sel] = now
+        self.latest = now
+        self.version += 1
 
-    def update_simcall(self, ids: np.ndarray, i: int, alone: bool) -> bool:
-        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``ids[i]``;
-        ``alone``: no other actor runs at this time, so the read's remaining simcalls are made at
-        once. Returns whether the read is done."""
+    def update_one(self, machine: int) -> None:
+        """:meth:`update` of one host, on scalars (the same double arithmetic)."""
+        now = self.kernel.now
+        last = self.last[machine]
+        if last < now:
+            self.energy[machine] += self.watts[machine] * (now - last)
+            self.last[machine] = now
+            self.latest = now
+            self.version += 1
+
+    def update_simcall(self, scan: Scan, alone: bool) -> bool:
+        """The kernel's handling of an :data:`UPDATE` simcall of :func:`read` for host ``scan.i``
+        of ``scan.hosts``; ``alone``: no other actor runs at this time, so the read's remaining
+        simcalls are made at once (the hosts before ``scan.i`` were updated now: all of them are).
+        Returns whether the read is done."""
+        hosts = scan.hosts
         if alone:
-            self.update(ids[i:])
-            if len(ids) == self.n:
-                self.fresh_at = self.kernel.now
+            self.update_alone(hosts)
+            self.solo_round = self.kernel.sub_rounds
             return True
-        self.update(ids[i : i + 1])
+        self.update_one(int(hosts.ids[scan.i]))
         return False
 
-    def first_stale(self, ids: np.ndarray, start: int) -> int:
-        """Index in ``ids`` of the first host from ``start`` not updated now, or -1."""
+    def update_alone(self, hosts: HostSet) -> None:
+        """A read's simcalls made at once by an actor alone (the hosts updated now gain 0 J)."""
+        self.update(hosts.sel)
+        if hosts.all:
+            self.fresh_at = self.kernel.now
+
+    def runs_alone(self) -> bool:
+        """Whether the running actor is alone in this sub-round: the kernel answered its read
+        alone in the previous one, so it is the only one the kernel resumed (no other was ready,
+        none ended) and it has not yielded since (else the sub-round would be a later one). Its
+        next read's simcall would be handled alone: :func:`read` makes it without the round trip,
+        which no other actor could see."""
+        return self.solo_round == self.kernel.sub_rounds - 1
+
+    def lockstep(self, scans: list[Scan]) -> int:
+        """Sub-rounds in which the actors of ``scans`` (in the kernel's order) only read, each
+        making one :data:`UPDATE` simcall, made here without resuming them: each round, every
+        actor takes its next host not updated before the round (they all run before the kernel
+        handles their simcalls), then each updates its own. Stops before a round in which an
+        actor's read ends; returns the rounds made. Their actors then resume from ``scan.i`` as
+        if they had made them. The hosts are updated at the end, at once: nothing else happens
+        in between, and a host's update does not depend on another's."""
         now = self.kernel.now
-        if self.fresh_at == now:
+        queues = []  # by scan: (index, host) of its hosts after scan.i not updated now, in order
+        for scan in scans:
+            start = scan.i + 1
+            indices = np.flatnonzero(self.last[scan.hosts.ids[start:]] < now) + start
+            queues.append(list(zip(indices.tolist(), scan.hosts.ids[indices].tolist())))
+        positions = [0] * len(scans)
+        updated: set[int] = set()
+        rounds = 0
+        while True:
+            picks = []
+            for queue, position in zip(queues, positions):
+                while position < len(queue) and queue[position][1] in updated:
+                    position += 1
+                if position == len(queue):  # this actor's read ends in this round
+                    if updated:
+                        self.update(np.fromiter(updated, dtype=np.int64, count=len(updated)))
+                    return rounds
+                picks.append(position)
+            for k, (scan, queue, position) in enumerate(zip(scans, queues, picks)):
+                scan.i, host = queue[position]
+                updated.add(host)
+                positions[k] = position + 1
+            rounds += 1
+
+    def first_stale(self, hosts: HostSet, start: int) -> int:
+        """Index in ``hosts`` of the first host from ``start`` not updated now, or -1."""
+        now = self.kernel.now
+        if start >= hosts.n:
             return -1
-        stale = np.flatnonzero(self.last[ids[start:]] < now)
+        if self.latest < now:  # no host was updated now
+            return start
+        if self.fresh_at == now and hosts.all:
+            return -1
+        ids, last = hosts.ids, self.last
+        if last[ids[start]] < now:
+            return start
+        stale = np.flatnonzero(last[ids[start + 1 :]] < now)
         if not len(stale):
-            if start == 0 and len(ids) == self.n:
+            if start == 0 and hosts.all:
                 self.fresh_at = now
             return -1
-        return start + int(stale[0])
+        return start + 1 + int(stale[0])
 
-    def total(self, ids: np.ndarray) -> LongDouble:
-        """Σ (long double) energy over ``ids``, in that order (``consumed_energy_on_machines``)."""
-        if not len(ids):
-            return np.longdouble(0)
-        return np.cumsum(self.energy[ids].astype(np.longdouble))[-1]
+    def total(self, hosts: HostSet) -> LongDouble:
+        """Σ (long double) energy over ``hosts``, in id order (``consumed_energy_on_machines``);
+        ``np.cumsum`` adds in order (``np.sum`` is pairwise)."""
+        if hosts.all:
+            if self._total_version != self.version:
+                self._total = long_double_sums(self.energy[None, :])[0] if self.n else np.longdouble(0)
+                self._total_version = self.version
+            return self._total
+        if hosts.n == 1:
+            return np.longdouble(self.energy[hosts.first])
+        if hosts.n >= 64:
+            return long_double_sums(self.energy[None, hosts.sel])[0]
+        return np.cumsum(self.energy[hosts.sel], dtype=np.longdouble)[-1]
 
     def set_pstate(self, machine: int, pstate: int) -> None:
         """``Host::set_pstate`` (a simcall): U2 update at the old pstate, then the new one."""
-        self.update(slice(machine, machine + 1))
+        self.update_one(machine)
         self.pstate[machine] = pstate
         self._refresh_watts(slice(machine, machine + 1))
         self._wattmin = None
@@ -193,7 +326,7 @@ class Execution:
         """U4, in the actor once its start simcall is answered (``Exec::on_start``, fired in the
         actor, ``s4u_Exec.cpp:44-58``): an execution on one host updates it, at no load yet."""
         if len(self.hosts) == 1:
-            self.meter.update(self.ids)
+            self.meter.update_one(self.hosts[0])
 
     def load_from_rate(self) -> None:
         """``get_load()`` of its hosts: flops x rate, the rate as SimGrid's solve gives it."""
@@ -221,14 +354,44 @@ class Execution:
                 meter._refresh_watts(self.ids)
 
 
-def read(meter: EnergyMeter, ids: np.ndarray) -> Generator[Any, Any, LongDouble]:
-    """Batsim's read of the energy of hosts ``ids`` (``sg_host_get_consumed_energy`` on each, in
+class DelayEnd:
+    """The energy model's hook on a job's delay: its end updates the actor's host (U3), the job's
+    first machine; a delay puts no load."""
+
+    __slots__ = ("machine", "meter")
+
+    def __init__(self, meter: EnergyMeter, machine: int) -> None:
+        self.meter = meter
+        self.machine = machine
+
+    def on_end(self, action: Any) -> None:
+        self.meter.update_one(self.machine)
+
+
+class Scan:
+    """A read in progress: its hosts and the index of the host its pending simcall updates."""
+
+    __slots__ = ("hosts", "i")
+
+    def __init__(self, hosts: HostSet, i: int) -> None:
+        self.hosts = hosts
+        self.i = i
+
+
+def read(meter: EnergyMeter, hosts: HostSet, total: bool = True) -> Generator[Any, Any, LongDouble]:
+    """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
-    runs and made when the kernel handles it. Returns their long double sum."""
-    i = meter.first_stale(ids, 0)
-    while i >= 0:
-        done = yield (UPDATE, meter, ids, i)
-        if done:
-            break
-        i = meter.first_stale(ids, i + 1)
-    return meter.total(ids)
+    runs and made when the kernel handles it (which may advance ``scan.i``:
+    :meth:`EnergyMeter.lockstep`), or at once by an actor alone in its sub-round
+    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None)."""
+    i = meter.first_stale(hosts, 0)
+    if i >= 0 and meter.runs_alone():
+        meter.update_alone(hosts)
+    elif i >= 0:
+        scan = Scan(hosts, i)
+        while not (yield (UPDATE, meter, scan)):
+            i = meter.first_stale(hosts, scan.i + 1)
+            if i < 0:
+                break
+            scan.i = i
+    return meter.total(hosts) if total else None

@@ -29,8 +29,10 @@ from __future__ import annotations
 import csv
 import math
 import os
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 
 from adaptsched.engines.embedded.power import COMPUTATION, MachinePower, read_power
 from adaptsched.engines.run.partial import RunOutputs
@@ -130,15 +132,19 @@ def _balance(named: _Named, platform: Platform) -> Balance:
         # the row of a switch's end is written when its message reaches the server
         return Balance(skipped="hosts slept on a platform with a network: machine-state rows lag the switches")
     with open(named("_consumed_energy.csv"), newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    if not rows:
+        rows = csv.reader(handle)
+        header = next(rows, [])
+        last = deque(rows, maxlen=1)  # the last row alone
+    if not last:
         return Balance(skipped="no energy row")
-    end, total = float(rows[-1]["time"]), float(rows[-1]["energy"])
+    end, total = float(last[0][header.index("time")]), float(last[0][header.index("energy")])
     balance = Balance(total_j=total, bound_j=0.5e-6 + METER_ROUNDING * abs(total))
     with open(named("_jobs.csv"), newline="") as handle:
-        for job in csv.DictReader(handle):
-            if job["consumed_energy"] not in ("", "-1.000000"):
-                balance.jobs_j += float(job["consumed_energy"])
+        rows = csv.reader(handle)
+        column = next(rows).index("consumed_energy")
+        for job in rows:
+            if job[column] not in ("", "-1.000000"):
+                balance.jobs_j += float(job[column])
                 balance.bound_j += 0.5e-6
     balance.outside_j, time_bound = _outside(named, model.nb_compute, watts, end)
     balance.bound_j += time_bound
@@ -152,16 +158,17 @@ def _outside(
     idle_w, sleep_w, off_w, on_w = watts
     now, power, energy, bound = 0.0, nb_hosts * idle_w, 0.0, 0.0
     with open(named("_machine_states.csv"), newline="") as handle:
-        for row in csv.DictReader(handle):
-            t = float(row["time"])
+        rows = csv.reader(handle)
+        header = next(rows)
+        fields = itemgetter(
+            *(header.index(c) for c in ("time", "nb_idle", "nb_sleeping", "nb_switching_off", "nb_switching_on"))
+        )
+        for row in rows:
+            time, idle, sleeping, off, on = fields(row)
+            t = float(time)
             if t > end:
                 break
-            new = (
-                int(row["nb_idle"]) * idle_w
-                + int(row["nb_sleeping"]) * sleep_w
-                + int(row["nb_switching_off"]) * off_w
-                + int(row["nb_switching_on"]) * on_w
-            )
+            new = int(idle) * idle_w + int(sleeping) * sleep_w + int(off) * off_w + int(on) * on_w
             energy += power * (t - now)
             bound += _g_error(t) * abs(new - power)
             now, power = t, new

@@ -13,49 +13,80 @@ machines' Epsilon watts at their current pstate, and the mean power since the pr
 per request (-1 towards a computation pstate, -2 towards a sleep pstate, -42 otherwise, judged on
 the request's first machine), one when a request completes (its target pstate).
 
-Both are flushed as the run goes (a crash keeps the rows written).
+Both are written as the run goes, ``_consumed_energy.csv`` in batches of rows (a run that fails
+writes the rows it kept before it stops).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from adaptsched.engines.embedded.energy import LongDouble, ld_text
+from adaptsched.engines.embedded.energy import LongDouble, ld_text, long_double_sums
 
 
 class EnergyTracer:
-    """``PREFIX_consumed_energy.csv``."""
+    """``PREFIX_consumed_energy.csv``. A row's energy, the long double sum of the machines'
+    energies, is summed and printed in batches of rows (:meth:`_write`): the machines' energies
+    are kept at each row, and one ``np.cumsum`` along the machines (in id order, as Batsim adds
+    them) sums a batch."""
 
-    def __init__(self, prefix: str, suffix: str = "") -> None:
+    BATCH = 1024  # rows kept before they are summed and written
+
+    def __init__(self, prefix: str, nb_machines: int, suffix: str = "") -> None:
         self.path = f"{prefix}_consumed_energy.csv{suffix}"
         self._file = open(self.path, "w", buffering=1 << 16)
         self._file.write("time,energy,event_type,wattmin,epower\n")
         self._file.flush()
         self._last_date = np.longdouble(0)
         self._last_energy = np.longdouble(0)
+        self._wattmin: LongDouble = None  # the last wattmin printed, and its text
+        self._wattmin_text = ""
+        self._energies = np.zeros((self.BATCH, nb_machines))  # by row kept: the machines' energies
+        self._rows: list[tuple[float, str, str]] = []  # by row kept: date, event type, wattmin text
+        self.last_end: LongDouble = np.longdouble(-1)  # the energy of the last ``e`` row written
 
-    def add(self, date: float, event_type: str, energy: LongDouble, wattmin: LongDouble) -> LongDouble:
-        """One row (``add_entry``); returns ``energy``."""
-        time_diff = np.longdouble(date) - self._last_date
-        epower: Any = -1
-        if time_diff > 0:
-            epower = (energy - self._last_energy) / time_diff
-        if epower != -1:
-            row = "%f,%s,%s,%s,%f\n" % (date, ld_text(energy), event_type, ld_text(wattmin), float(epower))
-        else:
-            row = "%f,%s,%s,%s,NA\n" % (date, ld_text(energy), event_type, ld_text(wattmin))
-        self._file.write(row)
-        self._last_date = np.longdouble(date)
-        self._last_energy = energy
-        return energy
+    def add(self, date: float, event_type: str, energies: np.ndarray, wattmin: LongDouble) -> None:
+        """One row (``add_entry``) at ``date``, of the machines' ``energies`` (doubles, copied)."""
+        if wattmin is not self._wattmin:  # the meter keeps one value until a pstate changes
+            self._wattmin, self._wattmin_text = wattmin, ld_text(wattmin)
+        self._energies[len(self._rows)] = energies
+        self._rows.append((date, event_type, self._wattmin_text))
+        if len(self._rows) == self.BATCH:
+            self._write()
+
+    def _write(self) -> None:
+        """The rows kept: their energies, mean powers since the previous row (long double: ``NA``
+        when no time passed) and text."""
+        rows, self._rows = self._rows, []
+        if not rows:
+            return
+        count = len(rows)
+        energies = self._energies[:count]
+        totals = long_double_sums(energies) if energies.shape[1] else np.zeros(count, dtype=np.longdouble)
+        dates = np.array([row[0] for row in rows], dtype=np.longdouble)
+        time_diff = dates - np.concatenate(([self._last_date], dates[:-1]))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            epower = (totals - np.concatenate(([self._last_energy], totals[:-1]))) / time_diff
+        shown = ((time_diff > 0) & (epower != -1)).tolist()
+        epower_w = epower.astype(np.float64).tolist()
+        lines = []
+        for (date, event_type, wattmin_text), total, with_power, power in zip(rows, totals, shown, epower_w):
+            if with_power:
+                lines.append("%f,%s,%s,%s,%f\n" % (date, ld_text(total), event_type, wattmin_text, power))
+            else:
+                lines.append("%f,%s,%s,%s,NA\n" % (date, ld_text(total), event_type, wattmin_text))
+            if event_type == "e":
+                self.last_end = total
+        self._file.write("".join(lines))
+        self._last_date, self._last_energy = dates[-1], totals[-1]
 
     def flush(self) -> None:
+        self._write()
         self._file.flush()
 
     def close(self) -> None:
         if not self._file.closed:
+            self._write()
             self._file.close()
 
 

@@ -194,7 +194,7 @@ class Kernel:
                 self._ready = []
                 self.sub_rounds += 1
                 ran: list[Actor] = []
-                ran_append = ran.append
+                ran_append, updates = ran.append, 0  # (updates: energy reads' simcalls this sub-round)
                 for actor in ready:  # every ready actor runs up to its next simcall...
                     if actor.dead:
                         continue
@@ -232,7 +232,7 @@ class Kernel:
                         self._ready += (created, actor)
                         actor.answer = created
                     elif op == UPDATE:  # an energy read's simcall (only with the energy model)
-                        self._energy_update(actor, call, len(ran) == 1)
+                        updates = self._energy_update(actor, call, ran, updates)
                     else:
                         handle(actor, call)
                 if self._ended:  # actions cancelled by simcalls end after them
@@ -428,13 +428,20 @@ class Kernel:
         if hooks is not None:
             hooks.on_end(action)
 
-    def _energy_update(self, actor: Actor, call: Simcall, ran_alone: bool) -> None:
-        """(UPDATE, meter, hosts, i): an energy read's simcall for host hosts[i]. An actor alone
-        (no other ran, none is ready) would make the read's next simcalls alone too, one
-        sub-round each: they are made at once (answer True: read done)."""
-        alone = ran_alone and not self._ready and not self._ended
-        actor.answer = call[1].update_simcall(call[2], call[3], alone)
+    def _energy_update(self, actor: Actor, call: Simcall, ran: list[Actor], updates: int) -> int:
+        """(UPDATE, meter, scan): an energy read's simcall for host scan.i of its hosts, the
+        sub-round's ``updates + 1``-th; returns that count. An actor alone (no other ran, none is
+        ready) would make the read's next simcalls alone too, one sub-round each: they are made at
+        once (answer True: read done). When every actor of the sub-round made one, and this is the
+        last, the meter makes the next rounds in which they all only read (``lockstep``)."""
+        alone = len(ran) == 1 and not self._ready and not self._ended
+        meter = call[1]
+        actor.answer = meter.update_simcall(call[2], alone)
         self._ready.append(actor)
+        updates += 1
+        if updates == len(ran) > 1 and actor is ran[-1] and not self._ended:  # actors reading in lockstep
+            self.sub_rounds += meter.lockstep([reader.call[2] for reader in ran])
+        return updates
 
     def _handle(self, actor: Actor, call: Simcall) -> None:
         op = call[0]

@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from adaptsched.core.intervals import IntervalSet
-from adaptsched.engines.embedded.energy import EnergyMeter, Execution, LongDouble, ld_text, read
+from adaptsched.engines.embedded.energy import (
+    DelayEnd,
+    EnergyMeter,
+    Execution,
+    HostSet,
+    LongDouble,
+    ld_text,
+    read,
+)
 from adaptsched.engines.embedded.energy_outputs import EnergyTracer, PStateTracer
 from adaptsched.engines.embedded.kernel import CALL, CREATE, EXEC_START, EXEC_WAIT, PUT, Body
 from adaptsched.engines.embedded.machines import (
@@ -75,12 +83,9 @@ class Switch:
         self.target = target
 
 
-def ids_of(hosts: IntervalSet) -> np.ndarray:
+def ids_of(hosts: IntervalSet, nb_machines: int) -> HostSet:
     """Machine ids of ``hosts``, ascending (Batsim's ``elements_begin`` order)."""
-    if len(hosts.runs) == 1:
-        low, high = hosts.runs[0]
-        return np.arange(low, high + 1)
-    return np.concatenate([np.arange(low, high + 1) for low, high in hosts.runs])
+    return HostSet(hosts.runs, nb_machines)
 
 
 class PowerSide:
@@ -95,7 +100,7 @@ class PowerSide:
         self.meter.network = engine.platform.network is not None
         engine.kernel.on_solve = self.meter.on_solve
         self.states = MachineStates(engine.nb_hosts)
-        self.energy_csv = EnergyTracer(prefix, suffix)
+        self.energy_csv = EnergyTracer(prefix, self.meter.n, suffix)
         self.pstate_csv = PStateTracer(prefix, suffix)
         initial: dict[int, list[int]] = {}
         for machine, power in enumerate(self.model.machines):
@@ -104,15 +109,22 @@ class PowerSide:
             self.pstate_csv.add(0.0, hosts_text(IntervalSet.from_ids(initial[pstate])), pstate)
         self.switches: dict[int, list[Switch]] = {}  # target pstate -> pending requests, oldest first
         self.first_submission = np.longdouble(-1)
-        self.last_completion = np.longdouble(-1)
         self.nb_grouped_switches = self.nb_machine_switches = 0
         self.nb_switching = 0  # machines being switched: the simulation cannot end before they are
+        width = max((len(m.kinds) for m in self.model.machines), default=0)
+        #: by machine and pstate: a computation pstate (check_execute's vectorised check)
+        self.computation = np.array(
+            [[k == COMPUTATION for k in m.kinds] + [False] * (width - len(m.kinds)) for m in self.model.machines],
+            dtype=bool,
+        ).reshape(len(self.model.machines), width)
+        #: every machine starts in a computation pstate: until a SET_RESOURCE_STATE, all may compute
+        self.all_computing = bool(self.computation[np.arange(self.meter.n), self.meter.pstate].all())
 
     # -- jobs ---------------------------------------------------------------------------------
     def job_start(self, job: JobRecord) -> Body:
         """``execute_job_process`` before the job computes: its machines' energy, then the ``s`` row."""
         assert job.allocation is not None
-        job.energy_ids = ids_of(job.allocation)
+        job.energy_ids = ids_of(job.allocation, self.meter.n)
         job.energy_before = yield from read(self.meter, job.energy_ids)
         yield from self.row("s")
 
@@ -120,7 +132,7 @@ class PowerSide:
         """After the job's machines are released: its energy (the difference), then the ``e`` row."""
         after = yield from read(self.meter, job.energy_ids)
         job.consumed_energy = ld_text(after - job.energy_before)
-        self.last_completion = yield from self.row("e")
+        yield from self.row("e")
 
     def first_submitted(self) -> Body:
         """The first static job's submission: the energy ``consumed_joules`` counts from."""
@@ -128,21 +140,27 @@ class PowerSide:
             self.first_submission = yield from read(self.meter, self.meter.all)
 
     def row(self, event_type: str) -> Body:
-        """A ``_consumed_energy.csv`` row (``add_entry``): the platform's energy, read now."""
-        energy = yield from read(self.meter, self.meter.all)
-        return self.energy_csv.add(self.kernel.now, event_type, energy, self.meter.wattmin())
+        """A ``_consumed_energy.csv`` row (``add_entry``): the platform's energy, read now (its
+        hosts updated now; the tracer sums them)."""
+        yield from read(self.meter, self.meter.all, total=False)
+        self.energy_csv.add(self.kernel.now, event_type, self.meter.energy, self.meter.wattmin())
 
-    def delay_hooks(self, hosts: IntervalSet) -> Execution:
+    def delay_hooks(self, hosts: IntervalSet) -> DelayEnd:
         """A job's delay: its end updates the actor's host, the job's first machine (U3)."""
-        return Execution(self.meter, [hosts.runs[0][0]], None)
+        return DelayEnd(self.meter, hosts.runs[0][0])
 
     def exec_hooks(self, hosts: list[int], flops: list[float]) -> Execution:
         return Execution(self.meter, hosts, flops)
 
     def check_execute(self, job: JobRecord, hosts: IntervalSet, alloc_text: str) -> None:
         """Batsim's checks on EXECUTE_JOB with ``-E`` (``server.cpp:982-1006``)."""
+        if self.all_computing and self.nb_grouped_switches == 0:
+            return  # every machine idle or computing, in its initial computation pstate
         states, pstates = self.states.state, self.meter.pstate
-        for machine in ids_of(hosts):
+        ids = ids_of(hosts, self.meter.n).ids
+        if (states[ids] <= COMPUTING).all() and self.computation[ids, pstates[ids]].all():
+            return
+        for machine in ids.tolist():
             state = int(states[machine])
             if state not in (IDLE, COMPUTING):
                 self.engine.fail(
@@ -301,7 +319,7 @@ class PowerSide:
     def summary(self) -> dict[str, str]:
         """``_schedule.csv``'s energy and machine-state columns (``export.cpp:1071-1101``)."""
         values = {
-            "consumed_joules": "%f" % float(self.last_completion - self.first_submission),
+            "consumed_joules": "%f" % float(self.energy_csv.last_end - self.first_submission),
             "nb_grouped_switches": str(self.nb_grouped_switches),
             "nb_machine_switches": str(self.nb_machine_switches),
         }

@@ -10,7 +10,8 @@ Each run is simulated once (embedded engine) into ``--work`` and reused when its
 (aggregated) and forced to full detail (``lublin-whole``, ``max_items`` unbounded). For each
 page: the time to build it (``explore_runs``, CPU and wall, in this process), beside the
 Gantt PNG of the same run (``plot_gantt``, its default two-day window: the baseline, measured
-in the same process); the page's size, and per 10,000 jobs shown; in headless Chromium
+in the same process); the page's size, where its bytes go (BokehJS, the document's JSON, its
+arrays), and per 10,000 jobs shown; in headless Chromium
 (Debian's, through playwright, as the tests), the time from navigation to BokehJS idle (first
 render) and the time to re-render after zooming the whole page into one day (median of 5 days
 spread over the page's time axis, each from the full view), each as wall time and as the CPU
@@ -27,6 +28,7 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -192,12 +194,23 @@ def main() -> int:
         print(rows[-1], flush=True)
     print()
     print(
-        "| page | holds | build s (CPU) | Gantt PNG s (CPU) | MB | MB per 10,000 jobs | first render s (CPU) | "
+        "| page | holds | build s (CPU) | Gantt PNG s (CPU) | MB (library / document / arrays) | MB per 10,000 jobs | "
+        "first render s (CPU) | "
         "one-day zoom s (CPU) | aggregated | JS errors | load after |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     print("\n".join(rows))
     return 0
+
+
+def parts(page: Path) -> str:
+    """Where the page's bytes go: BokehJS, the document's JSON, its arrays (pagefile.py's streams)."""
+    text = page.read_bytes()
+    found = {
+        match[1].decode(): len(match[2])
+        for match in re.finditer(rb'<script id="adaptsched-(\w+)" type="text/plain">(.*?)</script>', text, re.S)
+    }
+    return " / ".join(f"{found.get(name, 0) / 1e6:.2f}" for name in ("library", "document", "data"))
 
 
 def row(name: str, written: dict, timings: dict) -> str:
@@ -208,7 +221,8 @@ def row(name: str, written: dict, timings: dict) -> str:
     holds = f"{jobs:,} jobs" + (f" of {runs} runs" if runs > 1 else "") + f", {sum(written['rectangles']):,} rectangles"
     return (
         f"| {name} | {holds} | {written['build_s']:.1f} ({written['build_cpu_s']:.1f} CPU) | {written['png_s']:.1f} "
-        f"({written['png_cpu_s']:.1f} CPU) | {written['bytes'] / 1e6:.2f} | {written['bytes'] / 100 / jobs:.2f} | "
+        f"({written['png_cpu_s']:.1f} CPU) | {written['bytes'] / 1e6:.2f} ({parts(Path(written['path']))}) | "
+        f"{written['bytes'] / 100 / jobs:.2f} | "
         f"{timings['first_render_s']:.1f} ({timings['first_busy_s']:.1f} CPU) | {timings['zoom_s']:.2f} "
         f"({timings['zoom_busy_s']:.2f} CPU; max {max(timings['zooms_s']):.2f}) | "
         + (f"{aggregated['attempts_kept']:,} of {aggregated['attempts']:,} attempts in detail" if aggregated else "no")

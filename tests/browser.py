@@ -73,8 +73,9 @@ def browser():
 
 class Page:
     """A page of the explorer, loaded: ``page`` (Playwright), ``errors`` (console errors and
-    uncaught exceptions), ``load_s`` (from navigation to BokehJS idle); ``metrics=True``:
-    ``cdp``, a DevTools session with Chromium's performance counters on."""
+    uncaught exceptions), ``requests`` (the URLs it asked for), ``load_s`` (from navigation to
+    BokehJS idle); ``metrics=True``: ``cdp``, a DevTools session with Chromium's performance
+    counters on."""
 
     def __init__(self, context, path, timeout_s: float = 120.0, *, metrics: bool = False):
         self.page = context.new_page()
@@ -85,6 +86,8 @@ class Page:
         self.errors: list[str] = []
         self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.requests: list[str] = []  # every URL the page asked for: its own file only
+        self.page.on("request", lambda request: self.requests.append(request.url))
         begin = time.perf_counter()
         self.page.goto(Path(path).resolve().as_uri(), timeout=timeout_s * 1000)
         self.page.wait_for_function(RENDERED, timeout=timeout_s * 1000, polling=50)

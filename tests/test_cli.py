@@ -403,8 +403,8 @@ def test_demo_prints_the_report_folder_then_a_short_table(tmp_path):
     assert len(table) == 2 + 5 and "Per class" not in out  # not the whole comparison.md
     assert (tmp_path / "demo" / "comparison" / "comparison.md").read_text().count("\n") > 50
     assert "report.html, the run explorer" in lines[report + 1]
-    page = (tmp_path / "demo" / "comparison" / "report.html").read_text()
-    assert 'id="adaptsched-document"' in page  # the explorer's page: BokehJS and its data, compressed
+    page = (tmp_path / "demo" / "comparison" / "report.html").read_bytes()
+    assert b'id="adaptsched-document"' in page  # the explorer's page: BokehJS and its data, compressed
     code, _, err = cli("demo", "--trace", tmp_path / "CTC.swf.gz", "--out", tmp_path / "d2")
     assert_clean_error(code, err, "no such trace", "CTC-SP2-1996-3.1-cln.swf.gz", "https://www.cs.huji.ac.il/")
 

@@ -8,8 +8,6 @@ tests are in test_explore_browser.py.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import html
 import json
 import re
@@ -29,12 +27,15 @@ from adaptsched.analysis.explore.data import (
     _coverage,
     build_run,
     detail_window,
+    energy_in,
     envelope,
     load_run,
     raster,
     raster_of,
     workload_users,
 )
+from adaptsched.analysis.explore.energy import SPAN_STATES, host_spans, power_series, read_energy
+from adaptsched.analysis.explore.pagefile import uncarried
 from adaptsched.analysis.explore.sweep import _choice, sweep_report
 from adaptsched.analysis.explore.tables import metrics_div
 from adaptsched.analysis.jobs import read_jobs_csv
@@ -59,13 +60,13 @@ def intervals_in(jobs_csv, window=None) -> int:
 
 
 def program(page) -> str:
-    """What a page carries compressed (base64 of gzip): BokehJS, then the document's JSON."""
-    text = Path(page).read_text()
+    """What a page carries compressed (gzip, escaped): BokehJS, then the document's JSON."""
+    text = Path(page).read_bytes()
     parts = []
     for name in ("library", "document"):
-        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">([A-Za-z0-9+/=]*)</script>', text)
+        found = re.search(rf'<script id="adaptsched-{name}" type="text/plain">(.*?)</script>'.encode(), text, re.S)
         assert found is not None, f"{page}: no {name}"
-        parts.append(gzip.decompress(base64.b64decode(found.group(1))).decode("utf-8"))
+        parts.append(uncarried(found.group(1)).decode("utf-8"))
     return "\n".join(parts)
 
 
@@ -288,12 +289,17 @@ def test_explore_writes_one_self_contained_page(tmp_path):
     code, stdout, err = cli("explore", KR, FIXTURES / "easy", "--out", out, "--label", "kr", "--label", "easy")
     assert code == 0, err
     assert stdout.startswith(f"explorer: {out} (") and "kr: 88 rectangles of 68 attempts, 60 jobs" in stdout
-    text = out.read_text()
+    text = out.read_bytes().decode("cp1252", errors="replace")  # the page's own encoding (pagefile.py)
     # no CDN, no server: every script is inline
     assert "<script src" not in text.replace("<script src=\\", "") and "cdn.bokeh.org" not in text
     assert "Bokeh" in program(out) and program(out).count("rects-") >= 2
     code, stdout, err = cli("explore", KR, "--out", out, "--window", "job:3")
     assert code == 0 and "kr: " in stdout, err
+    # runs without Batsim's energy model: no power panel, no host power states, no empty panel
+    assert not any(
+        name in program(out)
+        for name in ('"series-watts"', '"series-sleeping"', '"power-states-', "power-states-legend")
+    )
 
 
 def test_run_report_html_writes_the_page_beside_the_outputs_and_every_file_is_documented(tmp_path):
@@ -434,3 +440,51 @@ def test_users_come_from_the_run_s_own_workload_and_another_is_refused(tmp_path)
     code, _, err = cli("explore", FIXTURES / "easy", "--out", tmp_path / "page2.html", "--workload", workload)
     assert_clean_error(code, err, "w.json", "not the workload of this run", "job 5 (submitted at 15 s on 2 hosts)")
     assert not (tmp_path / "page2.html").exists()
+
+
+def test_host_power_states_by_hand(tmp_path):
+    """Hosts 0-3: 2-3 switch off at 10 s (done at 16 s), 0 at 20 s (done at 26 s); 2 wakes at 100 s
+    (done at 250 s); the records end at 300 s, 3 and 0 still asleep."""
+    path = tmp_path / "r_pstate_changes.csv"
+    path.write_text("time,machine_id,new_pstate\n0,0-3,0\n10,2-3,-2\n16,2-3,1\n20,0,-2\n26,0,1\n100,2,-1\n250,2,0\n")
+    spans = host_spans(path, 300.0)
+    rows = sorted(zip(spans["left"], spans["right"], spans["bottom"], spans["top"], spans["state"]))
+    off, asleep, on = (SPAN_STATES.index(name) for name in ("switching off", "asleep", "switching on"))
+    assert rows == [
+        (10, 16, 2, 4, off),  # hosts 2 and 3 together: one rectangle
+        (16, 100, 2, 3, asleep),
+        (16, 300, 3, 4, asleep),
+        (20, 26, 0, 1, off),
+        (26, 300, 0, 1, asleep),
+        (100, 250, 2, 3, on),
+    ]
+    assert read_energy(tmp_path / "r_jobs.csv", 300.0) is None  # no _consumed_energy.csv: no energy
+
+
+def test_power_by_hand(tmp_path):
+    """1,000 J in the first 10 s, then 500 J in 20 s; two rows at 10 s count once."""
+    path = tmp_path / "r_consumed_energy.csv"
+    path.write_text(
+        "time,energy,event_type,wattmin,epower\n0.000000,0.000000,s,95.000000,NA\n10.000000,1000.000000,e,95.000000,"
+        "100.000000\n10.000000,1000.000000,s,95.000000,NA\n30.000000,1500.000000,p,95.000000,25.000000\n"
+    )
+    power = power_series(path)
+    assert power["time"].tolist() == [0, 10, 30] and power["watts"].tolist() == [100, 25, 25]
+    path.write_text("time,energy,event_type,wattmin,epower\n")  # no row: no curve, no panel
+    assert {name: len(column) for name, column in power_series(path).items()} == {"time": 0, "watts": 0}
+
+
+def test_a_window_keeps_the_power_and_host_states_inside_it():
+    """Power 100 W from 0 s, 25 W from 10 s; a window from 5 s to 20 s starts at 100 W; a span
+    from 30 s on is left out, one across the window kept."""
+    energy = {
+        "power": {"time": np.array([0.0, 10.0, 30.0]), "watts": np.array([100.0, 25.0, 25.0])},
+        "states": {"time": np.array([0.0, 12.0]), "sleeping": np.array([0, 2], np.int32),
+                   "switching": np.array([0, 0], np.int32)},
+        "spans": {"left": np.array([12.0, 30.0]), "right": np.array([40.0, 40.0]), "bottom": np.array([0, 2]),
+                  "top": np.array([2, 3]), "state": np.array([1, 0], np.uint8)},
+    }  # fmt: skip
+    kept = energy_in(energy, (5.0, 20.0))
+    assert kept["power"]["time"].tolist() == [5, 10, 20] and kept["power"]["watts"].tolist() == [100, 25, 25]
+    assert kept["states"]["time"].tolist() == [5, 12, 20] and kept["states"]["sleeping"].tolist() == [0, 2, 2]
+    assert kept["spans"]["left"].tolist() == [12.0] and energy_in(energy, None) is energy

@@ -12,6 +12,7 @@ the end of the run (conftest.py).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import json
@@ -19,9 +20,10 @@ import time
 import zlib
 
 import numpy as np
+import pandas as pd
 import pytest
 from browser import Page, browser, missing
-from helpers import CTC_EXCERPT
+from helpers import CTC_EXCERPT, REPO
 from test_cli import cli
 from test_explore import FIXTURES, KR, assert_metrics_cells_equal_json, intervals_in, sweep_rows, written_like
 
@@ -107,6 +109,7 @@ def metrics_json(jobs_csv) -> dict:
 def check_page(page: Page, jobs_csvs: list, tmp_path, window=None) -> None:
     """What every explorer page must do, for the runs of ``jobs_csvs`` (module doc)."""
     assert page.errors == []
+    assert len(page.requests) == 1 and page.requests[0].startswith("file://"), page.requests  # no network
     for run, jobs_csv in enumerate(jobs_csvs):
         assert len(column(page, f"rects-{run}", "left")) == intervals_in(jobs_csv, window)
         assert page.js(f"() => {page.model(f'quads-own-{run}')}.visible")  # drawn one by one, not the overview
@@ -299,6 +302,109 @@ def test_the_difference_view_in_a_browser(tmp_path):
         assert page.errors == []
 
 
+def answer(body: bytes, headers: dict, route) -> None:
+    route.fulfill(body=body, headers=headers)
+
+
+def test_a_page_served_with_another_encoding_says_how_to_open_it(tmp_path):
+    """The page carries raw bytes in its declared windows-1252: served without a charset it
+    opens; served as UTF-8 (which garbles them) it says to open it as a file, without an error."""
+    path = tmp_path / "kr.html"
+    explore_runs([KR], path)
+    with browser() as context:
+        for charset, rendered in (("", True), ("; charset=utf-8", False)):
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+            headers = {"content-type": "text/html" + charset}
+            # answered here: nothing leaves the machine
+            page.route("http://adaptsched.test/kr.html", functools.partial(answer, path.read_bytes(), headers))
+            page.goto("http://adaptsched.test/kr.html")
+            if rendered:
+                page.wait_for_function("() => window.Bokeh !== undefined && Bokeh.documents.length > 0")
+            else:
+                page.wait_for_function("() => /open it as a file/.test(document.body.innerText)")
+                assert page.evaluate("() => window.Bokeh === undefined")
+            assert errors == []
+
+
+#: The power model of ``--platform N --energy`` (docs/energy.md), per host: idle (a delay job's
+#: hosts draw idle too), asleep, switching off (616.08 J in 6.1 s), switching on (18,966.42 J in 151.52 s).
+IDLE_W, ASLEEP_W, OFF_W, ON_W = 95.0, 9.75, 616.08 / 6.1, 18966.42 / 151.52
+
+
+def step_at(times, values, at):
+    """The value of the step function (each value from its time on) at the instants ``at``."""
+    return np.asarray(values)[np.searchsorted(np.asarray(times), at, side="right") - 1]
+
+
+def test_power_curve_and_sleeping_hosts_in_a_browser(tmp_path):
+    """A run of the idle switch-off plugin with Batsim's energy model: the power panel is the
+    platform's watts, equal in every interval to what the host states and the power model give;
+    hosts asleep and switching are drawn in the Gantt chart and counted in their own panel, equal
+    to _machine_states.csv's counts; both panels share the Gantt chart's time axis."""
+    workload, prefix = tmp_path / "w.json", tmp_path / "idle"
+    code, _, err = cli("convert", CTC_EXCERPT, workload, "--hosts", 64, "--first", 200)
+    assert code == 0, err
+    idle_off = REPO / "examples" / "schedulers" / "my_idle_off.py"
+    code, _, err = cli("run", "--scheduler", idle_off, "--option", "idle_s=600", "--workload", workload,
+                       "--platform", 64, "--energy", "--out", prefix)  # fmt: skip
+    assert code == 0, err
+    path = tmp_path / "idle.html"
+    explore_runs([prefix], path)
+    states = pd.read_csv(tmp_path / "idle_machine_states.csv")
+    with browser() as context:
+        page = Page(context, path)
+        assert page.errors == []
+        assert page.js(f"() => {page.model('series-watts')}.x_range === {page.model('gantt-0')}.x_range")
+        # every interval's watts: the hosts in each state (at its middle) times their power
+        times, watts = np.array(column(page, "power-0", "time")), np.array(column(page, "power-0", "watts"))
+        assert times[-1] == pd.read_csv(tmp_path / "idle_consumed_energy.csv")["time"].iloc[-1]
+        times, watts = times[:-1], watts[:-1]  # the last row ends the last step
+        at = step_at(states["time"], np.arange(len(states)), (times + np.r_[times[1:], times[-1] + 1]) / 2)
+        s = states.iloc[at]
+        expected = (s.nb_idle + s.nb_computing) * IDLE_W + s.nb_sleeping * ASLEEP_W
+        expected += s.nb_switching_off * OFF_W + s.nb_switching_on * ON_W
+        assert watts == pytest.approx(expected.to_numpy(), abs=0.01)
+        assert (s.nb_sleeping == 64).any() and 64 * ASLEEP_W in watts  # every host asleep: 624 W
+        # hosts asleep and switching: the Gantt's spans hold, at any instant, the hosts that
+        # _machine_states.csv counts (its times print to 6 digits: instants 10 s or more from its rows)
+        spans = {name: np.array(column(page, "power-states-0", name)) for name in ("left", "right", "bottom", "top")}
+        label = np.array(column(page, "power-states-0", "label"))
+        rows = states["time"].to_numpy()
+        long = np.flatnonzero(np.diff(rows) > 20)
+        for row, instant in zip(long, (rows[long] + rows[long + 1]) / 2):
+            held = (spans["left"] <= instant) & (instant < spans["right"])
+            hosts = {
+                state: int((spans["top"] - spans["bottom"])[held & (label == state)].sum()) for state in set(label)
+            }
+            counted = states.iloc[row]
+            assert hosts.get("asleep", 0) == counted.nb_sleeping, instant
+            assert hosts.get("switching off", 0) == counted.nb_switching_off, instant
+            assert hosts.get("switching on", 0) == counted.nb_switching_on, instant
+        assert set(label) == {"asleep", "switching off", "switching on"}
+        assert page.js(f"() => {page.model('power-own-0')}.visible")
+        assert "light grey, outlined" in page.js(f"() => {page.model('header')}.text")  # what the greys mean
+        # the panel's step curves equal _machine_states.csv at each of its instants (its last row at
+        # an instant holds; rows that change nothing are left out of the page)
+        shown_times = column(page, "states-0", "time")
+        held = states[states["time"] != states["time"].shift(-1)]
+        for name, counted in (
+            ("sleeping", held.nb_sleeping),
+            ("switching", held.nb_switching_on + held.nb_switching_off),
+        ):
+            assert step_at(shown_times, column(page, "states-0", name), held["time"]).tolist() == counted.tolist()
+        assert len(shown_times) < len(states)
+        # zoomed into the first switch-off: the lines hold the part in view
+        first = float(spans["left"].min())
+        page.js(f"() => {page.model('time-range')}.setv({{start: {first - 100}, end: {first + 100}}})")
+        page.js(RAF)
+        shown = page.js(f"() => Array.from({page.model('power-watts-0')}.data_source.data.time)")
+        assert shown[0] <= first - 100 and first + 100 <= shown[-1] and len(shown) < len(times)
+        page.page.screenshot(path=tmp_path / "explore_energy.png")
+        assert page.errors == []
+
+
 @pytest.mark.slow
 def test_first_5000_ctc_jobs_in_a_browser(tmp_path):
     workload, prefix = tmp_path / "ctc.json", tmp_path / "easy"
@@ -311,8 +417,10 @@ def test_first_5000_ctc_jobs_in_a_browser(tmp_path):
     jobs_csv = tmp_path / "easy_jobs.csv"
     path = tmp_path / "ctc.html"
     written = explore_runs([prefix, tmp_path / "fcfs"], path, workloads=[workload])
-    # 10,000 jobs shown: at most 1.5 MB
+    # 10,000 jobs shown: at most 1.5 MB; and one run's 5,000 jobs at most 0.75 MB
     assert sum(written["jobs"]) == 10_000 and written["bytes"] <= 1.5e6, written["bytes"]
+    one = explore_runs([prefix], tmp_path / "one.html", workloads=[workload])
+    assert one["jobs"] == [5000] and one["bytes"] <= 0.75e6, one["bytes"]
     raw = read_jobs_csv(jobs_csv)
     waited = raw.sort_values("waiting_time").iloc[-1]  # the job that waited longest
     with browser() as context:

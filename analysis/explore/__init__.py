@@ -7,9 +7,10 @@ job's numbers, click to highlight all attempts of a job), coloured by a rule the
 that gives a job the same colour in every run (:mod:`.colours`); busy hosts, queued demand and
 waiting jobs below, on the same axis; beside them, the difference between any two runs, job by
 job and per class (:mod:`.diff`), a sortable and filterable job table whose selected row zooms
-the charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers). The
-page holds its JavaScript (BokehJS) and its data, compressed (:mod:`.pagefile`): it opens
-offline, from a disk or an e-mail, without a server.
+the charts to its job, and the metrics tables (``adaptsched metrics --json``'s numbers). A run
+made with Batsim's energy model also gets its power curve and its hosts asleep and switching
+(:mod:`.energy`). The page holds its JavaScript (BokehJS) and its data, compressed
+(:mod:`.pagefile`): it opens offline, from a disk or an e-mail, without a server.
 
 * data: :mod:`.data` (numpy columns, testable without a browser);
 * layout: :mod:`.layout` and :mod:`.page`, the Gantt charts :mod:`.charts`, the tables

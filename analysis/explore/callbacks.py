@@ -146,8 +146,8 @@ STATUS_OVERVIEW = (
 #: ``limit`` seconds are in view, else the overview ones; in the pair tab, those of the runs
 #: picked as A and B (``pick_a``, ``pick_b``: Selects, or null with one run). ``rs``: the
 #: renderers, ``owner``: the run of each, ``slot``: "own" (a run's own chart) or "A"/"B",
-#: ``kind``: "detail" or "overview". Each load line gets the part of its series in view
-#: (``series``: {full, shown} sources of every column).
+#: ``kind``: "detail", "overview" or "always" (hosts asleep or switching). Each load line gets
+#: the part of its series in view (``series``: {full, shown} sources of every column).
 SWITCH = (
     "const detail_text = "
     + json.dumps(STATUS_DETAIL)
@@ -178,7 +178,7 @@ const pair = {A: pick_a == null ? 0 : pick_a.options.indexOf(pick_a.value),
               B: pick_b == null ? 0 : pick_b.options.indexOf(pick_b.value)};
 for (let i = 0; i < rs.length; i++) {
   const mine = slot[i] === "own" || pair[slot[i]] === owner[i];
-  const visible = mine && (kind[i] === "overview" ? !detailed : detailed);
+  const visible = mine && (kind[i] === "always" || (kind[i] === "overview" ? !detailed : detailed));
   if (rs[i].visible !== visible) rs[i].visible = visible;
 }
 for (const [fig, which] of titles) fig.title.text = `${which}: ${labels[pair[which]]}`;

@@ -5,7 +5,8 @@ under the rule picked (:mod:`.colours`); killed ones are outlined and struck thr
 colour. With several runs the first tab holds two charts, runs A (above) and B (below), the
 pair the difference view compares; the other tabs one run each, full height. All share one
 time axis with the load panels. Zoomed out past the detail limit, each chart draws its
-overview raster instead (:func:`~.data.raster`).
+overview raster instead (:func:`~.data.raster`). A run made with Batsim's energy model also
+shows, under its attempts, its hosts asleep (grey) and switching on or off (light grey, outlined).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from bokeh.layouts import column
 from bokeh.models import (
     CDSView,
+    ColumnDataSource,
     CustomJS,
     CustomJSHover,
     HoverTool,
@@ -25,17 +27,23 @@ from bokeh.models import (
     Tabs,
     TapTool,
 )
+from bokeh.transform import factor_cmap
 
 from ..gantt import CATEGORIES
 from . import callbacks
 from .colours import GREY, JOB_PALETTE, KILLED, OVERVIEW_PALETTE
 from .data import CATEGORY_KEYS, RunData, raster
+from .energy import SPAN_STATES
 from .page import new_figure
 
 GANTT_HEIGHT = 400
 PAIR_HEIGHT = 205
 KINDS = [CATEGORIES[key][0] for key in CATEGORY_KEYS]
 KILLED_CODES = [CATEGORY_KEYS.index(key) for key in KILLED]
+#: Hosts switching off, asleep, switching on (:data:`~.energy.SPAN_STATES`): greys, the switches
+#: lighter and outlined (dashed). A hatch pattern over spans as wide as the run took the first
+#: render of 5,000 CTC-SP2 jobs under the idle switch-off plugin from 2 s to 12 s.
+SPAN_COLOURS = ("#d4d4d4", "#9a9a9a", "#d4d4d4")
 
 
 def gantt_figure(x_range, hosts: int, title: str, name: str, height: int):
@@ -87,7 +95,7 @@ class GanttCharts:
         for index in indices:
             mine = shown is None or index == shown
             for renderer, kind in self._run(fig, index, slot):
-                renderer.visible = mine and ((kind == "overview") != detailed)
+                renderer.visible = mine and (kind == "always" or (kind == "overview") != detailed)
                 self.entries.append((renderer, index, slot, kind))
                 if renderer.name == f"quads-{slot}-{index}":
                     quads.append(renderer)
@@ -119,7 +127,8 @@ class GanttCharts:
                 point_policy="follow_mouse",  # a job wider than the view: its centre may be out of it
             )
         )
-        out = [(quads, "detail"), *((mark, "detail") for mark in self._killed(fig, index, slot))]
+        out = [*self._power_states(fig, index, slot), (quads, "detail")]
+        out += [(mark, "detail") for mark in self._killed(fig, index, slot)]
         if self.rasters is not None:
             image, per_row = self.rasters[index]
             palette = LinearColorMapper(
@@ -131,6 +140,26 @@ class GanttCharts:
             )
             out.append((overview, "overview"))
         return out
+
+    def _power_states(self, fig, index: int, slot: str) -> list[tuple]:
+        """Hosts asleep (grey) and switching on or off (light grey, outlined), under the attempts,
+        zoomed in or out (kind "always"), when the run has them (:func:`~.energy.host_spans`);
+        the page's header says so (a legend would stay on the pair charts for a run not shown)."""
+        energy = self.runs[index].energy
+        if energy is None or not len(energy["spans"]["left"]):
+            return []
+        states = energy["spans"]["state"]
+        source = ColumnDataSource(
+            {**energy["spans"], "label": [SPAN_STATES[s] for s in states],
+             "edge": ["rgba(0,0,0,0)" if s == 1 else "#555555" for s in states]},
+            name=f"power-states-{index}",
+        )  # fmt: skip
+        tone = factor_cmap("label", palette=list(SPAN_COLOURS), factors=list(SPAN_STATES))
+        spans = fig.quad(
+            left="left", right="right", bottom="bottom", top="top", source=source, fill_color=tone,
+            line_color="edge", line_dash="dashed", line_width=0.8, name=f"power-{slot}-{index}",
+        )  # fmt: skip
+        return [(spans, "always")]
 
     def _killed(self, fig, index: int, slot: str) -> list:
         """The marks of the killed attempts' rectangles (the same source, filtered): an outline

@@ -52,6 +52,7 @@ from ..jobs import (
 from ..metrics import analyse, bounded_slowdown_of, nothing_ran
 from . import fmt
 from .colours import CLASS_NAMES, job_hue
+from .energy import read_energy
 
 #: The attempt categories, in :data:`CATEGORIES` order: an attempt's ``code`` is its index here.
 CATEGORY_KEYS = tuple(CATEGORIES)
@@ -73,7 +74,9 @@ class RunData:
     rects: dict[str, np.ndarray]
     jobs: dict[str, np.ndarray]
     series: dict[str, np.ndarray]
-    keys: np.ndarray = dataclasses.field(repr=False)  # root key ("WORKLOAD!ID") of each job row
+    keys: np.ndarray = dataclasses.field(repr=False)
+    #: power and host power states (:func:`~.energy.read_energy`), None without the energy model
+    energy: dict | None = None  # root key ("WORKLOAD!ID") of each job row
     #: the shape groups' definitions of this run, {"SN": "estimate <= 1:00:00, <= 8 hosts", ...}
     classes: dict[str, str] = dataclasses.field(default_factory=dict)
     #: the whole run's overview raster (image, hosts per row) and load envelopes, when the
@@ -147,6 +150,7 @@ def build_run(
         job_keys_all = job_keys_all[keep]
         series = clip_series(series, *window)
     return RunData(
+        energy=energy_in(read_energy(Path(metrics["source"]), span[1]), window),
         label=label,
         path=Path(metrics["source"]),
         hosts=int(metrics["hosts"]),
@@ -161,6 +165,19 @@ def build_run(
         overview=overview,
         overview_series=overview_series if whole_run_extent is not None else None,
     )
+
+
+def energy_in(energy: dict | None, window: tuple[float, float] | None) -> dict | None:
+    """The power and host states of :func:`~.energy.read_energy` inside ``window`` (all without)."""
+    if energy is None or window is None:
+        return energy
+    spans = energy["spans"]
+    keep = (spans["left"] < window[1]) & (spans["right"] > window[0])
+    return {
+        "power": clip_series(energy["power"], *window) if len(energy["power"]["time"]) else energy["power"],
+        "states": clip_series(energy["states"], *window) if len(energy["states"]["time"]) else energy["states"],
+        "spans": {name: column[keep] for name, column in spans.items()},
+    }
 
 
 def _overlaps(start: pd.Series, finish: pd.Series, begin: float, end: float) -> np.ndarray:
@@ -347,11 +364,12 @@ def clip_series(series: dict[str, np.ndarray], begin: float, end: float) -> dict
     before = int(np.searchsorted(times, begin, side="right")) - 1
     inside = np.flatnonzero((times > begin) & (times < end))
     out = {"time": np.concatenate(([begin], times[inside], [end]))}
-    for name in ("busy", "queued", "waiting"):
-        values = series[name]
+    for name, values in series.items():
+        if name == "time":
+            continue
         first = values[before] if before >= 0 else 0
         last = values[inside[-1]] if len(inside) else first
-        out[name] = np.concatenate(([first], values[inside], [last])).astype(np.int32)
+        out[name] = np.concatenate(([first], values[inside], [last])).astype(values.dtype)
     return out
 
 
@@ -456,8 +474,9 @@ def envelope(series: dict[str, np.ndarray], name: str, begin: float, end: float,
     edges = begin + (end - begin) * np.arange(bins + 1) / bins
     first = np.searchsorted(times, edges[:-1], side="right")  # events after each bin's start
     stop = np.searchsorted(times, edges[1:], side="left")  # ... and before its end
-    carried = np.where(first > 0, values[np.maximum(first - 1, 0)], 0)
-    low, high = carried.astype(np.int64), carried.astype(np.int64)
+    carried = np.where(first > 0, values[np.maximum(first - 1, 0)], 0) if len(values) else np.zeros(bins)
+    wide = np.float64 if values.dtype.kind == "f" else np.int64
+    low, high = carried.astype(wide), carried.astype(wide)
     has = stop > first
     if has.any():
         starts = first[has]
@@ -471,7 +490,8 @@ def envelope(series: dict[str, np.ndarray], name: str, begin: float, end: float,
             high_in[i] = values[starts[i] : stop[has][i]].max()
         low[has] = np.minimum(low[has], low_in)
         high[has] = np.maximum(high[has], high_in)
-    return edges, low.astype(np.int32), high.astype(np.int32)
+    narrow = np.float32 if values.dtype.kind == "f" else np.int32
+    return edges, low.astype(narrow), high.astype(narrow)
 
 
 #: The most items (rectangles, attempts, jobs and load-series events, counted by

@@ -137,4 +137,10 @@ def header(runs: list[RunData], window, title: str | None, aggregated: dict | No
         f"<br>Shown: {span}. Drag to pan, wheel to zoom in time, draw a box to zoom on hosts; hover over an attempt "
         "for its numbers, click it to highlight its job in every run. Times: days hh:mm:ss of simulation."
     )
+    if any(run.energy is not None and len(run.energy["spans"]["left"]) for run in runs):
+        lines.append(
+            " <span id='power-states-legend'>In the Gantt charts, <span style='background:#9a9a9a'>&nbsp;grey&nbsp;"
+            "</span>: hosts asleep; <span style='background:#d4d4d4;outline:1px dashed #555555'>&nbsp;light grey, "
+            "outlined&nbsp;</span>: hosts switching off or on (Batsim's energy model).</span>"
+        )
     return Div(text="".join(lines), sizing_mode="stretch_width", name="header", styles={"font-size": "12px"})

@@ -3,7 +3,8 @@
 Layout (:func:`~adaptsched.analysis.explore.layout`), for a 1600x1000 screen: a header (the
 runs, how to move around), a row of controls (the colour rule and its legend, the zoom
 status); then, on the left, the Gantt charts (:mod:`.charts`: in tabs, one per run and one of
-two runs one above the other) with busy hosts, queued demand and waiting jobs right below
+two runs one above the other) with busy hosts, queued demand and waiting jobs (and, for a run
+made with Batsim's energy model, its power and its hosts asleep and switching) right below
 them on the same time axis; on the right, in tabs, the job table (:mod:`.tables`), the
 difference between two runs (:mod:`.diff`) and the metrics tables. Whatever is picked on the
 right (a job, a job that gained or lost) zooms the charts on the left, which stay in view.
@@ -119,32 +120,59 @@ def sources(runs: list[RunData], keys: np.ndarray) -> tuple[list[dict], ColumnDa
     return per_run, ColumnDataSource(jobs, name="jobs")
 
 
-#: (column of the series, y-axis label, title) of the panels below the Gantt charts.
+#: The panels below the Gantt charts: (series of the run, its column, y-axis label, title); a run's
+#: series are ``RunData.series`` (``load``) and, when Batsim's energy model ran, ``power`` and
+#: ``states`` of ``RunData.energy`` (:mod:`.energy`).
 SERIES = (
-    ("busy", "hosts", "utilisation: busy hosts"),
-    ("queued", "hosts", "queued demand: hosts requested by waiting jobs"),
-    ("waiting", "jobs", "waiting jobs"),
+    ("load", "busy", "hosts", "utilisation: busy hosts"),
+    ("load", "queued", "hosts", "queued demand: hosts requested by waiting jobs"),
+    ("load", "waiting", "jobs", "waiting jobs"),
+)
+ENERGY_SERIES = (
+    ("power", "watts", "W", "power: the platform's watts (energy difference over time, _consumed_energy.csv)"),
+    ("states", "sleeping", "hosts", "hosts asleep (solid) and switching on or off (dashed)"),
 )
 
 
+def run_series(run: RunData) -> dict[str, dict]:
+    """The series a run has (:data:`SERIES`): ``load``, and ``power``, ``states`` with energy."""
+    out = {"load": run.series}
+    if run.energy is not None:
+        out.update({name: run.energy[name] for name in ("power", "states") if len(run.energy[name]["time"])})
+    return out
+
+
+def panels(runs: list[RunData]) -> list[tuple]:
+    """:data:`SERIES`, and :data:`ENERGY_SERIES` when a run of the page has them."""
+    held = set().union(*(run_series(run) for run in runs))
+    return list(SERIES) + [panel for panel in ENERGY_SERIES if panel[0] in held]
+
+
 def series_figures(runs: list[RunData], x_range, begin: float, end: float, overview: bool):
-    """Busy hosts, queued demand and waiting jobs (step lines, one per run): (figures,
-    detailed renderers, overview renderers, series). ``series``: a ``{"full", "shown"}`` pair of
-    sources per run: its lines draw the part of its series in view (``shown``, cut from ``full``
-    by :data:`~.callbacks.SWITCH` at each zoom and when the page opens), as a canvas strokes
-    every point of a line, in view or not. ``overview``: also draw each pixel's lowest to
-    highest value (:func:`~.data.envelope`), shown when zoomed out too far for the lines."""
-    series = []
-    for run in runs:
-        full = ColumnDataSource({"time": compact(run.series["time"]), **{n: run.series[n] for n, _, _ in SERIES}})
-        series.append({"full": full, "shown": ColumnDataSource({"time": [], **{n: [] for n, _, _ in SERIES}})})
+    """Busy hosts, queued demand, waiting jobs and, with energy, power and sleeping and switching
+    hosts (step lines, one per run): (figures, detailed renderers, overview renderers, series).
+    ``series``: a ``{"full", "shown"}`` pair of sources per run and series: its lines draw the
+    part of its series in view (``shown``, cut from ``full`` by :data:`~.callbacks.SWITCH` at each
+    zoom and when the page opens), as a canvas strokes every point of a line, in view or not.
+    ``overview``: also draw each pixel's lowest to highest value (:func:`~.data.envelope`), shown
+    when zoomed out too far for the lines."""
+    series, sources = [], []
+    for index, run in enumerate(runs):
+        mine = {}
+        for kind, values in run_series(run).items():
+            columns = {"time": compact(values["time"]), **{n: v for n, v in values.items() if n != "time"}}
+            full = ColumnDataSource(columns, name=f"{kind}-{index}")
+            mine[kind] = {"full": full, "shown": ColumnDataSource({name: [] for name in full.data})}
+            series.append(mine[kind])
+        sources.append(mine)
+    shown_panels = panels(runs)
     figures, detail, envelopes = [], [], []
-    for number, (name, unit, title) in enumerate(SERIES):
+    for number, (kind, name, unit, title) in enumerate(shown_panels):
         if name == "busy":
             title += f" (dotted: the machine's {runs[0].hosts} hosts)"
         # y from 0 to the highest value drawn: the lines hold the part in view, so it fits the view
         y_range = DataRange1d(start=0, only_visible=True)
-        last = number == len(SERIES) - 1
+        last = number == len(shown_panels) - 1
         height = SERIES_HEIGHT + (40 if last else 0)  # the last one holds the time axis
         fig = new_figure(x_range, height, unit, title=title, name=f"series-{name}", y_range=y_range)
         fig.yaxis.ticker.desired_num_ticks = 3
@@ -153,16 +181,20 @@ def series_figures(runs: list[RunData], x_range, begin: float, end: float, overv
         if name == "busy":
             fig.line([begin, end], [runs[0].hosts] * 2, color="#999999", line_dash="dotted")
         for index, run in enumerate(runs):
+            if kind not in sources[index]:
+                continue
             colour = RUN_COLOURS[index % len(RUN_COLOURS)]
-            detail.append(
-                fig.step("time", name, source=series[index]["shown"], mode="after", color=colour, line_width=1.3)
-            )
-            if overview:
-                edges, low, high = envelope(run.series, name, begin, end)
-                envelopes.append(
-                    fig.quad(
-                        left=edges[:-1], right=edges[1:], bottom=low, top=high, fill_color=colour, line_color=colour
-                    )
-                )
+            names = [name, "switching"] if kind == "states" else [name]
+            for column, dash in zip(names, ("solid", "dashed")):
+                detail.append(
+                    fig.step("time", column, source=sources[index][kind]["shown"], mode="after", color=colour,
+                             line_width=1.3, line_dash=dash, name=f"{kind}-{column}-{index}")
+                )  # fmt: skip
+                if overview:
+                    edges, low, high = envelope(run_series(run)[kind], column, begin, end)
+                    envelopes.append(
+                        fig.quad(left=edges[:-1], right=edges[1:], bottom=low, top=high, fill_color=colour,
+                                 line_color=colour)
+                    )  # fmt: skip
         figures.append(fig)
     return figures, detail, envelopes, series

@@ -238,69 +238,13 @@ class AvailabilityProfile:
         >>> p.shift(3, 10.0, 5.0, 20.0); p
         AvailabilityProfile(0:2, 5:1, 25:4)
         """
-        times, free = self.times, self.free
+        times, free, nb_hosts = self.times, self.free, self.nb_hosts
         end = new + duration_s
         taken = end if end < old else old  # [new, taken): n hosts fewer
-        if new < times[0] or not taken > new:  # before the profile's start, or nothing taken
-            self._add(new, taken, -n)
-            self._add(end if end > old else old, old + duration_s, n)
-            return
-        i = bisect_right(times, new) - 1
-        if times[i] == new:
-            first = i
-        else:
-            first = i + 1
-            times.insert(first, new)
-            free.insert(first, free[i])
-        j = bisect_right(times, taken, first) - 1
-        if times[j] == taken:
-            last = j
-        else:
-            last = j + 1
-            times.insert(last, taken)
-            free.insert(last, free[j])
-        if last - first > 16 and min(free[first:last]) >= n:
-            free[first:last] = [f - n for f in free[first:last]]
-        else:
-            for k in range(first, last):
-                f = free[k] - n
-                free[k] = f
-                if f < 0:  # as far as it goes, then says where it went wrong
-                    raise ValueError(f"over-subscribed profile at t={times[k]:g} ({f} free hosts)")
-        if last < len(times) and free[last] == free[last - 1]:
-            del times[last], free[last]
-        if first > 0 and free[first] == free[first - 1]:
-            del times[first], free[first]
-            first -= 1
+        first = _add_steps(times, free, nb_hosts, new, taken, -n) if taken > new else 0
         gone, stop = (end if end > old else old), old + duration_s  # [gone, stop): n hosts more
-        if not stop > gone:
-            return
-        i = bisect_right(times, gone, first) - 1  # (gone >= taken: at or after the step of new)
-        if times[i] == gone:
-            first = i
-        else:
-            first = i + 1
-            times.insert(first, gone)
-            free.insert(first, free[i])
-        if stop < INF:
-            j = bisect_right(times, stop, first) - 1
-            if times[j] == stop:
-                last = j
-            else:
-                last = j + 1
-                times.insert(last, stop)
-                free.insert(last, free[j])
-        else:
-            last = len(times)
-        if last - first <= 16:
-            for k in range(first, last):
-                free[k] += n
-        else:
-            free[first:last] = [f + n for f in free[first:last]]
-        if last < len(times) and free[last] == free[last - 1]:
-            del times[last], free[last]
-        if first > 0 and free[first] == free[first - 1]:
-            del times[first], free[first]
+        if stop > gone:  # its search starts at the step before the first range's (at or before gone)
+            _add_steps(times, free, nb_hosts, gone, stop, n, first - 1 if first > 0 else 0)
 
     def widened(self, a: float, b: float, floor: int, horizon_s: float = INF) -> Widening:
         """The runs of free hosts on either side of [a, b), for the widths of at least ``floor``

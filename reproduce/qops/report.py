@@ -514,7 +514,7 @@ detail that would remove this bias (its §4.3 fixes only the rollback window, th
 factors and "the best estimated revenue over the window"); its text claims "within 5 %" for
 the original load (Figures 5 and 7(a)) and says of high load (Figure 7(b)) only that "the
 overall trend is still the same" (the figures are not in our copy). docs/qops.md ("DVQoPS
-at high load, 10,000 jobs") gives the measurements, and the readings tried (`window_choice`,
+at high load, 10,000 jobs") gives the readings tried and the commands that measure them (`window_choice`,
 `ties`, a fixed window)."""
 
 

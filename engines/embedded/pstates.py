@@ -330,3 +330,9 @@ class PowerSide:
     def close(self) -> None:
         self.energy_csv.close()
         self.pstate_csv.close()
+
+    def detach(self) -> None:
+        """Drops the engine, at the end of its run (as ``DecisionParser.detach``): the engine and
+        this side refer to each other, a cycle that would leave the run (its workload and job
+        records) as garbage only a full collection frees."""
+        self.engine = None

@@ -57,44 +57,69 @@ LongDouble = Any  # numpy.longdouble (mypy knows it as floating[Any])
 LONG_DOUBLE_BITS = np.finfo(np.longdouble).nmant + 1
 
 
-def long_double_sums(rows: np.ndarray) -> np.ndarray:
+def long_double_sums(rows: np.ndarray, work: SumsWork | None = None) -> np.ndarray:
     """Σ of each row of doubles, added in order in long double (``np.cumsum``: sequential).
 
     When every value is a multiple of 2^-k such that 2^k x Σ|values| < 2^(bits - 1), every partial
     sum is exact, so the long double sums are the exact sums: taken on integers (int64, any order),
     several times faster than 80-bit additions (energies in whole joules: idle hosts, whole seconds).
+    ``work``: buffers at least as large as ``rows`` for the scaled values (no temporary arrays of
+    its size, whose pages the system would map and clear at each call: 10x the arithmetic).
     """
     if not rows.size:
         return np.zeros(len(rows), dtype=np.longdouble)
-    bound = float(np.abs(rows).max()) * rows.shape[1]
+    bound = max(float(rows.max()), -float(rows.min())) * rows.shape[1]
     k = min(LONG_DOUBLE_BITS, 62) - 1 - int(np.ceil(np.log2(bound))) if 0 < bound < np.inf else -1
-    if k >= 0:  # (a scale up: exact, no value can underflow)
-        scaled = np.ldexp(rows, k)
-        whole = scaled.astype(np.int64)
-        if (whole == scaled).all():
+    if k >= 0:  # a scale up by 2^k: exact (no value can underflow or overflow), cheaper than ldexp
+        if work is None:
+            work = SumsWork(*rows.shape)
+        scaled, whole, equal = work.views(*rows.shape)
+        np.multiply(rows, float(2**k), out=scaled)
+        np.copyto(whole, scaled, casting="unsafe")
+        if np.equal(whole, scaled, out=equal).all():
             sums: np.ndarray = np.ldexp(whole.sum(axis=1).astype(np.longdouble), -k)
             return sums
     return np.cumsum(rows, axis=1, dtype=np.longdouble)[:, -1]
 
 
-class HostSet:
-    """Machine ids a read covers, ascending: ``ids`` (an array, for scans) and ``sel`` (a slice
-    when they are one run, else ``ids``: numpy's cheaper selection); ``all``: every machine."""
+class SumsWork:
+    """:func:`long_double_sums`'s buffers for up to ``nb_rows`` rows of ``width`` values."""
 
-    __slots__ = ("all", "first", "ids", "n", "sel")
+    def __init__(self, nb_rows: int, width: int) -> None:
+        self.scaled = np.empty((nb_rows, width))
+        self.whole = np.empty((nb_rows, width), dtype=np.int64)
+        self.equal = np.empty((nb_rows, width), dtype=bool)
+
+    def views(self, nb_rows: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.scaled[:nb_rows, :width], self.whole[:nb_rows, :width], self.equal[:nb_rows, :width]
+
+
+class HostSet:
+    """Machine ids a read covers, ascending: ``sel`` (a slice when they are one run, else an
+    index array: numpy's cheaper selection), ``ids`` (an array, for scans: made when first
+    asked for, which most reads never do); ``all``: every machine."""
+
+    __slots__ = ("_ids", "all", "first", "n", "sel")
 
     def __init__(self, runs: list[tuple[int, int]], nb_machines: int) -> None:
+        self._ids: np.ndarray | None
         if len(runs) == 1:
             low, high = runs[0]
-            self.ids = np.arange(low, high + 1)
+            self._ids = None
             self.sel: Any = slice(low, high + 1)
-        elif runs:
-            self.ids = self.sel = np.concatenate([np.arange(low, high + 1) for low, high in runs])
+            self.n = high + 1 - low
         else:
-            self.ids = self.sel = np.zeros(0, dtype=np.int64)
-        self.n = len(self.ids)
+            pieces = [np.arange(low, high + 1) for low, high in runs]
+            self._ids = self.sel = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+            self.n = len(self._ids)
         self.first = runs[0][0] if runs else -1
         self.all = self.n == nb_machines
+
+    @property
+    def ids(self) -> np.ndarray:
+        if self._ids is None:
+            self._ids = np.arange(self.sel.start, self.sel.stop)
+        return self._ids
 
 
 def ld_text(value: LongDouble) -> str:
@@ -252,15 +277,15 @@ class EnergyMeter:
             return start
         if self.fresh_at == now and hosts.all:
             return -1
-        ids, last = hosts.ids, self.last
-        if last[ids[start]] < now:
-            return start
-        stale = np.flatnonzero(last[ids[start + 1 :]] < now)
-        if not len(stale):
+        stale = self.last[hosts.sel] < now
+        if start:
+            stale = stale[start:]
+        first = int(stale.argmax())  # (the first True, or 0 when there is none)
+        if not stale[first]:
             if start == 0 and hosts.all:
                 self.fresh_at = now
             return -1
-        return start + 1 + int(stale[0])
+        return start + first
 
     def total(self, hosts: HostSet) -> LongDouble:
         """Σ (long double) energy over ``hosts``, in id order (``consumed_energy_on_machines``);
@@ -272,9 +297,7 @@ class EnergyMeter:
             return self._total
         if hosts.n == 1:
             return np.longdouble(self.energy[hosts.first])
-        if hosts.n >= 64:
-            return long_double_sums(self.energy[None, hosts.sel])[0]
-        return np.cumsum(self.energy[hosts.sel], dtype=np.longdouble)[-1]
+        return self.energy[hosts.sel].cumsum(dtype=np.longdouble)[-1]
 
     def set_pstate(self, machine: int, pstate: int) -> None:
         """``Host::set_pstate`` (a simcall): U2 update at the old pstate, then the new one."""

@@ -247,8 +247,11 @@ class EnergyMeter:
         queues = []  # by scan: (index, host) of its hosts after scan.i not updated now, in order
         for scan in scans:
             start = scan.i + 1
-            indices = np.flatnonzero(self.last[scan.hosts.ids[start:]] < now) + start
+            indices = (self.last[scan.hosts.ids[start:]] < now).nonzero()[0] + start
             queues.append(list(zip(indices.tolist(), scan.hosts.ids[indices].tolist())))
+        rounds = self._lockstep_at_once(scans, queues)
+        if rounds is not None:
+            return rounds
         positions = [0] * len(scans)
         updated: set[int] = set()
         rounds = 0
@@ -267,6 +270,25 @@ class EnergyMeter:
                 updated.add(host)
                 positions[k] = position + 1
             rounds += 1
+
+    def _lockstep_at_once(self, scans: list[Scan], queues: list[list[tuple[int, int]]]) -> int | None:
+        """:meth:`lockstep`'s rounds without playing them, in its two common cases (else None):
+        every actor has the same queue (then each round they all take its next host: as many
+        rounds as it has hosts), or no host is in two queues (each takes its own next host until
+        the shortest queue is done)."""
+        first = queues[0]
+        if all(queue == first for queue in queues):
+            rounds = len(first)
+        elif len({host for queue in queues for _, host in queue}) == sum(len(queue) for queue in queues):
+            rounds = min(len(queue) for queue in queues)
+        else:
+            return None
+        if rounds:
+            for scan, queue in zip(scans, queues):
+                scan.i = queue[rounds - 1][0]
+            taken = {host for queue in queues for _, host in queue[:rounds]}
+            self.update(np.fromiter(taken, dtype=np.int64, count=len(taken)))
+        return rounds
 
     def first_stale(self, hosts: HostSet, start: int) -> int:
         """Index in ``hosts`` of the first host from ``start`` not updated now, or -1."""
@@ -309,15 +331,23 @@ class EnergyMeter:
     # -- loads (solves) -----------------------------------------------------------------------
     def on_solve(self) -> None:
         """At each solve: the executions started since become loads (network-less platforms: at
-        the rate ``min speed / flops``); with a network model, every running one's rate is read."""
+        the rate ``min speed / flops``); with a network model, every running one's rate is read.
+        The kernel calls it at every solve with a network model, else only at the next solve
+        after an execution started (:meth:`watch_solves`; delays, most of a trace's jobs, have
+        no load)."""
         if self.network:
             for execution in self.executions.values():
                 execution.load_from_rate()
-        elif self._pending:
+        else:
+            self.kernel.on_solve = None
             pending, self._pending = self._pending, []
             for execution in pending:
                 if execution.running:
                     execution.load_from_rate()
+
+    def watch_solves(self) -> None:
+        """The kernel calls :meth:`on_solve` at its next solve (at every one with a network)."""
+        self.kernel.on_solve = self.on_solve
 
 
 class Execution:
@@ -344,6 +374,7 @@ class Execution:
             meter.executions[id(self)] = self
             if not meter.network:
                 meter._pending.append(self)
+                meter.watch_solves()
 
     def started(self) -> None:
         """U4, in the actor once its start simcall is answered (``Exec::on_start``, fired in the

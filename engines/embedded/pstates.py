@@ -98,7 +98,8 @@ class PowerSide:
         self.model = read_power(engine.platform)
         self.meter = EnergyMeter(self.model, engine.kernel)
         self.meter.network = engine.platform.network is not None
-        engine.kernel.on_solve = self.meter.on_solve
+        if self.meter.network:  # (else the meter asks for the solves after an execution starts)
+            self.meter.watch_solves()
         self.states = MachineStates(engine.nb_hosts)
         self.energy_csv = EnergyTracer(prefix, self.meter.n, suffix)
         self.pstate_csv = PStateTracer(prefix, suffix)

@@ -227,6 +227,16 @@ class EnergyMeter:
         if hosts.all:
             self.fresh_at = self.kernel.now
 
+    def read_at_once(self, hosts: HostSet) -> int:
+        """:func:`read`'s first step, which the hot paths take without a generator: -1 when the read
+        needs no simcall (every host was updated now, or the actor runs alone: then it is made
+        now), else the index in ``hosts`` of the first host not updated now."""
+        i = self.first_stale(hosts, 0)
+        if i >= 0 and self.runs_alone():
+            self.update_alone(hosts)
+            return -1
+        return i
+
     def runs_alone(self) -> bool:
         """Whether the running actor is alone in this sub-round: the kernel answered its read
         alone in the previous one, so it is the only one the kernel resumed (no other was ready,
@@ -432,16 +442,17 @@ class Scan:
         self.i = i
 
 
-def read(meter: EnergyMeter, hosts: HostSet, total: bool = True) -> Generator[Any, Any, LongDouble]:
+def read(
+    meter: EnergyMeter, hosts: HostSet, total: bool = True, first: int | None = None
+) -> Generator[Any, Any, LongDouble]:
     """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
     runs and made when the kernel handles it (which may advance ``scan.i``:
     :meth:`EnergyMeter.lockstep`), or at once by an actor alone in its sub-round
-    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None)."""
-    i = meter.first_stale(hosts, 0)
-    if i >= 0 and meter.runs_alone():
-        meter.update_alone(hosts)
-    elif i >= 0:
+    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None).
+    ``first``: what :meth:`EnergyMeter.read_at_once` returned, when the caller already asked."""
+    i = meter.read_at_once(hosts) if first is None else first
+    if i >= 0:
         scan = Scan(hosts, i)
         while not (yield (UPDATE, meter, scan)):
             i = meter.first_stale(hosts, scan.i + 1)

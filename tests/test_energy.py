@@ -148,3 +148,26 @@ def test_a_sweep_energy_value_must_be_a_boolean(tmp_path):
 
     with pytest.raises(AdaptschedError, match=r"energy.*true or false"):
         parse_spec({**SWEEP, "energy": "yes"}, tmp_path / "x.toml")
+
+
+def test_machine_state_counts_follow_every_change():
+    """A ``_machine_states.csv`` row's counts, kept as the states change (no count over all the
+    machines per row), equal the machines' states counted anew, through job starts and ends on
+    slices and on scattered ids, then sleeping and switching states (the counts' slower path)."""
+    import numpy as np
+
+    from adaptsched.engines.embedded.machines import COMPUTING, IDLE, NAMES, MachineStates
+
+    rng = np.random.default_rng(7)
+    states = MachineStates(40)
+    for step in range(600):
+        if rng.random() < 0.5:
+            low = int(rng.integers(0, 39))
+            sel = slice(low, int(rng.integers(low + 1, 41)))
+        else:
+            sel = np.unique(rng.integers(0, 40, size=int(rng.integers(1, 12))))
+        new = int(rng.integers(0, len(NAMES))) if step > 300 else int(rng.choice([IDLE, COMPUTING]))
+        states.change(sel, new, float(step))
+        counts = np.bincount(states.state, minlength=len(NAMES))
+        sleeping, on, off, idle, computing = states.row()
+        assert (sleeping, on, off, idle, computing) == (counts[2], counts[3], counts[4], counts[0], counts[1])

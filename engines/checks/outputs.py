@@ -32,7 +32,8 @@ def check_run(
     if energy:
         from adaptsched.engines.embedded.energy_balance import energy_balance
 
-        balance = energy_balance(prefix, machines)
+        with gc_paused():  # (as the physics check below: one short-lived list per row)
+            balance = energy_balance(prefix, machines)
         if not balance.holds:
             raise SimulationError(balance.message(prefix))
     from adaptsched.engines.checks.physics import check_physics, physics_error

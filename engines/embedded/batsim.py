@@ -265,6 +265,8 @@ class EmbeddedBatsim:
                 scheduling_time_s=self.scheduling_time_s, last_changes=self.last_changes(), energy=summary
             )
             self.decisions.detach()  # no cycle left through a compiled engine
+            if self.power is not None:
+                self.power.detach()
         return self
 
     @property

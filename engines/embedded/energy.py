@@ -57,44 +57,69 @@ LongDouble = Any  # numpy.longdouble (mypy knows it as floating[Any])
 LONG_DOUBLE_BITS = np.finfo(np.longdouble).nmant + 1
 
 
-def long_double_sums(rows: np.ndarray) -> np.ndarray:
+def long_double_sums(rows: np.ndarray, work: SumsWork | None = None) -> np.ndarray:
     """Σ of each row of doubles, added in order in long double (``np.cumsum``: sequential).
 
     When every value is a multiple of 2^-k such that 2^k x Σ|values| < 2^(bits - 1), every partial
     sum is exact, so the long double sums are the exact sums: taken on integers (int64, any order),
     several times faster than 80-bit additions (energies in whole joules: idle hosts, whole seconds).
+    ``work``: buffers at least as large as ``rows`` for the scaled values (no temporary arrays of
+    its size, whose pages the system would map and clear at each call: 10x the arithmetic).
     """
     if not rows.size:
         return np.zeros(len(rows), dtype=np.longdouble)
-    bound = float(np.abs(rows).max()) * rows.shape[1]
+    bound = max(float(rows.max()), -float(rows.min())) * rows.shape[1]
     k = min(LONG_DOUBLE_BITS, 62) - 1 - int(np.ceil(np.log2(bound))) if 0 < bound < np.inf else -1
-    if k >= 0:  # (a scale up: exact, no value can underflow)
-        scaled = np.ldexp(rows, k)
-        whole = scaled.astype(np.int64)
-        if (whole == scaled).all():
+    if k >= 0:  # a scale up by 2^k: exact (no value can underflow or overflow), cheaper than ldexp
+        if work is None:
+            work = SumsWork(*rows.shape)
+        scaled, whole, equal = work.views(*rows.shape)
+        np.multiply(rows, float(2**k), out=scaled)
+        np.copyto(whole, scaled, casting="unsafe")
+        if np.equal(whole, scaled, out=equal).all():
             sums: np.ndarray = np.ldexp(whole.sum(axis=1).astype(np.longdouble), -k)
             return sums
     return np.cumsum(rows, axis=1, dtype=np.longdouble)[:, -1]
 
 
-class HostSet:
-    """Machine ids a read covers, ascending: ``ids`` (an array, for scans) and ``sel`` (a slice
-    when they are one run, else ``ids``: numpy's cheaper selection); ``all``: every machine."""
+class SumsWork:
+    """:func:`long_double_sums`'s buffers for up to ``nb_rows`` rows of ``width`` values."""
 
-    __slots__ = ("all", "first", "ids", "n", "sel")
+    def __init__(self, nb_rows: int, width: int) -> None:
+        self.scaled = np.empty((nb_rows, width))
+        self.whole = np.empty((nb_rows, width), dtype=np.int64)
+        self.equal = np.empty((nb_rows, width), dtype=bool)
+
+    def views(self, nb_rows: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.scaled[:nb_rows, :width], self.whole[:nb_rows, :width], self.equal[:nb_rows, :width]
+
+
+class HostSet:
+    """Machine ids a read covers, ascending: ``sel`` (a slice when they are one run, else an
+    index array: numpy's cheaper selection), ``ids`` (an array, for scans: made when first
+    asked for, which most reads never do); ``all``: every machine."""
+
+    __slots__ = ("_ids", "all", "first", "n", "sel")
 
     def __init__(self, runs: list[tuple[int, int]], nb_machines: int) -> None:
+        self._ids: np.ndarray | None
         if len(runs) == 1:
             low, high = runs[0]
-            self.ids = np.arange(low, high + 1)
+            self._ids = None
             self.sel: Any = slice(low, high + 1)
-        elif runs:
-            self.ids = self.sel = np.concatenate([np.arange(low, high + 1) for low, high in runs])
+            self.n = high + 1 - low
         else:
-            self.ids = self.sel = np.zeros(0, dtype=np.int64)
-        self.n = len(self.ids)
+            pieces = [np.arange(low, high + 1) for low, high in runs]
+            self._ids = self.sel = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+            self.n = len(self._ids)
         self.first = runs[0][0] if runs else -1
         self.all = self.n == nb_machines
+
+    @property
+    def ids(self) -> np.ndarray:
+        if self._ids is None:
+            self._ids = np.arange(self.sel.start, self.sel.stop)
+        return self._ids
 
 
 def ld_text(value: LongDouble) -> str:
@@ -202,6 +227,16 @@ class EnergyMeter:
         if hosts.all:
             self.fresh_at = self.kernel.now
 
+    def read_at_once(self, hosts: HostSet) -> int:
+        """:func:`read`'s first step, which the hot paths take without a generator: -1 when the read
+        needs no simcall (every host was updated now, or the actor runs alone: then it is made
+        now), else the index in ``hosts`` of the first host not updated now."""
+        i = self.first_stale(hosts, 0)
+        if i >= 0 and self.runs_alone():
+            self.update_alone(hosts)
+            return -1
+        return i
+
     def runs_alone(self) -> bool:
         """Whether the running actor is alone in this sub-round: the kernel answered its read
         alone in the previous one, so it is the only one the kernel resumed (no other was ready,
@@ -222,8 +257,11 @@ class EnergyMeter:
         queues = []  # by scan: (index, host) of its hosts after scan.i not updated now, in order
         for scan in scans:
             start = scan.i + 1
-            indices = np.flatnonzero(self.last[scan.hosts.ids[start:]] < now) + start
+            indices = (self.last[scan.hosts.ids[start:]] < now).nonzero()[0] + start
             queues.append(list(zip(indices.tolist(), scan.hosts.ids[indices].tolist())))
+        rounds = self._lockstep_at_once(scans, queues)
+        if rounds is not None:
+            return rounds
         positions = [0] * len(scans)
         updated: set[int] = set()
         rounds = 0
@@ -243,6 +281,25 @@ class EnergyMeter:
                 positions[k] = position + 1
             rounds += 1
 
+    def _lockstep_at_once(self, scans: list[Scan], queues: list[list[tuple[int, int]]]) -> int | None:
+        """:meth:`lockstep`'s rounds without playing them, in its two common cases (else None):
+        every actor has the same queue (then each round they all take its next host: as many
+        rounds as it has hosts), or no host is in two queues (each takes its own next host until
+        the shortest queue is done)."""
+        first = queues[0]
+        if all(queue == first for queue in queues):
+            rounds = len(first)
+        elif len({host for queue in queues for _, host in queue}) == sum(len(queue) for queue in queues):
+            rounds = min(len(queue) for queue in queues)
+        else:
+            return None
+        if rounds:
+            for scan, queue in zip(scans, queues):
+                scan.i = queue[rounds - 1][0]
+            taken = {host for queue in queues for _, host in queue[:rounds]}
+            self.update(np.fromiter(taken, dtype=np.int64, count=len(taken)))
+        return rounds
+
     def first_stale(self, hosts: HostSet, start: int) -> int:
         """Index in ``hosts`` of the first host from ``start`` not updated now, or -1."""
         now = self.kernel.now
@@ -252,15 +309,15 @@ class EnergyMeter:
             return start
         if self.fresh_at == now and hosts.all:
             return -1
-        ids, last = hosts.ids, self.last
-        if last[ids[start]] < now:
-            return start
-        stale = np.flatnonzero(last[ids[start + 1 :]] < now)
-        if not len(stale):
+        stale = self.last[hosts.sel] < now
+        if start:
+            stale = stale[start:]
+        first = int(stale.argmax())  # (the first True, or 0 when there is none)
+        if not stale[first]:
             if start == 0 and hosts.all:
                 self.fresh_at = now
             return -1
-        return start + 1 + int(stale[0])
+        return start + first
 
     def total(self, hosts: HostSet) -> LongDouble:
         """Σ (long double) energy over ``hosts``, in id order (``consumed_energy_on_machines``);
@@ -272,9 +329,7 @@ class EnergyMeter:
             return self._total
         if hosts.n == 1:
             return np.longdouble(self.energy[hosts.first])
-        if hosts.n >= 64:
-            return long_double_sums(self.energy[None, hosts.sel])[0]
-        return np.cumsum(self.energy[hosts.sel], dtype=np.longdouble)[-1]
+        return self.energy[hosts.sel].astype(np.longdouble).cumsum()[-1]  # (cheaper than cumsum(dtype=))
 
     def set_pstate(self, machine: int, pstate: int) -> None:
         """``Host::set_pstate`` (a simcall): U2 update at the old pstate, then the new one."""
@@ -286,15 +341,23 @@ class EnergyMeter:
     # -- loads (solves) -----------------------------------------------------------------------
     def on_solve(self) -> None:
         """At each solve: the executions started since become loads (network-less platforms: at
-        the rate ``min speed / flops``); with a network model, every running one's rate is read."""
+        the rate ``min speed / flops``); with a network model, every running one's rate is read.
+        The kernel calls it at every solve with a network model, else only at the next solve
+        after an execution started (:meth:`watch_solves`; delays, most of a trace's jobs, have
+        no load)."""
         if self.network:
             for execution in self.executions.values():
                 execution.load_from_rate()
-        elif self._pending:
+        else:
+            self.kernel.on_solve = None
             pending, self._pending = self._pending, []
             for execution in pending:
                 if execution.running:
                     execution.load_from_rate()
+
+    def watch_solves(self) -> None:
+        """The kernel calls :meth:`on_solve` at its next solve (at every one with a network)."""
+        self.kernel.on_solve = self.on_solve
 
 
 class Execution:
@@ -321,6 +384,7 @@ class Execution:
             meter.executions[id(self)] = self
             if not meter.network:
                 meter._pending.append(self)
+                meter.watch_solves()
 
     def started(self) -> None:
         """U4, in the actor once its start simcall is answered (``Exec::on_start``, fired in the
@@ -378,16 +442,17 @@ class Scan:
         self.i = i
 
 
-def read(meter: EnergyMeter, hosts: HostSet, total: bool = True) -> Generator[Any, Any, LongDouble]:
+def read(
+    meter: EnergyMeter, hosts: HostSet, total: bool = True, first: int | None = None
+) -> Generator[Any, Any, LongDouble]:
     """Batsim's read of the energy of ``hosts`` (``sg_host_get_consumed_energy`` on each, in
     order): one :data:`UPDATE` simcall per host not yet updated now, checked when the reading actor
     runs and made when the kernel handles it (which may advance ``scan.i``:
     :meth:`EnergyMeter.lockstep`), or at once by an actor alone in its sub-round
-    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None)."""
-    i = meter.first_stale(hosts, 0)
-    if i >= 0 and meter.runs_alone():
-        meter.update_alone(hosts)
-    elif i >= 0:
+    (:meth:`EnergyMeter.runs_alone`). Returns their long double sum (``total``: else None).
+    ``first``: what :meth:`EnergyMeter.read_at_once` returned, when the caller already asked."""
+    i = meter.read_at_once(hosts) if first is None else first
+    if i >= 0:
         scan = Scan(hosts, i)
         while not (yield (UPDATE, meter, scan)):
             i = meter.first_stale(hosts, scan.i + 1)

@@ -32,7 +32,8 @@ import os
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import itemgetter
+
+import numpy as np
 
 from adaptsched.engines.embedded.power import COMPUTATION, MachinePower, read_power
 from adaptsched.engines.run.partial import RunOutputs
@@ -154,23 +155,28 @@ def _balance(named: _Named, platform: Platform) -> Balance:
 def _outside(
     named: Callable[[str], str], nb_hosts: int, watts: tuple[float, float, float, float], end: float
 ) -> tuple[float, float]:
-    """The energy drawn outside jobs over ``[0, end]`` and its bound from the ``%g`` times."""
-    idle_w, sleep_w, off_w, on_w = watts
-    now, power, energy, bound = 0.0, nb_hosts * idle_w, 0.0, 0.0
+    """The energy drawn outside jobs over ``[0, end]`` and its bound from the ``%g`` times (numpy's
+    reader on the columns that draw power: one row per job start and end)."""
+    names = ("nb_idle", "nb_sleeping", "nb_switching_off", "nb_switching_on")
+    drawing = [(name, w) for name, w in zip(names, watts) if w != 0.0]
     with open(named("_machine_states.csv"), newline="") as handle:
-        rows = csv.reader(handle)
-        header = next(rows)
-        fields = itemgetter(
-            *(header.index(c) for c in ("time", "nb_idle", "nb_sleeping", "nb_switching_off", "nb_switching_on"))
-        )
-        for row in rows:
-            time, idle, sleeping, off, on = fields(row)
-            t = float(time)
-            if t > end:
-                break
-            new = int(idle) * idle_w + int(sleeping) * sleep_w + int(off) * off_w + int(on) * on_w
-            energy += power * (t - now)
-            bound += _g_error(t) * abs(new - power)
-            now, power = t, new
-    energy += power * (end - now)
+        header = handle.readline().strip().split(",")
+        columns = [header.index("time")] + [header.index(name) for name, _ in drawing]
+        first = handle.readline()
+        rows = np.loadtxt([first], delimiter=",", usecols=columns, ndmin=2) if first.strip() else np.zeros((0, 1))
+        if len(rows):
+            rows = np.concatenate((rows, np.loadtxt(handle, delimiter=",", usecols=columns, ndmin=2)))
+    time = rows[:, 0]
+    after = np.flatnonzero(time > end)
+    if len(after):
+        rows, time = rows[: after[0]], time[: after[0]]
+    new = np.zeros(len(rows))
+    for k, (_, w) in enumerate(drawing):
+        new += rows[:, k + 1] * w
+    power = np.concatenate(([nb_hosts * watts[0]], new))  # from 0, then after each row
+    dates = np.concatenate(([0.0], time, [end]))
+    energy = float(np.dot(power, np.diff(dates)))
+    with np.errstate(divide="ignore"):
+        g_error = np.where(time == 0, 0.0, 0.5 * 10 ** (np.floor(np.log10(np.abs(time))) - 5))
+    bound = float(np.dot(g_error, np.abs(np.diff(power))))
     return energy, bound

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from adaptsched.engines.embedded.energy import LongDouble, ld_text, long_double_sums
+from adaptsched.engines.embedded.energy import LongDouble, SumsWork, ld_text, long_double_sums
 
 
 class EnergyTracer:
@@ -42,6 +42,7 @@ class EnergyTracer:
         self._wattmin: LongDouble = None  # the last wattmin printed, and its text
         self._wattmin_text = ""
         self._energies = np.zeros((self.BATCH, nb_machines))  # by row kept: the machines' energies
+        self._work = SumsWork(self.BATCH, nb_machines)
         self._rows: list[tuple[float, str, str]] = []  # by row kept: date, event type, wattmin text
         self.last_end: LongDouble = np.longdouble(-1)  # the energy of the last ``e`` row written
 
@@ -62,7 +63,7 @@ class EnergyTracer:
             return
         count = len(rows)
         energies = self._energies[:count]
-        totals = long_double_sums(energies) if energies.shape[1] else np.zeros(count, dtype=np.longdouble)
+        totals = long_double_sums(energies, self._work) if energies.shape[1] else np.zeros(count, dtype=np.longdouble)
         dates = np.array([row[0] for row in rows], dtype=np.longdouble)
         time_diff = dates - np.concatenate(([self._last_date], dates[:-1]))
         with np.errstate(divide="ignore", invalid="ignore"):

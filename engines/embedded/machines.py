@@ -40,9 +40,21 @@ class MachineStates:
         self._state = np.zeros(nb_machines, dtype=np.int64)  # each machine's state at the last settle...
         self._since = np.zeros(nb_machines)  # ...and its last_state_change_date (a double time)
         self._log: list[tuple[Any, int, float]] = []  # (machines: a slice or ids, new state, date)
+        self._counts = [0] * len(NAMES)  # machines in each state (a row's counts)
+        self._counts[IDLE] = nb_machines
 
     def change(self, sel: Any, new_state: int, now: float) -> None:
         """Machines ``sel`` (a slice or an index array) take ``new_state`` at ``now``."""
+        counts, old = self._counts, self.state[sel]
+        if new_state <= COMPUTING and counts[IDLE] + counts[COMPUTING] == self.n:
+            # every machine idle or computing: the computing ones of ``sel`` say its old counts
+            computing = int(np.count_nonzero(old))
+            counts[COMPUTING] += len(old) - computing if new_state == COMPUTING else -computing
+            counts[IDLE] = self.n - counts[COMPUTING]
+        else:
+            for state, count in enumerate(np.bincount(old, minlength=len(NAMES)).tolist()):
+                counts[state] -= count
+            counts[new_state] += len(old)
         self.state[sel] = new_state
         self._log.append((sel, new_state, now))
         if len(self._log) >= self.BATCH:
@@ -72,7 +84,7 @@ class MachineStates:
 
     def row(self) -> tuple[int, int, int, int, int]:
         """(sleeping, switching on, switching off, idle, computing): a ``_machine_states.csv`` row's counts."""
-        c = np.bincount(self.state, minlength=len(NAMES)).tolist()
+        c = self._counts
         return c[SLEEPING], c[SWITCHING_ON], c[SWITCHING_OFF], c[IDLE], c[COMPUTING]
 
     def totals(self) -> dict[str, float]:

@@ -98,7 +98,8 @@ class PowerSide:
         self.model = read_power(engine.platform)
         self.meter = EnergyMeter(self.model, engine.kernel)
         self.meter.network = engine.platform.network is not None
-        engine.kernel.on_solve = self.meter.on_solve
+        if self.meter.network:  # (else the meter asks for the solves after an execution starts)
+            self.meter.watch_solves()
         self.states = MachineStates(engine.nb_hosts)
         self.energy_csv = EnergyTracer(prefix, self.meter.n, suffix)
         self.pstate_csv = PStateTracer(prefix, suffix)
@@ -122,17 +123,31 @@ class PowerSide:
 
     # -- jobs ---------------------------------------------------------------------------------
     def job_start(self, job: JobRecord) -> Body:
-        """``execute_job_process`` before the job computes: its machines' energy, then the ``s`` row."""
+        """``execute_job_process`` before the job computes: its machines' energy, then the ``s`` row.
+        (Here and below, a read that needs no simcall is made without a generator: the hot path.)"""
         assert job.allocation is not None
-        job.energy_ids = ids_of(job.allocation, self.meter.n)
-        job.energy_before = yield from read(self.meter, job.energy_ids)
-        yield from self.row("s")
+        meter = self.meter
+        hosts = job.energy_ids = ids_of(job.allocation, meter.n)
+        first = meter.read_at_once(hosts)
+        if first >= 0:
+            yield from read(meter, hosts, False, first)
+        job.energy_before = meter.total(hosts)
+        first = meter.read_at_once(meter.all)
+        if first >= 0:
+            yield from read(meter, meter.all, False, first)
+        self.add_row("s")
 
     def job_end(self, job: JobRecord) -> Body:
         """After the job's machines are released: its energy (the difference), then the ``e`` row."""
-        after = yield from read(self.meter, job.energy_ids)
-        job.consumed_energy = ld_text(after - job.energy_before)
-        yield from self.row("e")
+        meter, hosts = self.meter, job.energy_ids
+        first = meter.read_at_once(hosts)
+        if first >= 0:
+            yield from read(meter, hosts, False, first)
+        job.consumed_energy = ld_text(meter.total(hosts) - job.energy_before)
+        first = meter.read_at_once(meter.all)
+        if first >= 0:
+            yield from read(meter, meter.all, False, first)
+        self.add_row("e")
 
     def first_submitted(self) -> Body:
         """The first static job's submission: the energy ``consumed_joules`` counts from."""
@@ -143,6 +158,10 @@ class PowerSide:
         """A ``_consumed_energy.csv`` row (``add_entry``): the platform's energy, read now (its
         hosts updated now; the tracer sums them)."""
         yield from read(self.meter, self.meter.all, total=False)
+        self.add_row(event_type)
+
+    def add_row(self, event_type: str) -> None:
+        """:meth:`row` once its read is made."""
         self.energy_csv.add(self.kernel.now, event_type, self.meter.energy, self.meter.wattmin())
 
     def delay_hooks(self, hosts: IntervalSet) -> DelayEnd:
@@ -330,3 +349,9 @@ class PowerSide:
     def close(self) -> None:
         self.energy_csv.close()
         self.pstate_csv.close()
+
+    def detach(self) -> None:
+        """Drops the engine, at the end of its run (as ``DecisionParser.detach``): the engine and
+        this side refer to each other, a cycle that would leave the run (its workload and job
+        records) as garbage only a full collection frees."""
+        self.engine = None

@@ -24,7 +24,7 @@ import re
 import shlex
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,13 +95,6 @@ class Workload:
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
-
-    def described_jobs(self) -> Iterator[dict[str, Any]]:
-        """Each job as ``{"id": NAME, "walltime": W, annotation fields...}`` (what
-        :func:`adaptsched.core.needs.check_jobs` reads)."""
-        empty: dict[str, Any] = {}
-        for name, job in self.jobs.items():
-            yield {"id": name, "walltime": job.walltime, **self.annotations.get(name, empty)}
 
 
 def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:

@@ -7,9 +7,9 @@ field; what runs with a caveat is said."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from adaptsched.core import needs
 from adaptsched.core.options import Options
@@ -28,11 +28,19 @@ def check_inputs(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     declaration, :mod:`adaptsched.core.needs`: refused with a message naming the command that
     prepares it, or a note when only some jobs carry it), and its sizes fit the platform."""
     for need in spec.options.needs() if isinstance(spec.options, Options) else ():
-        verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
+        verdict = needs.check_jobs(need, described_jobs(loaded), spec.workload, spec.scheduler)
         if verdict.note:
             say(verdict.note)
     check_times(loaded, spec.workload)
     _check_size(loaded, machines, say)
+
+
+def described_jobs(loaded: Workload) -> Iterator[dict[str, Any]]:
+    """Each job as ``{"id": NAME, "walltime": W, annotation fields...}``: what
+    :func:`adaptsched.core.needs.check_jobs` reads."""
+    empty: dict[str, Any] = {}
+    for name, job in loaded.jobs.items():
+        yield {"id": name, "walltime": job.walltime, **loaded.annotations.get(name, empty)}
 
 
 #: The latest time a run may reach: up to 2^33 s (about 272 years) a double, the clock of both

@@ -1,4 +1,4 @@
-"""Byte-for-byte comparison of the same runs on the two engines (docs/engines-drift.md).
+"""Byte-for-byte comparison of the same runs on the two engines (docs/batsim-numbers.md).
 
 For every ``NAME_jobs.csv`` and ``NAME_machine_states.csv`` present in both folders (as
 ``adaptsched reproduce ... --engine embedded`` and ``--engine batsim`` write them under

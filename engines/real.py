@@ -5,7 +5,8 @@ environment variable, ``batsim`` on PATH, and the shared build kit's install
 prefix ``/opt/batsim/bin/batsim``. Both processes talk over a private ``ipc://``
 endpoint, so parallel runs never collide. If either process fails, the other is
 stopped and the error shows the last lines of both logs (``PREFIX_batsim.log``,
-``PREFIX_sched.log``); whatever Batsim wrote is kept, under its partial names.
+``PREFIX_sched.log``). Batsim writes its outputs under the export prefix it is given: a run gives
+it one whose files end under their partial names (:func:`adaptsched.engines.run.partial.batsim_outputs`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from adaptsched.engines.run.partial import batsim_prefix, collect
 from adaptsched.engines.transports.process import SchedulerProcess, pin, tail
 from adaptsched.errors import SimulationError
 
@@ -50,27 +50,27 @@ def run_batsim(
     batsim: str,
     platform: str | Path,
     workload: str | Path,
-    prefix: str,
+    export_prefix: str,
     scheduler: SchedulerProcess,
     *,
+    log_path: str,
     dynamic_jobs: bool = False,
     ack_dynamic_jobs: bool = False,
     profile_reuse: bool = False,
     progress: Callable[[int], None] | None = None,
     poll_s: float = 0.2,
-    cpu: int | None = None,
     schedule_trace: bool = False,
     energy: bool = False,
 ) -> float:
-    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess.
+    """Runs one simulation; returns its wall time. ``scheduler`` is a started SchedulerProcess;
+    Batsim runs on its CPU (if it has one) and writes its log to ``log_path``.
 
-    Batsim writes ``PREFIX_machine_states.csv`` (as the embedded engine does) and, with
-    ``schedule_trace``, its Pajé trace ``PREFIX_schedule.trace`` (large: off by default); with
-    ``energy`` (``-E``), its energy model's ``PREFIX_consumed_energy.csv`` and ``PREFIX_pstate_changes.csv``;
-    each under its partial name (``PREFIX_jobs.csv.partial``, :mod:`adaptsched.engines.run.partial`):
-    the caller renames them once the run has passed its checks.
+    Batsim writes ``EXPORT_PREFIX_jobs.csv``, ``EXPORT_PREFIX_schedule.csv``,
+    ``EXPORT_PREFIX_machine_states.csv`` (as the embedded engine does) and, with
+    ``schedule_trace``, its Pajé trace ``EXPORT_PREFIX_schedule.trace`` (large: off by default);
+    with ``energy`` (``-E``), its energy model's ``EXPORT_PREFIX_consumed_energy.csv`` and
+    ``EXPORT_PREFIX_pstate_changes.csv``.
     """
-    folder, export_prefix = batsim_prefix(prefix)  # its outputs, partial until the run succeeds (partial.py)
     command = [
         batsim,
         "-p",
@@ -93,18 +93,13 @@ def run_batsim(
         command.append("--enable-profile-reuse")
     if energy:
         command.append("--energy")
-    log_path = f"{prefix}_batsim.log"
     jobs_csv = Path(f"{export_prefix}_jobs.csv")
     start = time.perf_counter()
-    try:
-        with open(log_path, "w") as log:
-            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-            pin(process.pid, cpu)
-            _watch(process, scheduler, log_path, jobs_csv, progress, poll_s)
-            if progress is not None and jobs_csv.exists():
-                progress(_count_rows(jobs_csv))
-    finally:
-        collect(folder, prefix)  # Batsim has ended (or was stopped): its files to their partial names
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        _watch(process, scheduler, log_path, jobs_csv, progress, poll_s)
+        if progress is not None and jobs_csv.exists():
+            progress(_count_rows(jobs_csv))
     if process.returncode != 0:
         scheduler.kill()
         raise SimulationError(
@@ -128,11 +123,13 @@ def _watch(
     progress: Callable[[int], None] | None,
     poll_s: float,
 ) -> None:
-    """Until Batsim ends: stops it if the scheduler dies (or on any error here), shows progress.
-    A scheduler that exits with code 0 has most likely answered for the last time: Batsim is
+    """Batsim's process beside its scheduler's until Batsim ends: on the scheduler's CPU (if it
+    has one), stopped if the scheduler dies (or on any error here), its progress shown. A
+    scheduler that exits with code 0 has most likely answered for the last time: Batsim is
     given :data:`END_GRACE_S` to end by itself (stopping it then would lose what it was writing)."""
     ended_s: float | None = None  # when the scheduler was first seen exited with code 0
     try:
+        pin(process.pid, scheduler.cpu)
         while process.poll() is None:
             if not scheduler.alive():
                 code = scheduler.process.poll() if scheduler.process is not None else None

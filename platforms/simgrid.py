@@ -37,7 +37,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from adaptsched.errors import InputError
+from adaptsched.errors import AdaptschedError, InputError
 from adaptsched.formats.files import read_text, write_text
 from adaptsched.limits import MAX_HOSTS, shown
 from adaptsched.platforms.power import SLEEP_PSTATES, PowerSpec
@@ -265,20 +265,44 @@ def cluster_xml(nb_hosts: int, *, speed: str = "1Gf", power: PowerSpec | None = 
     return "\n".join(lines)
 
 
-def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf") -> Platform:
+def cluster_platform(nb_hosts: int, path, *, speed: str = "1Gf", power: PowerSpec | None = None) -> Platform:
     """What :func:`read_platform` reads from :func:`cluster_xml`'s file at ``path``, built
     without parsing it (100,000 hosts: about a second of XML and properties less per run)."""
     if nb_hosts < 1:
         raise ValueError("a cluster needs at least one compute host")
     flops = parse_speed(speed)
     width = len(str(nb_hosts - 1))
-    hosts = tuple(Host(f"host{i:0{width}d}", flops, {}, (flops,)) for i in range(nb_hosts))  # names sort as ids
+    if power is None:
+        speeds: tuple[float, ...] = (flops,)
+        props: dict[str, str] = {}
+    else:
+        speeds = tuple(parse_speed(text) for text in power.speeds(speed).split(","))
+        props = {"wattage_per_state": power.wattage_per_state(), "sleep_pstates": SLEEP_PSTATES}
+    hosts = tuple(  # names sort as ids
+        Host(f"host{i:0{width}d}", speeds[0], dict(props), speeds) for i in range(nb_hosts)
+    )
     return Platform(str(path), Host("master", flops, {"role": "master"}, (flops,)), hosts)
 
 
 def write_cluster(nb_hosts: int, path, *, speed: str = "1Gf", power: PowerSpec | None = None) -> Path:
     """Writes :func:`cluster_xml` to ``path`` (whole or not at all: a full disk names the file)."""
     return write_text(path, cluster_xml(nb_hosts, speed=speed, power=power))
+
+
+def given_platform(platform: str | int, generated: str | Path, *, power: PowerSpec | None = None) -> Platform:
+    """A command's platform, given as a SimGrid file (read, :func:`read_platform`) or as a number of
+    hosts: the cluster :func:`cluster_xml` makes (with ``power``, its pstates and watts), written
+    to ``generated`` and built as read, without parsing it back (:func:`cluster_platform`)."""
+    if isinstance(platform, int):
+        if platform < 1:
+            raise AdaptschedError("a platform needs at least one host")
+        machines = cluster_platform(platform, generated, power=power)
+        write_cluster(platform, generated, power=power)
+        return machines
+    path = Path(platform)
+    if not path.is_file():
+        raise InputError(platform, "no such platform file")
+    return read_platform(path)
 
 
 def shipped_platform(nb_hosts: int) -> Path | None:

@@ -561,6 +561,20 @@ def test_a_numbered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
     assert cluster_platform(nb_hosts, path) == read_platform(path)
 
 
+@pytest.mark.parametrize("nb_hosts", [1, 10, 338])
+def test_a_powered_cluster_is_built_as_its_file_reads(tmp_path, nb_hosts):
+    """``--energy`` on a number of hosts: the powered cluster (pstates, watts) is built as read
+    from the file it writes, not parsed back (the hosts' speeds and properties included)."""
+    from adaptsched.platforms.power import PowerSpec
+    from adaptsched.platforms.simgrid import cluster_platform
+
+    power = PowerSpec(idle_w=90.5, sleep_w=9.76)
+    path = write_cluster(nb_hosts, tmp_path / "c.xml", power=power)
+    built = cluster_platform(nb_hosts, path, power=power)
+    assert built == read_platform(path)
+    assert len(built.compute_hosts[0].pstate_speeds) == 4 and "wattage_per_state" in built.compute_hosts[-1].properties
+
+
 def test_a_scheduler_process_never_started_says_so(tmp_path):
     """Waiting for a scheduler process that never started is a clear error, not an
     AttributeError on None; killing and closing it are no-ops."""

@@ -9,7 +9,9 @@ from adaptsched.errors import SimulationError
 
 
 class FakeProcess:
-    """``subprocess.Popen``'s poll, kill and wait: running for ``polls`` calls of poll, then ended."""
+    """``subprocess.Popen``'s pid, poll, kill and wait: running for ``polls`` calls of poll, then ended."""
+
+    pid = 0
 
     def __init__(self, polls: int | None, code: int = 0):
         self.polls, self.code, self.killed = polls, code, False
@@ -32,6 +34,8 @@ class FakeProcess:
 
 
 class FakeScheduler:
+    cpu = None  # (Batsim is pinned beside a scheduler that has a CPU)
+
     def __init__(self, code: int):
         self.process = FakeProcess(0, code)  # already exited
 

@@ -24,7 +24,7 @@ import re
 import shlex
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,13 +95,6 @@ class Workload:
     @property
     def nb_jobs(self) -> int:
         return len(self.jobs)
-
-    def described_jobs(self) -> Iterator[dict[str, Any]]:
-        """Each job as ``{"id": NAME, "walltime": W, annotation fields...}`` (what
-        :func:`adaptsched.core.needs.check_jobs` reads)."""
-        empty: dict[str, Any] = {}
-        for name, job in self.jobs.items():
-            yield {"id": name, "walltime": job.walltime, **self.annotations.get(name, empty)}
 
 
 def parse_profile(name: str, desc, where, *, embedded: bool = True) -> Profile:
@@ -485,58 +478,3 @@ def metadata(workload: dict) -> dict:
         if isinstance(value, dict):
             return value
     return {}
-
-
-def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str | None:
-    """A note naming the jobs that ask for more hosts than the platform has, or None.
-
-    Batsim runs such a workload: the scheduler has to reject those jobs (they end
-    ``REJECTED``) and the run exits 0 without a word. Both engines print this note before
-    the run starts: id, hosts requested, hosts available. A job with a
-    ``parallel_homogeneous_total`` profile may still run if the scheduler molds it to fewer
-    hosts; the others never can.
-    """
-    wide = [job for job in workload.jobs.values() if job.res > nb_hosts]
-    if not wide:
-        return None
-    moldable = {
-        name for name, profile in workload.profiles.items() if profile and profile.type == "parallel_homogeneous_total"
-    }
-    never = [job for job in wide if job.profile not in moldable]
-    molded = [job for job in wide if job.profile in moldable]
-
-    def listing(jobs) -> str:
-        text = ", ".join(f"job {job.name}: {job.res} hosts requested" for job in jobs[:shown])
-        return text + (f", and {len(jobs) - shown} more" if len(jobs) > shown else "")
-
-    parts = []
-    if never:
-        what = "1 job can never run" if len(never) == 1 else f"{len(never)} jobs can never run"
-        parts.append(
-            f"note: {what}: wider than the platform's {nb_hosts} hosts ({listing(never)}); "
-            f"the scheduler must reject {'it' if len(never) == 1 else 'them'} (final state REJECTED)"
-        )
-    if molded:
-        what = "1 moldable job is" if len(molded) == 1 else f"{len(molded)} moldable jobs are"
-        parts.append(
-            f"note: {what} wider than the platform's {nb_hosts} hosts ({listing(molded)}); "
-            + (
-                "it runs only if the scheduler molds it"
-                if len(molded) == 1
-                else "they run only if the scheduler molds them"
-            )
-            + " to fewer hosts"
-        )
-    return "\n".join(parts)
-
-
-def no_host_note(workload: Workload, *, shown: int = 5) -> str | None:
-    """A note naming the jobs that ask for no host (``res`` 0), or None: Batsim accepts them,
-    every scheduler rejects them (final state REJECTED)."""
-    empty = [name for name, job in workload.jobs.items() if job.res == 0]
-    if not empty:
-        return None
-    listed = ", ".join(empty[:shown]) + (f" and {len(empty) - shown:,} more" if len(empty) > shown else "")
-    what = "1 job asks" if len(empty) == 1 else f"{len(empty):,} jobs ask"
-    them = "it" if len(empty) == 1 else "them"
-    return f"note: {what} for no host (res 0: job {listed}); the scheduler rejects {them} (final state REJECTED)"

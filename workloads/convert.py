@@ -416,6 +416,21 @@ def convert_swf(
     return _workload(trace, report, offset, options, out_profiles, out_jobs), report
 
 
+def batsim_workload(
+    workload: str | os.PathLike, hosts: int, converted: str | os.PathLike
+) -> tuple[Path, ConversionReport | None]:
+    """A command's workload as a Batsim JSON file: ``workload`` itself, or the SWF trace it names
+    (``.swf``, ``.swf.gz``) converted for ``hosts`` hosts and written to ``converted``, with the
+    conversion's report (None for a Batsim JSON file)."""
+    path = Path(workload)
+    if not path.exists():
+        raise InputError(workload, "no such workload file")
+    if not path.name.lower().endswith((".swf", ".swf.gz")):
+        return path, None
+    batsim, report = convert_swf(path, hosts=hosts)
+    return write_workload(batsim, converted), report
+
+
 #: A kept job: (its SWF line, hosts, runtime, walltime).
 _Kept = tuple[Any, int, Any, Any]
 

@@ -7,9 +7,9 @@ field; what runs with a caveat is said."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from adaptsched.core import needs
 from adaptsched.core.options import Options
@@ -28,11 +28,19 @@ def check_inputs(spec: RunSpec, loaded: Workload, machines: Platform, say: Say) 
     declaration, :mod:`adaptsched.core.needs`: refused with a message naming the command that
     prepares it, or a note when only some jobs carry it), and its sizes fit the platform."""
     for need in spec.options.needs() if isinstance(spec.options, Options) else ():
-        verdict = needs.check_jobs(need, loaded.described_jobs(), spec.workload, spec.scheduler)
+        verdict = needs.check_jobs(need, described_jobs(loaded), spec.workload, spec.scheduler)
         if verdict.note:
             say(verdict.note)
     check_times(loaded, spec.workload)
     _check_size(loaded, machines, say)
+
+
+def described_jobs(loaded: Workload) -> Iterator[dict[str, Any]]:
+    """Each job as ``{"id": NAME, "walltime": W, annotation fields...}``: what
+    :func:`adaptsched.core.needs.check_jobs` reads."""
+    empty: dict[str, Any] = {}
+    for name, job in loaded.jobs.items():
+        yield {"id": name, "walltime": job.walltime, **loaded.annotations.get(name, empty)}
 
 
 #: The latest time a run may reach: up to 2^33 s (about 272 years) a double, the clock of both
@@ -84,8 +92,6 @@ def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
     """Before the run: the workload's declared size against the platform's, the jobs that
     are wider than the platform (Batsim runs them, the scheduler must reject them) and those
     that ask for no host (rejected too)."""
-    from adaptsched.workloads.batsim_json import no_host_note, too_wide_note
-
     if loaded.nb_res != machines.nb_hosts:
         say(
             f"note: the workload says nb_res={loaded.nb_res}, the platform has {machines.nb_hosts} hosts; "
@@ -97,3 +103,58 @@ def _check_size(loaded: Workload, machines: Platform, say: Say) -> None:
     empty = no_host_note(loaded)
     if empty:
         say(empty)
+
+
+def too_wide_note(workload: Workload, nb_hosts: int, *, shown: int = 10) -> str | None:
+    """A note naming the jobs that ask for more hosts than the platform has, or None.
+
+    Batsim runs such a workload: the scheduler has to reject those jobs (they end
+    ``REJECTED``) and the run exits 0 without a word. Both engines print this note before
+    the run starts: id, hosts requested, hosts available. A job with a
+    ``parallel_homogeneous_total`` profile may still run if the scheduler molds it to fewer
+    hosts; the others never can.
+    """
+    wide = [job for job in workload.jobs.values() if job.res > nb_hosts]
+    if not wide:
+        return None
+    moldable = {
+        name for name, profile in workload.profiles.items() if profile and profile.type == "parallel_homogeneous_total"
+    }
+    never = [job for job in wide if job.profile not in moldable]
+    molded = [job for job in wide if job.profile in moldable]
+
+    def listing(jobs) -> str:
+        text = ", ".join(f"job {job.name}: {job.res} hosts requested" for job in jobs[:shown])
+        return text + (f", and {len(jobs) - shown} more" if len(jobs) > shown else "")
+
+    parts = []
+    if never:
+        what = "1 job can never run" if len(never) == 1 else f"{len(never)} jobs can never run"
+        parts.append(
+            f"note: {what}: wider than the platform's {nb_hosts} hosts ({listing(never)}); "
+            f"the scheduler must reject {'it' if len(never) == 1 else 'them'} (final state REJECTED)"
+        )
+    if molded:
+        what = "1 moldable job is" if len(molded) == 1 else f"{len(molded)} moldable jobs are"
+        parts.append(
+            f"note: {what} wider than the platform's {nb_hosts} hosts ({listing(molded)}); "
+            + (
+                "it runs only if the scheduler molds it"
+                if len(molded) == 1
+                else "they run only if the scheduler molds them"
+            )
+            + " to fewer hosts"
+        )
+    return "\n".join(parts)
+
+
+def no_host_note(workload: Workload, *, shown: int = 5) -> str | None:
+    """A note naming the jobs that ask for no host (``res`` 0), or None: Batsim accepts them,
+    every scheduler rejects them (final state REJECTED)."""
+    empty = [name for name, job in workload.jobs.items() if job.res == 0]
+    if not empty:
+        return None
+    listed = ", ".join(empty[:shown]) + (f" and {len(empty) - shown:,} more" if len(empty) > shown else "")
+    what = "1 job asks" if len(empty) == 1 else f"{len(empty):,} jobs ask"
+    them = "it" if len(empty) == 1 else "them"
+    return f"note: {what} for no host (res 0: job {listed}); the scheduler rejects {them} (final state REJECTED)"

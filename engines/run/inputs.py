@@ -3,9 +3,10 @@
 the engine, the checks at the end).
 
 - *platform*: a SimGrid XML file, or a number of hosts (a generated cluster written to
-  ``PREFIX_platform.xml``; with the energy model, a powered one, docs/energy.md);
+  ``PREFIX_platform.xml``; with the energy model, a powered one, docs/energy.md):
+  :func:`~adaptsched.platforms.simgrid.given_platform`;
 - *workload*: a Batsim JSON file, or an SWF trace converted on the fly for the platform's
-  size (``PREFIX_workload.json``).
+  size (``PREFIX_workload.json``): :func:`~adaptsched.workloads.convert.batsim_workload`.
 
 With ``--engine auto``, the engine is chosen here, from what was read
 (:mod:`adaptsched.engines.checks.fidelity`); the inputs are then checked against the
@@ -22,9 +23,10 @@ from typing import TYPE_CHECKING
 from adaptsched.engines.checks.fidelity import engine_for
 from adaptsched.engines.checks.inputs import check_inputs
 from adaptsched.engines.run.spec import NO_TIMEOUT_ON_BATSIM, RunSpec
-from adaptsched.errors import AdaptschedError, InputError, UsageError
+from adaptsched.errors import UsageError
 from adaptsched.formats.bulk import made_to_last
-from adaptsched.platforms.simgrid import Platform, cluster_platform, read_platform, write_cluster
+from adaptsched.platforms.power import PowerSpec
+from adaptsched.platforms.simgrid import Platform, given_platform
 
 if TYPE_CHECKING:
     from adaptsched.workloads.batsim_json import Workload
@@ -47,20 +49,22 @@ class Inputs:
 def read_inputs(spec: RunSpec, say: Say) -> Inputs:
     """The run's platform and workload, read once; ``spec``'s engine chosen when it is ``auto``;
     the workload checked against the scheduler and the platform (its refusals raised, its notes
-    said)."""
+    said). One call to each room below, in turn: the platform, the workload's file (an SWF trace
+    converted), its reading, the engine's choice, the checks."""
     from adaptsched.workloads.batsim_json import load_workload
+    from adaptsched.workloads.convert import batsim_workload
 
-    if spec.energy and isinstance(spec.platform, int):  # a generated cluster with power (docs/energy.md)
-        from adaptsched.engines.energy_run import powered_cluster
-
-        platform_path, machines = powered_cluster(spec.platform, spec.prefix, say)
-    else:
-        platform_path = resolve_platform(spec.platform, spec.prefix)
-        if isinstance(spec.platform, int):
-            machines = cluster_platform(spec.platform, platform_path)  # the file just written, not parsed
-        else:
-            machines = read_platform(platform_path)
-    workload_path = resolve_workload(spec.workload, machines.nb_hosts, spec.prefix, say=say)
+    # a number of hosts is a generated cluster, PREFIX_platform.xml; with power under --energy (docs/energy.md)
+    power = PowerSpec() if spec.energy and isinstance(spec.platform, int) else None
+    machines = given_platform(spec.platform, Path(f"{spec.prefix}_platform.xml"), power=power)
+    if power is not None:
+        say(
+            f"note: --energy on a generated cluster of {machines.nb_hosts} hosts: power {power.describe()} "
+            f"({machines.path})"
+        )
+    workload_path, conversion = batsim_workload(spec.workload, machines.nb_hosts, f"{spec.prefix}_workload.json")
+    if conversion is not None:
+        say(conversion.summary())
     # The workload lives for the whole run: made with no collection and frozen at once, the cyclic
     # GC never scans it (run() unfreezes it at the run's end).
     with made_to_last():
@@ -75,34 +79,4 @@ def read_inputs(spec: RunSpec, say: Say) -> Inputs:
                 raise UsageError(f"--engine auto chose real Batsim for this run; {NO_TIMEOUT_ON_BATSIM}")
             spec = replace(spec, engine=engine, transport="zmq" if engine == "batsim" else spec.transport)
     check_inputs(spec, loaded, machines, say)
-    return Inputs(spec, platform_path, machines, workload_path, loaded)
-
-
-def resolve_platform(platform: str | int, prefix: str) -> Path:
-    """The platform's file: ``platform`` itself, or a cluster of that many hosts written to
-    ``PREFIX_platform.xml``."""
-    if isinstance(platform, int):
-        if platform < 1:
-            raise AdaptschedError("a platform needs at least one host")
-        return write_cluster(platform, f"{prefix}_platform.xml")
-    path = Path(platform)
-    if not path.is_file():
-        raise InputError(platform, "no such platform file")
-    return path
-
-
-def resolve_workload(workload: str | Path, nb_hosts: int, prefix: str, *, say: Say = print) -> Path:
-    """The workload's Batsim JSON file: ``workload`` itself, or an SWF trace converted for
-    ``nb_hosts`` to ``PREFIX_workload.json``."""
-    path = Path(workload)
-    if not path.exists():
-        raise InputError(workload, "no such workload file")
-    name = path.name.lower()
-    if name.endswith((".swf", ".swf.gz")):
-        from adaptsched.workloads.convert import convert_swf, write_workload
-
-        converted, report = convert_swf(path, hosts=nb_hosts)
-        out = write_workload(converted, f"{prefix}_workload.json")
-        say(report.summary())
-        return Path(out)
-    return path
+    return Inputs(spec, Path(machines.path), machines, workload_path, loaded)

@@ -11,7 +11,7 @@ names, readable (the rows written before the end are on disk: the embedded engin
 a run starts by removing both names' files of its prefix (a previous run's outputs would
 otherwise pass for its own). Real Batsim writes under a prefix of its own in a folder beside the
 outputs (``PREFIX.partial-XXXX/``), whose files are moved to the partial names when it ends
-(:func:`batsim_prefix`, :func:`collect`); if the process running it is killed, they stay there.
+(:func:`batsim_outputs`); if the process running it is killed, they stay there.
 
 The logs (``PREFIX_sched.log``, ``PREFIX_batsim.log``) and the inputs a run writes
 (``PREFIX_platform.xml``, ``PREFIX_workload.json``) keep their names: they are not results.
@@ -101,20 +101,20 @@ class RunOutputs:
         return f"(what the run wrote is kept, marked partial: {', '.join(kept)})"
 
 
-def batsim_prefix(prefix: str | Path) -> tuple[Path, str]:
-    """A folder beside the outputs for real Batsim to write in, and the export prefix there."""
+@contextmanager
+def batsim_outputs(prefix: str | Path) -> Iterator[str]:
+    """``with batsim_outputs(prefix) as export_prefix``: real Batsim writes in a folder of its own
+    beside the outputs (``PREFIX.partial-XXXX/``), under ``export_prefix`` there; once it has ended
+    (or was stopped), each file it wrote moves to its partial name beside the outputs
+    (``folder/NAME_jobs.csv`` -> ``PREFIX_jobs.csv.partial``) and the folder goes."""
     final = Path(prefix)
     folder = Path(tempfile.mkdtemp(prefix=f"{final.name}{PARTIAL}-", dir=final.parent))
-    return folder, str(folder / final.name)
-
-
-def collect(folder: Path, prefix: str | Path) -> None:
-    """Real Batsim has ended: each file it wrote in ``folder`` moves to its partial name beside
-    the outputs (``folder/NAME_jobs.csv`` -> ``PREFIX_jobs.csv.partial``); ``folder`` goes."""
-    outputs = RunOutputs(prefix)
-    name = Path(prefix).name
-    for suffix in SUFFIXES:
-        path = folder / f"{name}{suffix}"
-        if path.is_file():
-            os.replace(path, outputs.partial(suffix))
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield str(folder / final.name)
+    finally:
+        outputs = RunOutputs(prefix)
+        for suffix in SUFFIXES:
+            path = folder / f"{final.name}{suffix}"
+            if path.is_file():
+                os.replace(path, outputs.partial(suffix))
+        shutil.rmtree(folder, ignore_errors=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from adaptsched.core.options import Options
 from adaptsched.engines.checks.outputs import check_run
-from adaptsched.engines.run.partial import PARTIAL
+from adaptsched.engines.run.partial import PARTIAL, batsim_outputs
 from adaptsched.engines.transports.process import Connection, Endpoint, SchedulerProcess, pick_cpu, pin
 from adaptsched.errors import SimulationError
 from adaptsched.formats.bulk import made_to_last
@@ -138,7 +138,7 @@ def _run_zmq(inputs: Inputs, executable: str | None) -> str | None:
             pin(0, cpu)
             _run_embedded(spec, machines, loaded, Connection(process, timeout_s=spec.scheduler_timeout_s), bar)
         else:
-            _run_real(spec, inputs, executable, process, bar, cpu)
+            _run_real(spec, inputs, executable, process, bar)
         code = process.wait(timeout=60)
     finally:
         _restore_affinity(affinity)
@@ -151,25 +151,26 @@ def _run_zmq(inputs: Inputs, executable: str | None) -> str | None:
     return None
 
 
-def _run_real(
-    spec: RunSpec, inputs: Inputs, executable: str, process: SchedulerProcess, bar: Progress, cpu: int | None
-) -> None:
+def _run_real(spec: RunSpec, inputs: Inputs, executable: str, process: SchedulerProcess, bar: Progress) -> None:
+    """Real Batsim against the started scheduler ``process``, writing in a folder of its own
+    whose files take their partial names when it ends (:func:`batsim_outputs`)."""
     from adaptsched.engines.real import run_batsim
 
-    run_batsim(
-        executable,
-        inputs.platform_path,
-        inputs.workload_path,
-        spec.prefix,
-        process,
-        dynamic_jobs=spec.dynamic_jobs,
-        ack_dynamic_jobs=spec.ack_dynamic_jobs,
-        profile_reuse=spec.profile_reuse,
-        progress=bar,
-        cpu=cpu,
-        schedule_trace=spec.schedule_trace,
-        energy=spec.energy,
-    )
+    with batsim_outputs(spec.prefix) as export_prefix:
+        run_batsim(
+            executable,
+            inputs.platform_path,
+            inputs.workload_path,
+            export_prefix,
+            process,
+            log_path=f"{spec.prefix}_batsim.log",
+            dynamic_jobs=spec.dynamic_jobs,
+            ack_dynamic_jobs=spec.ack_dynamic_jobs,
+            profile_reuse=spec.profile_reuse,
+            progress=bar,
+            schedule_trace=spec.schedule_trace,
+            energy=spec.energy,
+        )
 
 
 def _run_inprocess(inputs: Inputs) -> str | None:
